@@ -1,0 +1,51 @@
+# wovepaper: `make run` (install, migrate, load the real sample, serve on :8000),
+# `make demo` (the same without serving), `make test`, `make install`.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+export PATH := $(abspath $(BIN)):$(PATH)
+# A local run: no SECRET_KEY needed, plain http (no secure cookies). Production sets these.
+export WOVE_LOCAL ?= 1
+export SECURE_COOKIES ?= 0
+export PYTHONUNBUFFERED := 1
+
+SAMPLE_OAI := data/arxiv/oai/arxivsync_436115-5001.xml data/arxiv/oai/arxivsync_47001.xml
+SAMPLE_KAGGLE := data/arxiv/kaggle/weaviate_metadata_1000.lines0001-0800.json
+
+.PHONY: install run demo sample migrate test lint bench clean services
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+
+# The bundled real sample: about 2,800 arXiv papers; every step is idempotent.
+sample: migrate
+	$(PY) manage.py harvest_arxiv --no-progress --file $(SAMPLE_OAI)
+	$(PY) manage.py harvest_arxiv --no-progress --kaggle $(SAMPLE_KAGGLE)
+
+demo: sample
+	$(PY) manage.py archive_summary
+
+run: demo
+	@echo "wovepaper: serving on http://127.0.0.1:8000 (Ctrl-C stops web, worker, beat)"
+	$(BIN)/honcho -f Procfile start $(if $(CELERY_BROKER_URL),web worker beat,)
+
+test: install
+	WOVE_TESTING=1 $(BIN)/pytest -q
+
+lint: install
+	$(BIN)/ruff check .
+
+clean:
+	-$(PY) -m wove.embedded stop-postgres
+	rm -rf var/static var/celerybeat-schedule

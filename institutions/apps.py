@@ -1,0 +1,10 @@
+"""Django app config for institutions."""
+
+from django.apps import AppConfig
+
+
+class InstitutionsConfig(AppConfig):
+    """The institutions app."""
+
+    name = "institutions"
+    verbose_name = "Institutions"

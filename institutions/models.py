@@ -1,0 +1,1 @@
+"""Models for institutions (filled by its issue)."""

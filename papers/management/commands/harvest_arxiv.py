@@ -1,0 +1,80 @@
+"""``manage.py harvest_arxiv``: harvest arXiv metadata by OAI-PMH, from files, or from Kaggle."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from papers import services
+from papers.oai import OaiClient, OaiError
+
+
+def _day(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise CommandError(f"not a day (YYYY-MM-DD): {value!r}") from exc
+
+
+class Command(BaseCommand):
+    help = (
+        "Harvest arXiv metadata: from the OAI-PMH endpoint (incremental by default), from "
+        "recorded responses (--file), or from the Kaggle arXiv dataset (--kaggle)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--from", dest="from_date", type=_day, help="OAI-PMH from (YYYY-MM-DD)")
+        parser.add_argument("--until", dest="until_date", type=_day, help="OAI-PMH until (YYYY-MM-DD)")
+        parser.add_argument(
+            "--set", dest="set_spec", default="", help="OAI-PMH set spec, e.g. cs or physics:hep-th"
+        )
+        parser.add_argument(
+            "--metadata-prefix",
+            default=settings.ARXIV_OAI_DEFAULT_PREFIX,
+            choices=["arXiv", "arXivRaw"],
+            help="OAI-PMH metadataPrefix (default %(default)s)",
+        )
+        parser.add_argument(
+            "--file", nargs="+", dest="files", metavar="PATH", help="recorded OAI-PMH responses"
+        )
+        parser.add_argument("--kaggle", metavar="FILE", help="Kaggle arxiv-metadata-oai-snapshot JSON Lines")
+        parser.add_argument("--endpoint", default=settings.ARXIV_OAI_ENDPOINT, help="OAI-PMH base URL")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    def handle(self, *args, **options) -> None:
+        bar = tqdm(unit="rec", disable=options["no_progress"] or None, desc="harvest", leave=False)
+        try:
+            if options["files"]:
+                run = services.harvest_files(paths=options["files"], progress=bar.update)
+            elif options["kaggle"]:
+                run = services.harvest_kaggle(path=options["kaggle"], progress=bar.update)
+            else:
+                client = OaiClient(
+                    options["endpoint"],
+                    min_interval=settings.ARXIV_OAI_MIN_INTERVAL,
+                    timeout=settings.ARXIV_OAI_TIMEOUT,
+                    user_agent=settings.WOVE_USER_AGENT,
+                )
+                with client:
+                    run = services.harvest_oai(
+                        client=client,
+                        metadata_prefix=options["metadata_prefix"],
+                        from_date=options["from_date"],
+                        until_date=options["until_date"],
+                        set_spec=options["set_spec"],
+                        progress=bar.update,
+                    )
+        except OaiError as exc:
+            raise CommandError(str(exc)) from exc
+        except FileNotFoundError as exc:
+            raise CommandError(f"no such file: {exc.filename}") from exc
+        finally:
+            bar.close()
+        self.stdout.write(
+            f"harvest run {run.pk} {run.status}: {run.records_seen} records seen, "
+            f"{run.records_written} papers written, {run.records_deleted} deleted, "
+            f"{run.records_skipped} skipped ({run.pages} pages)"
+        )

@@ -1,0 +1,234 @@
+"""Papers harvested from arXiv: categories, papers, versions, author slots, harvest runs."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.db import models
+from django.urls import reverse
+
+from .querysets import PaperQuerySet
+
+
+class Category(models.Model):
+    """An arXiv category (``cs.DC``, ``hep-th``) or a retired archive mapped to one.
+
+    Loaded from arXiv's taxonomy tables by a data migration. ``canonical`` points an alias
+    (``cs.NA`` to ``math.NA``) or a retired archive (``alg-geom`` to ``math.AG``) at the code
+    papers are filed under; canonical categories point at themselves (``None``).
+    """
+
+    code = models.CharField(primary_key=True, max_length=32)
+    name = models.CharField(max_length=200)
+    group = models.CharField(max_length=32, blank=True, help_text="Group code, e.g. physics")
+    group_name = models.CharField(max_length=100, blank=True)
+    archive = models.CharField(max_length=32, blank=True)
+    description = models.TextField(blank=True)
+    active = models.BooleanField(default=True)
+    canonical = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="aliases"
+    )
+
+    class Meta:
+        ordering = ["code"]
+        verbose_name_plural = "categories"
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.name})"
+
+
+class MetadataSource(models.TextChoices):
+    """Where a paper's fields came from (OAI-PMH metadataPrefix, or the Kaggle dump)."""
+
+    ARXIV = "arXiv", "OAI-PMH arXiv"
+    ARXIV_RAW = "arXivRaw", "OAI-PMH arXivRaw"
+    KAGGLE = "kaggle", "Kaggle arXiv dataset"
+    API = "api", "arXiv API (Atom)"
+
+
+class Paper(models.Model):
+    """One arXiv paper (all versions), keyed by its normalised arXiv identifier.
+
+    Source fields come from arXiv and are read-only in the admin. When a paper arrives in
+    both OAI formats, arXivRaw wins for versions, dates and licence, arXiv for authors and
+    affiliations: ``versions_source`` and ``authors_source`` record which format supplied
+    them (see :mod:`papers.services`). ``deleted`` papers (an OAI header with
+    ``status="deleted"``) stay as rows and answer 410; ``withdrawn`` ones stay visible.
+    """
+
+    arxiv_id = models.CharField(max_length=64, unique=True)
+    slug = models.SlugField(max_length=80)
+    title = models.TextField()
+    abstract = models.TextField(blank=True)
+    authors_text = models.TextField(blank=True, help_text="The author list as one display string")
+    primary_category = models.ForeignKey(
+        Category, null=True, blank=True, on_delete=models.PROTECT, related_name="primary_papers"
+    )
+    categories = ArrayField(models.CharField(max_length=32), default=list, blank=True)
+    license = models.CharField(max_length=200, blank=True)
+    doi = models.CharField(max_length=200, blank=True)
+    journal_ref = models.TextField(blank=True)
+    report_no = models.TextField(blank=True)
+    comments = models.TextField(blank=True)
+    msc_class = models.CharField(max_length=200, blank=True)
+    acm_class = models.CharField(max_length=200, blank=True)
+    submitter = models.CharField(max_length=200, blank=True)
+    proxy = models.CharField(max_length=200, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True, help_text="v1 timestamp (UTC)")
+    submitted_day_precision = models.BooleanField(
+        default=False, help_text="Only the day of submission is known (time is 00:00 UTC)"
+    )
+    updated_date = models.DateField(null=True, blank=True)
+    latest_version = models.PositiveSmallIntegerField(default=1)
+    oai_datestamp = models.DateField(null=True, blank=True)
+    set_specs = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    withdrawn = models.BooleanField(default=False)
+    deleted = models.BooleanField(default=False)
+    versions_source = models.CharField(max_length=16, choices=MetadataSource.choices, blank=True)
+    authors_source = models.CharField(max_length=16, choices=MetadataSource.choices, blank=True)
+    content_hash = models.CharField(
+        max_length=64, blank=True, help_text="SHA-256 of the merged source fields; skips no-op writes"
+    )
+    # Editorial and derived fields (editable, filled by later stages).
+    cited_by_count = models.PositiveIntegerField(null=True, blank=True)
+    editor_note = models.TextField(blank=True)
+    hidden = models.BooleanField(default=False, help_text="Hide from listings (editorial)")
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    objects = PaperQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-submitted_at", "-arxiv_id"]
+        indexes = [
+            models.Index(fields=["-submitted_at", "-arxiv_id"], name="paper_newest_idx"),
+            GinIndex(fields=["categories"], name="paper_categories_gin"),
+            models.Index(fields=["primary_category", "-submitted_at"], name="paper_primary_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.arxiv_id}: {self.title[:80]}"
+
+    def get_absolute_url(self) -> str:
+        """Canonical page URL, ``/papers/<arxiv-id>-<slug>`` (old-style ids keep their slash)."""
+        return reverse("papers:detail", kwargs={"arxiv_id": self.arxiv_id, "slug": self.slug})
+
+    @property
+    def abs_url(self) -> str:
+        """arXiv's abstract page."""
+        return f"https://arxiv.org/abs/{self.arxiv_id}"
+
+    @property
+    def pdf_url(self) -> str:
+        """arXiv's PDF (never re-hosted here)."""
+        return f"https://arxiv.org/pdf/{self.arxiv_id}"
+
+    @property
+    def arxiv_doi(self) -> str:
+        """The DOI arXiv registers for every paper: ``10.48550/arXiv.<id>``."""
+        return f"10.48550/arXiv.{self.arxiv_id}"
+
+    @property
+    def submitted_year(self) -> int | None:
+        return self.submitted_at.year if self.submitted_at else None
+
+
+class PaperVersion(models.Model):
+    """One arXiv version of a paper: number, timestamp (UTC) and size as arXiv reports it."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveSmallIntegerField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    size_kb = models.PositiveIntegerField(null=True, blank=True)
+    source_type = models.CharField(max_length=8, blank=True)
+
+    class Meta:
+        ordering = ["paper", "version"]
+        constraints = [models.UniqueConstraint(fields=["paper", "version"], name="paperversion_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.paper.arxiv_id}v{self.version}"
+
+
+class PaperAuthor(models.Model):
+    """An author slot of a paper: its position (1-based) and the name exactly as written.
+
+    ``keyname``/``forenames``/``suffix`` follow the OAI arXiv format; ``affiliations`` holds
+    the raw affiliation strings. A collaboration ("ATLAS Collaboration") stays a
+    collaboration (``is_collaboration``), never a person.
+    """
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authors")
+    position = models.PositiveIntegerField()
+    name = models.CharField(max_length=500)
+    keyname = models.CharField(max_length=300, blank=True)
+    forenames = models.CharField(max_length=300, blank=True)
+    suffix = models.CharField(max_length=50, blank=True)
+    affiliations = ArrayField(models.TextField(), default=list, blank=True)
+    is_collaboration = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["paper", "position"]
+        constraints = [models.UniqueConstraint(fields=["paper", "position"], name="paperauthor_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def author_position(self) -> str:
+        """``first``, ``middle`` or ``last`` (a sole author counts as first)."""
+        count = getattr(self, "_author_count", None)
+        if self.position == 1:
+            return "first"
+        if count is not None and self.position == count:
+            return "last"
+        return "middle"
+
+
+class HarvestRun(models.Model):
+    """One harvest: the OAI-PMH request it makes and the cursor to resume it.
+
+    The ``resumption_token`` is saved after each page so that a killed run resumes from the
+    token. ``response_date`` of the first page of a complete run is where the next
+    incremental run starts (OAI lists are not in datestamp order, so the last datestamp is
+    no cursor).
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        COMPLETE = "complete"
+        FAILED = "failed"
+
+    class Kind(models.TextChoices):
+        OAI = "oai", "OAI-PMH endpoint"
+        FILE = "file", "Recorded OAI-PMH responses"
+        KAGGLE = "kaggle", "Kaggle JSON Lines"
+
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.OAI)
+    endpoint = models.CharField(max_length=500, blank=True)
+    metadata_prefix = models.CharField(max_length=32)
+    set_spec = models.CharField(max_length=64, blank=True)
+    from_date = models.DateField(null=True, blank=True)
+    until_date = models.DateField(null=True, blank=True)
+    resumption_token = models.CharField(max_length=500, blank=True)
+    complete_list_size = models.PositiveIntegerField(null=True, blank=True)
+    response_date = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    pages = models.PositiveIntegerField(default=0)
+    records_seen = models.PositiveIntegerField(default=0)
+    records_written = models.PositiveIntegerField(default=0)
+    records_deleted = models.PositiveIntegerField(default=0)
+    records_skipped = models.PositiveIntegerField(default=0)
+    restarts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    source_files = ArrayField(models.TextField(), default=list, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [models.Index(fields=["status", "metadata_prefix", "set_spec"])]
+
+    def __str__(self) -> str:
+        window = f"{self.from_date or '…'}..{self.until_date or '…'}"
+        return f"{self.kind}:{self.metadata_prefix} {self.set_spec or '*'} {window} ({self.status})"

@@ -1,0 +1,479 @@
+"""OAI-PMH 2.0 for arXiv: parse responses (arXiv and arXivRaw formats) and a polite client.
+
+Follows the OAI-PMH 2.0 specification (http://www.openarchives.org/OAI/openarchivesprotocol.html)
+and arXiv's harvesting rules (https://info.arxiv.org/help/oa/index.html): at most one request
+every 3 seconds, ``Retry-After`` on 503, day granularity.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import IO
+
+import httpx
+from lxml import etree
+
+from .authors import parse_author_string, slot_from_parts
+from .identifiers import InvalidArxivId, parse_arxiv_id
+from .records import (
+    ArxivRecord,
+    RecordError,
+    VersionInfo,
+    clean_abstract,
+    parse_day,
+    parse_rfc822,
+    parse_size_kb,
+    parse_version_number,
+    split_categories,
+    text_field,
+)
+from .text import clean_text, tex_to_unicode
+
+logger = logging.getLogger(__name__)
+
+OAI_NS = "http://www.openarchives.org/OAI/2.0/"
+ARXIV_NS = "http://arxiv.org/OAI/arXiv/"
+ARXIV_RAW_NS = "http://arxiv.org/OAI/arXivRaw/"
+METADATA_PREFIXES = ("arXiv", "arXivRaw")
+_NS_TO_PREFIX = {ARXIV_NS: "arXiv", ARXIV_RAW_NS: "arXivRaw"}
+
+
+class OaiError(Exception):
+    """An OAI-PMH error response (``<error code="...">``).
+
+    ``code`` is the OAI error code: ``badArgument``, ``badResumptionToken``,
+    ``noRecordsMatch``, ``idDoesNotExist``, ``cannotDisseminateFormat``, ``badVerb``.
+    """
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"OAI-PMH error {code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class OaiResponseError(Exception):
+    """A response that is not a usable OAI-PMH document (not XML, wrong root)."""
+
+
+@dataclass
+class OaiPage:
+    """One ListRecords/GetRecord response.
+
+    ``records`` holds the usable records; ``errors`` the records that were skipped, each a
+    :class:`RecordError` naming the identifier. ``resumption_token`` is ``None`` on the last
+    page (an empty token element means the list is complete, per OAI-PMH 2.0 §3.5).
+    """
+
+    response_date: datetime | None = None
+    request: dict[str, str] = field(default_factory=dict)
+    metadata_prefix: str | None = None
+    records: list[ArxivRecord] = field(default_factory=list)
+    errors: list[RecordError] = field(default_factory=list)
+    resumption_token: str | None = None
+    complete_list_size: int | None = None
+    cursor: int | None = None
+    recovered: bool = False
+
+
+def _q(ns: str, tag: str) -> str:
+    return f"{{{ns}}}{tag}"
+
+
+def _text(element: etree._Element | None) -> str:
+    if element is None:
+        return ""
+    return "".join(element.itertext())
+
+
+def parse_oai_response(source: bytes | str | IO[bytes]) -> OaiPage:
+    """Parse an OAI-PMH response into an :class:`OaiPage`.
+
+    ``source`` is the response body (bytes), a path, or a binary file. Records are parsed
+    one at a time from a streaming parser and their elements freed, so memory stays bounded
+    by one record plus the results. A record that cannot be read is logged, added to
+    ``errors`` and skipped; the others are kept.
+
+    Raises :class:`OaiError` for an OAI error response (``noRecordsMatch`` included: the
+    caller decides it means an empty, complete list) and :class:`OaiResponseError` when the
+    document is not OAI-PMH XML at all.
+    """
+    if isinstance(source, bytes):
+        data = source
+    elif isinstance(source, str):
+        with open(source, "rb") as handle:
+            data = handle.read()
+    else:
+        data = source.read()
+    try:
+        return _parse(io.BytesIO(data), recover=False)
+    except etree.XMLSyntaxError as exc:
+        logger.warning("OAI-PMH response is not well-formed XML (%s); parsing leniently", exc)
+        page = _parse(io.BytesIO(data), recover=True)
+        page.recovered = True
+        return page
+
+
+def _parse(stream: IO[bytes], *, recover: bool) -> OaiPage:
+    page = OaiPage()
+    record_tag = _q(OAI_NS, "record")
+    context = etree.iterparse(
+        stream,
+        events=("end",),
+        recover=recover,
+        huge_tree=True,
+        resolve_entities=False,
+        no_network=True,
+    )
+    saw_root = False
+    for _event, element in context:
+        tag = element.tag
+        if not isinstance(tag, str):
+            continue
+        if tag == record_tag:
+            _parse_record_into(page, element)
+            element.clear()
+            parent = element.getparent()
+            if parent is not None:
+                while element.getprevious() is not None:
+                    del parent[0]
+        elif tag == _q(OAI_NS, "responseDate"):
+            try:
+                page.response_date = datetime.fromisoformat(_text(element).strip().replace("Z", "+00:00"))
+            except ValueError:
+                page.response_date = None
+        elif tag == _q(OAI_NS, "request"):
+            page.request = {k: v for k, v in element.attrib.items()}
+            page.metadata_prefix = page.request.get("metadataPrefix") or page.metadata_prefix
+        elif tag == _q(OAI_NS, "error"):
+            raise OaiError(element.get("code", "unknown"), clean_text(_text(element)))
+        elif tag == _q(OAI_NS, "resumptionToken"):
+            token = _text(element).strip()
+            page.resumption_token = token or None
+            size = element.get("completeListSize")
+            cursor = element.get("cursor")
+            page.complete_list_size = int(size) if size and size.isdigit() else None
+            page.cursor = int(cursor) if cursor and cursor.isdigit() else None
+        elif tag == _q(OAI_NS, "OAI-PMH"):
+            saw_root = True
+    if not saw_root:
+        raise OaiResponseError("not an OAI-PMH response (no OAI-PMH root element)")
+    return page
+
+
+def _parse_record_into(page: OaiPage, element: etree._Element) -> None:
+    header = element.find(_q(OAI_NS, "header"))
+    identifier = _text(header.find(_q(OAI_NS, "identifier"))).strip() if header is not None else ""
+    try:
+        record = parse_record_element(element)
+    except RecordError as exc:
+        logger.warning("skipping OAI record %s: %s", exc.identifier or identifier, exc.reason)
+        page.errors.append(exc)
+        return
+    except Exception as exc:  # any other surprise in one record must not lose the page
+        logger.exception("skipping OAI record %s", identifier)
+        page.errors.append(RecordError(identifier or None, f"unreadable record: {exc}"))
+        return
+    if page.metadata_prefix is None and record.source in METADATA_PREFIXES:
+        page.metadata_prefix = record.source
+    page.records.append(record)
+
+
+def parse_record_element(element: etree._Element) -> ArxivRecord:
+    """Parse one OAI ``<record>`` element (arXiv or arXivRaw metadata, or a deleted header).
+
+    Raises :class:`RecordError` naming the identifier when the record lacks a usable
+    identifier, title or known metadata format.
+    """
+    header = element.find(_q(OAI_NS, "header"))
+    if header is None:
+        raise RecordError(None, "record without header")
+    oai_identifier = _text(header.find(_q(OAI_NS, "identifier"))).strip()
+    try:
+        arxiv_id = parse_arxiv_id(oai_identifier).id
+    except InvalidArxivId as exc:
+        raise RecordError(oai_identifier or None, str(exc)) from exc
+    try:
+        datestamp = parse_day(_text(header.find(_q(OAI_NS, "datestamp"))))
+    except ValueError:
+        datestamp = None
+    set_specs = [_text(s).strip() for s in header.findall(_q(OAI_NS, "setSpec"))]
+    if header.get("status") == "deleted":
+        return ArxivRecord(arxiv_id, source="", deleted=True, datestamp=datestamp, set_specs=set_specs)
+
+    metadata = element.find(_q(OAI_NS, "metadata"))
+    body = None
+    if metadata is not None:
+        for child in metadata:
+            if isinstance(child.tag, str):
+                body = child
+                break
+    if body is None:
+        raise RecordError(arxiv_id, "record has neither metadata nor a deleted status")
+    namespace = etree.QName(body).namespace
+    prefix = _NS_TO_PREFIX.get(namespace or "")
+    if prefix is None:
+        raise RecordError(arxiv_id, f"unsupported metadata format {namespace!r}")
+    record = _parse_arxiv(body, arxiv_id) if prefix == "arXiv" else _parse_arxiv_raw(body, arxiv_id)
+    record.datestamp = datestamp
+    record.set_specs = set_specs
+    return record
+
+
+def _common(body: etree._Element, ns: str, arxiv_id: str, source: str) -> ArxivRecord:
+    def get(tag: str) -> str:
+        return _text(body.find(_q(ns, tag)))
+
+    inner_id = get("id").strip()
+    if inner_id:
+        try:
+            if parse_arxiv_id(inner_id).id != arxiv_id:
+                raise RecordError(arxiv_id, f"metadata id {inner_id!r} differs from header")
+        except InvalidArxivId as exc:
+            raise RecordError(arxiv_id, f"bad metadata id: {exc}") from exc
+    title = text_field(get("title"), 5000)
+    if not title:
+        raise RecordError(arxiv_id, "record has no title")
+    categories = split_categories(get("categories"))
+    if not categories:
+        raise RecordError(arxiv_id, "record has no categories")
+    return ArxivRecord(
+        arxiv_id=arxiv_id,
+        source=source,
+        title=title,
+        abstract=clean_abstract(get("abstract")),
+        categories=categories,
+        license=text_field(get("license"), 200),
+        doi=text_field(get("doi"), 200),
+        journal_ref=text_field(get("journal-ref"), 2000),
+        report_no=text_field(get("report-no"), 2000),
+        comments=text_field(get("comments"), 5000),
+        msc_class=text_field(get("msc-class"), 200),
+        acm_class=text_field(get("acm-class"), 200),
+        proxy=text_field(get("proxy"), 200),
+    )
+
+
+def _parse_arxiv(body: etree._Element, arxiv_id: str) -> ArxivRecord:
+    record = _common(body, ARXIV_NS, arxiv_id, "arXiv")
+    try:
+        record.created = parse_day(_text(body.find(_q(ARXIV_NS, "created"))))
+        record.updated = parse_day(_text(body.find(_q(ARXIV_NS, "updated"))))
+    except ValueError as exc:
+        raise RecordError(arxiv_id, f"bad created/updated date: {exc}") from exc
+    slots = []
+    authors = body.find(_q(ARXIV_NS, "authors"))
+    for author in authors.findall(_q(ARXIV_NS, "author")) if authors is not None else []:
+        keyname = clean_text(_text(author.find(_q(ARXIV_NS, "keyname"))))
+        forenames = clean_text(_text(author.find(_q(ARXIV_NS, "forenames"))))
+        suffix = clean_text(_text(author.find(_q(ARXIV_NS, "suffix"))))
+        affiliations = [clean_text(_text(a)) for a in author.findall(_q(ARXIV_NS, "affiliation"))]
+        if not keyname and not forenames:
+            continue
+        slots.append(
+            slot_from_parts(keyname or forenames, forenames if keyname else "", suffix, affiliations)
+        )
+    record.authors = slots
+    record.authors_text = ", ".join(slot.name for slot in slots)
+    return record
+
+
+def _parse_arxiv_raw(body: etree._Element, arxiv_id: str) -> ArxivRecord:
+    record = _common(body, ARXIV_RAW_NS, arxiv_id, "arXivRaw")
+    record.submitter = text_field(_text(body.find(_q(ARXIV_RAW_NS, "submitter"))), 200)
+    raw_authors = clean_text(_text(body.find(_q(ARXIV_RAW_NS, "authors"))))
+    record.authors = parse_author_string(raw_authors)
+    record.authors_text = tex_to_unicode(raw_authors)
+    versions = []
+    for element in body.findall(_q(ARXIV_RAW_NS, "version")):
+        try:
+            number = parse_version_number(element.get("version"))
+            submitted = parse_rfc822(_text(element.find(_q(ARXIV_RAW_NS, "date"))))
+        except ValueError as exc:
+            raise RecordError(arxiv_id, str(exc)) from exc
+        versions.append(
+            VersionInfo(
+                version=number,
+                submitted_at=submitted,
+                size_kb=parse_size_kb(_text(element.find(_q(ARXIV_RAW_NS, "size")))),
+                source_type=clean_text(_text(element.find(_q(ARXIV_RAW_NS, "source_type"))))[:8],
+            )
+        )
+    versions.sort(key=lambda v: v.version)
+    record.versions = versions
+    return record
+
+
+# --------------------------------------------------------------------------------------
+# The client
+
+
+Sleeper = Callable[[float], None]
+Clock = Callable[[], float]
+
+
+class OaiClient:
+    """A polite OAI-PMH client for arXiv.
+
+    ``endpoint`` is the base URL (``https://oaipmh.arxiv.org/oai``). Requests are spaced at
+    least ``min_interval`` seconds apart; a 503 with ``Retry-After`` waits that long (capped
+    at ``max_retry_after`` seconds) and retries up to ``max_retries`` times; other transport
+    errors and 5xx retry with exponential backoff. ``transport`` lets tests replay recorded
+    responses through ``httpx.MockTransport``; ``sleep`` and ``clock`` make waiting testable.
+
+    Raises :class:`OaiError` for OAI error responses, ``httpx.HTTPError`` when retries are
+    exhausted.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        min_interval: float = 3.0,
+        timeout: float = 60.0,
+        max_retries: int = 5,
+        max_retry_after: float = 600.0,
+        user_agent: str = "wovepaper",
+        transport: httpx.BaseTransport | None = None,
+        sleep: Sleeper = time.sleep,
+        clock: Clock = time.monotonic,
+    ):
+        self.endpoint = endpoint
+        self.min_interval = min_interval
+        self.max_retries = max_retries
+        self.max_retry_after = max_retry_after
+        self._sleep = sleep
+        self._clock = clock
+        self._last_request: float | None = None
+        self._http = httpx.Client(
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 20.0)),
+            headers={"User-Agent": user_agent},
+            transport=transport,
+            follow_redirects=True,
+        )
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> OaiClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _throttle(self) -> None:
+        if self._last_request is not None:
+            wait = self.min_interval - (self._clock() - self._last_request)
+            if wait > 0:
+                self._sleep(wait)
+        self._last_request = self._clock()
+
+    def fetch(self, params: dict[str, str]) -> bytes:
+        """GET the endpoint with ``params``; returns the body of a 200 response."""
+        attempt = 0
+        while True:
+            self._throttle()
+            try:
+                response = self._http.get(self.endpoint, params=params)
+            except httpx.TransportError as exc:
+                attempt += 1
+                if attempt > self.max_retries:
+                    raise
+                delay = min(2.0**attempt, 60.0)
+                logger.warning("OAI-PMH request failed (%s); retrying in %.0fs", exc, delay)
+                self._sleep(delay)
+                continue
+            if response.status_code == 200:
+                return response.content
+            if response.status_code in (429, 500, 502, 503, 504) and attempt < self.max_retries:
+                attempt += 1
+                delay = _retry_after(response.headers.get("Retry-After"))
+                if delay is None:
+                    delay = min(2.0**attempt, 60.0)
+                delay = min(delay, self.max_retry_after)
+                logger.info("OAI-PMH %s; waiting %.0fs (Retry-After)", response.status_code, delay)
+                self._sleep(delay)
+                continue
+            response.raise_for_status()
+            raise httpx.HTTPStatusError(
+                f"unexpected status {response.status_code}", request=response.request, response=response
+            )
+
+    def identify(self) -> dict[str, str]:
+        """The ``Identify`` verb: returns its simple fields (``granularity``, ``earliestDatestamp``,
+        ``deletedRecord``, ``repositoryName`` ...) as strings."""
+        root = etree.fromstring(
+            self.fetch({"verb": "Identify"}), etree.XMLParser(resolve_entities=False, no_network=True)
+        )
+        error = root.find(_q(OAI_NS, "error"))
+        if error is not None:
+            raise OaiError(error.get("code", "unknown"), _text(error))
+        identify = root.find(_q(OAI_NS, "Identify"))
+        if identify is None:
+            raise OaiResponseError("Identify response without <Identify>")
+        return {
+            etree.QName(child).localname: _text(child).strip()
+            for child in identify
+            if isinstance(child.tag, str) and len(child) == 0
+        }
+
+    def list_records(
+        self,
+        *,
+        metadata_prefix: str | None = None,
+        from_date: date | None = None,
+        until_date: date | None = None,
+        set_spec: str | None = None,
+        resumption_token: str | None = None,
+    ) -> Iterator[OaiPage]:
+        """Yield ListRecords pages, following resumptionTokens to the end of the list.
+
+        Starts from ``resumption_token`` when given (the other arguments are then not sent,
+        as OAI-PMH requires). ``noRecordsMatch`` yields nothing. Each page is parsed before
+        the next request, so a caller that saves ``page.resumption_token`` can resume.
+        """
+        token = resumption_token
+        while True:
+            if token:
+                params = {"verb": "ListRecords", "resumptionToken": token}
+            else:
+                params = {"verb": "ListRecords", "metadataPrefix": metadata_prefix or "arXivRaw"}
+                if from_date:
+                    params["from"] = from_date.isoformat()
+                if until_date:
+                    params["until"] = until_date.isoformat()
+                if set_spec:
+                    params["set"] = set_spec
+            try:
+                page = parse_oai_response(self.fetch(params))
+            except OaiError as exc:
+                if exc.code == "noRecordsMatch":
+                    return
+                raise
+            if page.metadata_prefix is None:
+                page.metadata_prefix = metadata_prefix
+            yield page
+            token = page.resumption_token
+            if not token:
+                return
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header: delta-seconds or an HTTP date (RFC 9110 §10.2.3)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parse_rfc822(value)
+    except ValueError:
+        return None
+    if when is None:
+        return None
+    return max(0.0, (when - datetime.now(when.tzinfo)).total_seconds())

@@ -1,0 +1,149 @@
+"""Parsed arXiv records, independent of the format they came in (OAI arXiv, arXivRaw, Kaggle)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from email.utils import parsedate_to_datetime
+
+from .authors import AuthorSlot
+from .text import clean_text
+
+_WITHDRAWN = re.compile(
+    r"\b(?:has|have)\s+been\s+withdrawn\b|\bwithdrawn\s+by\b|\bpaper\s+withdrawn\b|"
+    r"^\s*withdrawn\b|\bis\s+withdrawn\b",
+    re.IGNORECASE,
+)
+_SIZE = re.compile(r"^\s*(\d+)\s*kb\s*$", re.IGNORECASE)
+
+
+class RecordError(ValueError):
+    """A record that cannot be used; carries the arXiv identifier when one was readable."""
+
+    def __init__(self, identifier: str | None, reason: str):
+        super().__init__(f"{identifier or '<unknown id>'}: {reason}")
+        self.identifier = identifier
+        self.reason = reason
+
+
+@dataclass(slots=True)
+class VersionInfo:
+    """One version: number (1-based), UTC timestamp, size in kilobytes, arXiv source type."""
+
+    version: int
+    submitted_at: datetime | None
+    size_kb: int | None = None
+    source_type: str = ""
+
+
+@dataclass(slots=True)
+class ArxivRecord:
+    """A harvested paper record in one source's shape (see :class:`papers.models.Paper`).
+
+    ``authors`` is ``None`` when the source carries no structured author list;
+    ``versions`` empty when it carries no version history (the OAI arXiv format gives only
+    ``created``/``updated`` days). ``deleted`` records carry only the identifier and
+    datestamp.
+    """
+
+    arxiv_id: str
+    source: str
+    deleted: bool = False
+    datestamp: date | None = None
+    set_specs: list[str] = field(default_factory=list)
+    title: str = ""
+    abstract: str = ""
+    authors: list[AuthorSlot] | None = None
+    authors_text: str = ""
+    categories: list[str] = field(default_factory=list)
+    license: str = ""
+    doi: str = ""
+    journal_ref: str = ""
+    report_no: str = ""
+    comments: str = ""
+    msc_class: str = ""
+    acm_class: str = ""
+    submitter: str = ""
+    proxy: str = ""
+    versions: list[VersionInfo] = field(default_factory=list)
+    created: date | None = None
+    updated: date | None = None
+
+    @property
+    def withdrawn(self) -> bool:
+        """arXiv marks withdrawals in the comments ("This paper has been withdrawn"), in the
+        abstract of the withdrawal version, or as a last version of 0kb of source type I."""
+        if _WITHDRAWN.search(self.comments or ""):
+            return True
+        if re.match(
+            r"\s*this (paper|article|submission|manuscript) has been withdrawn",
+            self.abstract or "",
+            re.IGNORECASE,
+        ):
+            return True
+        if self.versions:
+            last = self.versions[-1]
+            if last.size_kb == 0 and last.source_type.upper() == "I":
+                return True
+        return False
+
+
+def parse_rfc822(value: str | None) -> datetime | None:
+    """Parse arXiv's version date (``Wed, 23 Jan 2008 21:06:41 GMT``) into an aware UTC
+    datetime; ``None`` for an empty value. Raises ``ValueError`` on an unreadable date."""
+    if not value or not value.strip():
+        return None
+    try:
+        parsed = parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError) as exc:
+        raise ValueError(f"unreadable version date {value!r}") from exc
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def parse_day(value: str | None) -> date | None:
+    """Parse an ISO day (``2007-04-30``); ``None`` for empty. Raises ``ValueError`` if bad."""
+    if not value or not value.strip():
+        return None
+    return date.fromisoformat(value.strip()[:10])
+
+
+def parse_size_kb(value: str | None) -> int | None:
+    """``"121kb"`` gives 121; anything else gives ``None``."""
+    match = _SIZE.match(value or "")
+    return int(match.group(1)) if match else None
+
+
+def parse_version_number(value: str | None) -> int:
+    """``"v3"`` gives 3. Raises ``ValueError`` on anything else."""
+    match = re.fullmatch(r"\s*v(\d+)\s*", value or "")
+    if not match or int(match.group(1)) < 1:
+        raise ValueError(f"bad version label {value!r}")
+    return int(match.group(1))
+
+
+def split_categories(value: str | None) -> list[str]:
+    """Space-separated category codes, in order, without duplicates."""
+    seen: list[str] = []
+    for code in (value or "").split():
+        if code not in seen:
+            seen.append(code)
+    return seen
+
+
+_PARAGRAPH = re.compile(r"\n[ \t]+(?=\S)")
+
+
+def clean_abstract(value: str | None, limit: int = 100_000) -> str:
+    """An abstract as stored: arXiv starts a new paragraph with an indented line, so those
+    breaks become one ``\n``; every other run of whitespace becomes one space."""
+    text = (value or "").strip()
+    paragraphs = _PARAGRAPH.split(text)
+    return "\n".join(p for p in (clean_text(x) for x in paragraphs) if p)[:limit]
+
+
+def text_field(value: str | None, limit: int = 100_000) -> str:
+    """A harvested text field as stored: cleaned, and cut at ``limit`` characters."""
+    return clean_text(value)[:limit]

@@ -1,0 +1,81 @@
+"""Text helpers for harvested metadata: TeX accents, whitespace, slugs."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from django.utils.text import slugify
+from pylatexenc.latex2text import LatexNodes2Text
+from unidecode import unidecode
+
+_WS = re.compile(r"\s+")
+# Control characters XML 1.0 forbids (and that break feeds and JSON consumers), minus tab/CR/LF.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TEX_HINT = re.compile(r"[\\{}$~]")
+SLUG_MAX_LENGTH = 80
+
+
+@lru_cache(maxsize=1)
+def _latex() -> LatexNodes2Text:
+    return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+
+
+def collapse_whitespace(text: str | None) -> str:
+    """Collapse runs of whitespace to one space and trim the ends; ``None`` gives ``""``."""
+    if not text:
+        return ""
+    return _WS.sub(" ", text).strip()
+
+
+def strip_control(text: str) -> str:
+    """Remove C0 control characters other than tab, CR and LF (XML 1.0 forbids them)."""
+    return _CONTROL.sub("", text)
+
+
+def clean_text(text: str | None) -> str:
+    """Harvested free text as stored: control characters removed, whitespace collapsed."""
+    return collapse_whitespace(strip_control(text or ""))
+
+
+def tex_to_unicode(text: str) -> str:
+    """Decode TeX accent macros and markup into Unicode text.
+
+    ``C. Bal\\'azs`` gives ``C. Balázs``, ``M{\\"u}ller`` gives ``Müller``, ``\\v{z}`` gives
+    ``ž``; math is rendered as plain text (``$\\alpha$`` gives ``α``). Text without any TeX
+    character is returned unchanged (fast path: most names carry none). On a parse failure
+    the input is returned with whitespace collapsed, never an exception.
+    """
+    if not text or not _TEX_HINT.search(text):
+        return collapse_whitespace(text)
+    try:
+        decoded = _latex().latex_to_text(text)
+    except Exception:  # pylatexenc raises assorted errors on broken TeX; keep the raw text.
+        return collapse_whitespace(text)
+    return collapse_whitespace(decoded)
+
+
+def ascii_fold(text: str) -> str:
+    """Transliterate to ASCII (``Müller`` gives ``Muller``, ``Ж`` gives ``Zh``)."""
+    return unidecode(unicodedata.normalize("NFC", text))
+
+
+def make_slug(title: str, fallback: str = "paper") -> str:
+    """URL slug for a title: TeX removed, ASCII, lower case, hyphenated, at most 80 characters.
+
+    Never empty: a title with nothing sluggable gives ``fallback``. The cut happens at a
+    hyphen boundary when one falls in the last third, so words are not chopped mid-way.
+    """
+    slug = slugify(ascii_fold(tex_to_unicode(title or "")))
+    if len(slug) > SLUG_MAX_LENGTH:
+        cut = slug[:SLUG_MAX_LENGTH]
+        boundary = cut.rfind("-")
+        slug = cut[:boundary] if boundary > SLUG_MAX_LENGTH * 2 // 3 else cut
+        slug = slug.strip("-")
+    return slug or fallback
+
+
+def canon_text(text: str | None) -> str:
+    """Lower-cased, whitespace-collapsed text, as hashed in provenance records (PROVENANCE.md)."""
+    return collapse_whitespace(text or "").lower()

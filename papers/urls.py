@@ -1,0 +1,19 @@
+"""Paper URLs: ``/papers/<arxiv-id>-<slug>`` and every form that redirects to it."""
+
+from django.urls import path, re_path
+
+from . import views
+
+app_name = "papers"
+
+urlpatterns = [
+    path("", views.paper_list, name="list"),
+    # Canonical form; the id may hold a slash (old style: hep-th/9504118).
+    re_path(
+        r"^(?P<arxiv_id>(?:[a-z]+(?:-[a-z]+)?/\d{7})|(?:\d{4}\.\d{4,5}))-(?P<slug>[a-z0-9-]+)$",
+        views.paper_detail,
+        name="detail",
+    ),
+    # Everything else under /papers/ is resolved (redirect, 404, 410) by the view.
+    re_path(r"^(?P<raw>.+)$", views.paper_lookup, name="lookup"),
+]

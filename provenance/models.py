@@ -1,0 +1,1 @@
+"""Models for provenance (filled by its issue)."""

@@ -1,0 +1,1 @@
+"""Models for researchers (filled by its issue)."""

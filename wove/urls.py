@@ -1,0 +1,14 @@
+"""URL configuration: public pages, admin, and each app's routes."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from papers import views as paper_views
+
+urlpatterns = [
+    path("", paper_views.home, name="home"),
+    path("admin/", admin.site.urls),
+    path("papers/", include("papers.urls")),
+]
+
+handler404 = "papers.views.not_found"
