@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
-from django.urls import reverse
 
 from .querysets import PaperQuerySet
 
@@ -111,7 +110,7 @@ class Paper(models.Model):
 
     def get_absolute_url(self) -> str:
         """Canonical page URL, ``/papers/<arxiv-id>-<slug>`` (old-style ids keep their slash)."""
-        return reverse("papers:detail", kwargs={"arxiv_id": self.arxiv_id, "slug": self.slug})
+        return f"/papers/{self.arxiv_id}-{self.slug}"
 
     @property
     def abs_url(self) -> str:

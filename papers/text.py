@@ -67,7 +67,9 @@ def make_slug(title: str, fallback: str = "paper") -> str:
     Never empty: a title with nothing sluggable gives ``fallback``. The cut happens at a
     hyphen boundary when one falls in the last third, so words are not chopped mid-way.
     """
-    slug = slugify(ascii_fold(tex_to_unicode(title or "")))
+    ascii_title = ascii_fold(tex_to_unicode(title or "")).replace("'", "")
+    # Any other punctuation separates words ("D3/D7" gives "d3-d7", "SrTiO_3" "srtio-3").
+    slug = slugify(re.sub(r"[^A-Za-z0-9]+", " ", ascii_title))
     if len(slug) > SLUG_MAX_LENGTH:
         cut = slug[:SLUG_MAX_LENGTH]
         boundary = cut.rfind("-")

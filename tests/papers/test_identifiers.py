@@ -53,3 +53,34 @@ def test_archive_is_part_of_old_style_identity():
 def test_impossible_identifiers_are_refused(raw):
     with pytest.raises(InvalidArxivId):
         parse_arxiv_id(raw)
+
+
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("Zero Bubble Pipeline Parallelism", "zero-bubble-pipeline-parallelism"),
+        ("Warping and Supersymmetry Breaking", "warping-and-supersymmetry-breaking"),
+        (
+            "A Study of Structure Formation in the D3/D7 Brane Model",
+            "a-study-of-structure-formation-in-the-d3-d7-brane-model",
+        ),
+        (r"A Gr\"obner basis proof", "a-grobner-basis-proof"),
+        ("Swift heavy ion irradiation of SrTiO_3", "swift-heavy-ion-irradiation-of-srtio-3"),
+        ("Schrödinger's cat", "schrodingers-cat"),
+        ("$\\alpha$-decay", "a-decay"),  # unidecode transliterates α as a
+        ("???", "paper"),
+        ("Спектр", "spektr"),
+    ],
+)
+def test_slug_rules(title, slug):
+    from papers.text import make_slug
+
+    assert make_slug(title) == slug
+
+
+def test_slug_is_at_most_80_characters_and_cut_at_a_word():
+    from papers.text import make_slug
+
+    slug = make_slug("word " * 40)
+    assert len(slug) <= 80
+    assert not slug.endswith("-") and slug.endswith("word")

@@ -1,0 +1,74 @@
+"""Read-side helpers for paper pages."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch
+
+from .identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
+from .models import Category, Paper, PaperAuthor, PaperVersion
+
+
+def paper_for_page(arxiv_id: str) -> Paper | None:
+    """The paper with its authors, versions and primary category loaded (3 queries), or
+    ``None`` when the identifier is unknown. Deleted papers are returned (they answer 410)."""
+    return (
+        Paper.objects.select_related("primary_category")
+        .prefetch_related(
+            Prefetch("authors", queryset=PaperAuthor.objects.order_by("position")),
+            Prefetch("versions", queryset=PaperVersion.objects.order_by("version")),
+        )
+        .filter(arxiv_id=arxiv_id)
+        .first()
+    )
+
+
+def resolve_identifier(raw: str) -> tuple[ArxivId | None, str]:
+    """Parse what follows ``/papers/``: an identifier in any form, optionally ``-<slug>``.
+
+    Returns ``(ArxivId, slug)`` or ``(None, "")`` when nothing in it can be an arXiv
+    identifier. Tries the whole string first, then splits off a trailing slug at each
+    hyphen from the right (old-style archives hold hyphens themselves: ``hep-th/...``).
+    """
+    text = raw.strip().strip("/")
+    try:
+        return parse_arxiv_id(text), ""
+    except InvalidArxivId:
+        pass
+    index = len(text)
+    while True:
+        index = text.rfind("-", 0, index)
+        if index <= 0:
+            return None, ""
+        try:
+            return parse_arxiv_id(text[:index]), text[index + 1 :]
+        except InvalidArxivId:
+            continue
+
+
+def category_names(codes: list[str]) -> list[tuple[str, str]]:
+    """``[(code, name), ...]`` in the given order; unknown codes get their code as name."""
+    names = dict(Category.objects.filter(code__in=codes).values_list("code", "name"))
+    return [(code, names.get(code, code)) for code in codes]
+
+
+def authors_for_page(paper: Paper) -> list[dict]:
+    """The ordered author slots as dicts ``{slot, researcher, position}``.
+
+    ``researcher`` is filled once the researchers app links slots to identities
+    (``researchers.selectors.authors_with_researchers``); until then it is ``None``.
+    """
+    slots = list(paper.authors.all())
+    researchers: dict[int, object] = {}
+    try:
+        from researchers.selectors import authors_with_researchers
+    except ImportError:
+        authors_with_researchers = None
+    if authors_with_researchers is not None:
+        for slot, researcher in authors_with_researchers(paper):
+            researchers[slot.pk] = researcher
+    count = len(slots)
+    out = []
+    for slot in slots:
+        slot._author_count = count
+        out.append({"slot": slot, "researcher": researchers.get(slot.pk), "position": slot.author_position})
+    return out

@@ -1,0 +1,127 @@
+"""Paper pages: every redirect rule, 404 in HTML and Markdown, 410, and the page content."""
+
+import pytest
+
+from papers import services
+from papers.models import Paper
+from tests.conftest import FIXTURES
+
+OAI = FIXTURES / "arxiv" / "oai"
+CANONICAL_0801_3674 = (
+    "/papers/0801.3674-a-study-of-structure-formation-and-reheating-in-the-d3-d7-brane-inflation-model"
+)
+
+
+@pytest.fixture
+def few_papers(db):
+    services.harvest_files(
+        paths=[OAI / "edited_arXivRaw_ListRecords_page1.xml", OAI / "inspirenext_oai_arxiv.xml"]
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/papers/0801.3674",
+        "/papers/0801.3674v2",
+        "/papers/arXiv:0801.3674",
+        "/papers/arxiv:0801.3674v4",
+        "/papers/0801.3674-wrong-slug",
+        "/papers/0801.3674v1-a-study",
+    ],
+)
+def test_every_other_form_redirects_permanently_to_canonical(visitor, few_papers, path):
+    response = visitor.get(path)
+    assert response.status_code == 301
+    assert response["Location"] == CANONICAL_0801_3674
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/papers/physics/0112006",
+        "/papers/physics/0112006v1",
+        "/papers/physics.gen-ph/0112006",
+        "/papers/physics/0112006-x",
+    ],
+)
+def test_old_style_forms_redirect_and_keep_the_slash(visitor, few_papers, path):
+    response = visitor.get(path)
+    assert response.status_code == 301
+    assert response["Location"].startswith("/papers/physics/0112006-")
+
+
+def test_canonical_page_shows_the_paper(visitor, few_papers):
+    response = visitor.get(CANONICAL_0801_3674)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "A Study of Structure Formation and Reheating in the D3/D7 Brane Inflation Model" in html
+    assert "Robert H. Brandenberger" in html and "(McGill)" in html and "(DAMTP, Cambridge)" in html
+    assert 'href="https://arxiv.org/abs/0801.3674"' in html
+    assert 'href="https://arxiv.org/pdf/0801.3674"' in html
+    assert "23 January 2008, 21:13 UTC" in html  # v1 timestamp
+    assert "v4" in html and "31 kB" in html
+    assert f'<link rel="canonical" href="http://127.0.0.1:8000{CANONICAL_0801_3674}">' in html
+
+
+def test_unknown_identifier_gets_the_404_page(visitor, db):
+    response = visitor.get("/papers/2401.10241")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "arXiv:2401.10241 is not in the archive yet" in html
+    assert "/papers/astro-ph/9901001" in html
+    assert "harvested from arXiv continuously" in html
+
+
+def test_404_as_markdown_when_asked(visitor, db):
+    response = visitor.get("/papers/2401.10241-zero-bubble", HTTP_ACCEPT="text/markdown")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/markdown")
+    body = response.content.decode()
+    assert body.startswith("# Not found: arXiv:2401.10241 is not in the archive yet")
+    assert "`/researchers/<id>-<name-slug>`" in body
+    assert "<html" not in body
+
+
+def test_site_wide_404_for_any_unknown_path(visitor, db):
+    assert visitor.get("/no/such/page").status_code == 404
+    markdown = visitor.get("/no/such/page", HTTP_ACCEPT="text/markdown")
+    assert markdown["Content-Type"].startswith("text/markdown")
+
+
+@pytest.mark.parametrize("path", ["/papers/2413.00001", "/papers/not-an-id", "/papers/0801.3674-<script>"])
+def test_impossible_identifiers_are_404(visitor, few_papers, path):
+    response = visitor.get(path)
+    assert response.status_code in (301, 404)
+    if response.status_code == 404:
+        assert b"<script>" not in response.content
+
+
+def test_deleted_paper_answers_410(visitor, few_papers):
+    services.harvest_files(paths=[OAI / "edited_arXivRaw_deleted_header.xml"])
+    assert visitor.get(CANONICAL_0801_3674).status_code == 410
+    assert visitor.get("/papers/0801.3674").status_code == 410
+
+
+def test_withdrawn_paper_stays_visible_with_a_banner(visitor, db):
+    services.harvest_files(paths=[FIXTURES.parent.parent / "data" / "arxiv" / "oai" / "arxivsync_47001.xml"])
+    paper = Paper.objects.get(arxiv_id="0801.4122")
+    response = visitor.get(paper.get_absolute_url())
+    assert response.status_code == 200
+    assert b"has been withdrawn" in response.content
+
+
+def test_harvested_html_is_escaped(visitor, few_papers):
+    Paper.objects.filter(arxiv_id="0801.3674").update(title='<script>alert("x")</script> Title')
+    html = visitor.get("/papers/0801.3674", follow=True).content.decode()
+    assert '<script>alert("x")</script>' not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_home_and_list_show_latest_papers(visitor, few_papers):
+    home = visitor.get("/").content.decode()
+    assert "Latest papers" in home
+    listing = visitor.get("/papers/?category=hep-th")
+    assert listing.status_code == 200
+    assert b"0801.3674" in listing.content
+    assert b"0801.3673" not in listing.content  # quant-ph only
