@@ -1,1 +1,206 @@
-"""Models for institutions (filled by its issue)."""
+"""Institutions from the ROR registry, their names and relationships, and author-slot affiliations."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+from django.utils.text import slugify
+
+from .querysets import InstitutionQuerySet
+from .ror import ROR_URL_PREFIX, InvalidRorId, normalize_ror_id
+
+
+def validate_ror_id(value: str) -> None:
+    """Model validator: the stored form (bare 9 characters) with matching check digits."""
+    try:
+        if normalize_ror_id(value) != value:
+            raise ValidationError(f"store the bare ROR ID ({normalize_ror_id(value)}), not {value!r}")
+    except InvalidRorId as exc:
+        raise ValidationError(str(exc)) from exc
+
+
+class Institution(models.Model):
+    """One ROR record (schema v2; v1 records are read into the same shape), keyed by ROR ID.
+
+    ``ror_id`` is stored bare and lower case (``03yrm5c26``); :attr:`ror_url` gives the
+    canonical ``https://ror.org/…`` form. ``country_code``/``country_name``/``city`` come
+    from the first location; all locations stay in ``locations``. ``external_ids`` maps
+    ``grid``/``isni``/``wikidata``/``fundref`` to ``{"preferred", "all"}``. An inactive or
+    withdrawn record keeps its page; :meth:`successors` points to what replaced it.
+    ``content_hash`` is the SHA-256 of the parsed record, so reloading an unchanged dump
+    writes nothing.
+    """
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        INACTIVE = "inactive"
+        WITHDRAWN = "withdrawn"
+
+    ror_id = models.CharField(max_length=9, unique=True, validators=[validate_ror_id])
+    name = models.CharField(max_length=500, help_text="ROR display name (ror_display)")
+    slug = models.SlugField(max_length=80)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    types = ArrayField(models.CharField(max_length=32), default=list, blank=True)
+    established = models.PositiveSmallIntegerField(null=True, blank=True)
+    country_code = models.CharField(max_length=2, blank=True, db_index=True)
+    country_name = models.CharField(max_length=100, blank=True)
+    city = models.CharField(max_length=200, blank=True)
+    locations = models.JSONField(default=list, blank=True)
+    website = models.URLField(max_length=500, blank=True)
+    wikipedia_url = models.URLField(max_length=500, blank=True)
+    links = ArrayField(models.TextField(), default=list, blank=True)
+    domains = ArrayField(models.CharField(max_length=253), default=list, blank=True)
+    external_ids = models.JSONField(default=dict, blank=True)
+    record_modified = models.DateField(
+        null=True, blank=True, help_text="admin.last_modified.date of the loaded record (v2 only)"
+    )
+    schema_version = models.CharField(max_length=8, blank=True)
+    content_hash = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    objects = InstitutionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        indexes = [models.Index(fields=["status", "country_code"], name="institution_status_country")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.ror_id})"
+
+    def save(self, *args, **kwargs) -> None:
+        self.slug = institution_slug(self.name)
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        """Canonical page URL, ``/institutions/<id>-<slug>``."""
+        return reverse("institutions:detail", kwargs={"pk": self.pk, "slug": self.slug})
+
+    @property
+    def ror_url(self) -> str:
+        """The ROR ID in its canonical URL form, ``https://ror.org/03yrm5c26``."""
+        return ROR_URL_PREFIX + self.ror_id
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE
+
+    def external_id(self, kind: str) -> str:
+        """The preferred (else first) external id of ``kind`` (``grid``, ``isni``, ``wikidata``,
+        ``fundref``), or ``""``."""
+        item = (self.external_ids or {}).get(kind) or {}
+        return item.get("preferred") or next(iter(item.get("all") or []), "")
+
+    def related_ror_ids(self, rel_type: str) -> list[str]:
+        """ROR IDs this record names with a relationship of ``rel_type``."""
+        return [r.ror_id for r in self.relationships.all() if r.type == rel_type]
+
+    def successors(self) -> models.QuerySet[Institution]:
+        """Loaded institutions this record names as its successor(s)."""
+        return Institution.objects.filter(
+            ror_id__in=self.relationships.filter(type=InstitutionRelationship.Type.SUCCESSOR).values("ror_id")
+        )
+
+
+def institution_slug(name: str) -> str:
+    """URL slug of a display name (accents folded to ASCII; ``institution`` when nothing is left)."""
+    return slugify(name)[:80].strip("-") or "institution"
+
+
+class InstitutionName(models.Model):
+    """One name of an institution by ROR type: display, label (with language), alias, acronym.
+
+    A name ROR gives two types (``label`` and ``ror_display``) is one row per type.
+    ``normalized`` is :func:`institutions.matching.normalize` of ``value``: what affiliation
+    matching and name resolution compare.
+    """
+
+    class Kind(models.TextChoices):
+        DISPLAY = "ror_display", "display name"
+        LABEL = "label"
+        ALIAS = "alias"
+        ACRONYM = "acronym"
+
+    institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="names")
+    value = models.CharField(max_length=500)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    lang = models.CharField(max_length=16, blank=True)
+    normalized = models.CharField(max_length=500, db_index=True)
+
+    class Meta:
+        ordering = ["institution", "kind", "value"]
+        constraints = [
+            models.UniqueConstraint(fields=["institution", "kind", "value"], name="institutionname_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.value} ({self.kind}{', ' + self.lang if self.lang else ''})"
+
+
+class InstitutionRelationship(models.Model):
+    """A relationship a ROR record states (ROR relationships are not always symmetric).
+
+    The target is kept as a ROR ID because it may not be loaded here; pages join it to
+    :class:`Institution` by ``ror_id`` and show the label ROR gave otherwise.
+    """
+
+    class Type(models.TextChoices):
+        PARENT = "parent"
+        CHILD = "child"
+        RELATED = "related"
+        SUCCESSOR = "successor"
+        PREDECESSOR = "predecessor"
+
+    institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="relationships")
+    type = models.CharField(max_length=16, choices=Type.choices)
+    ror_id = models.CharField(max_length=9, validators=[validate_ror_id], db_index=True)
+    label = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["institution", "type", "label"]
+        constraints = [
+            models.UniqueConstraint(fields=["institution", "type", "ror_id"], name="institutionrel_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.institution.ror_id} {self.type} {self.ror_id}"
+
+
+class AuthorAffiliation(models.Model):
+    """An author slot (``papers.PaperAuthor``) linked to an institution, and how we know.
+
+    ``source``: ``openalex`` (an OpenAlex institution carrying this ROR ID), ``ror-id`` (a
+    ROR ID given directly) or ``string-match`` (the affiliation string ``matched_string``
+    matched one of the institution's names). ``confidence`` is in [0, 1]: 1.0 for ids,
+    lower for name matches (see :mod:`institutions.matching`). One row per (slot,
+    institution); an id-based link replaces a string match, never the reverse.
+    """
+
+    class Source(models.TextChoices):
+        OPENALEX = "openalex", "OpenAlex institution"
+        ROR_ID = "ror-id", "ROR ID"
+        STRING_MATCH = "string-match", "affiliation string"
+
+    slot = models.ForeignKey("papers.PaperAuthor", on_delete=models.CASCADE, related_name="institution_links")
+    institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="author_links")
+    source = models.CharField(max_length=16, choices=Source.choices)
+    matched_string = models.TextField(blank=True)
+    confidence = models.FloatField(default=1.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["slot", "institution"]
+        constraints = [
+            models.UniqueConstraint(fields=["slot", "institution"], name="authoraffiliation_unique"),
+            models.CheckConstraint(
+                condition=models.Q(confidence__gte=0) & models.Q(confidence__lte=1),
+                name="authoraffiliation_confidence_range",
+            ),
+        ]
+        indexes = [models.Index(fields=["institution", "slot"], name="authoraff_institution_slot")]
+
+    def __str__(self) -> str:
+        return f"slot {self.slot_id} → {self.institution_id} ({self.source})"

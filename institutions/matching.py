@@ -1,0 +1,358 @@
+"""Affiliation strings matched to ROR names: normalisation, country hints, the in-memory index.
+
+The matcher is deliberately conservative (precision over recall): a name must appear in
+the string as a whole sequence of words after normalisation; the longest name found at a
+place wins over names inside it; a name shared by several institutions is resolved only
+when the country named in the string leaves exactly one, and is otherwise left unmatched;
+acronyms (3+ characters) match only as a word written in capitals and are refused when the
+string names a country the institution is not in.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# Abbreviations expanded on both sides (names and strings), so "Univ. of Tokyo" meets
+# "University of Tokyo". Kept short: every entry must be unambiguous in affiliations.
+_ABBREVIATIONS = {
+    "univ": "university",
+    "universty": "university",
+    "inst": "institute",
+    "natl": "national",
+    "tech": "technology",
+    "saint": "st",
+    "ste": "st",
+    "mt": "mount",
+    "acad": "academy",
+    "centre": "center",
+    "lab": "laboratory",
+    "labs": "laboratories",
+    "and": "",
+}
+# Words dropped on both sides: "The University of Tokyo" = "University of Tokyo",
+# "University of North Carolina at Chapel Hill" = "University of North Carolina, Chapel Hill".
+_DROPPED = {"the", "at", "in"}
+
+_CAMEL = re.compile(r"(?<=[a-zà-ÿ])(?=[A-ZÀ-Þ])")
+_DIGIT_EDGE = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
+_NON_WORD = re.compile(r"[\W_]+")
+_PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
+
+MAX_NAME_WORDS = 16
+
+
+def _fold(text: str) -> str:
+    """Decompose, drop combining marks, case-fold: ``Zürich`` → ``zurich``, ``ß`` → ``ss``."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+_BREAK = re.compile(r"[,;/()\[\]{}:|\n\r\t•·]+")
+BREAK = "|"
+# A dash joining two words ("Michigan-Flint", "Paris-Sud") is kept as a token with
+# ``breaks``: a name followed by one is the first half of another name.
+DASH = "~"
+_DASH_JOIN = re.compile(r"(?<=\w)[-\u2010\u2011\u2013\u2014](?=\w)")
+
+
+def tokens(text: str, *, breaks: bool = False) -> list[str]:
+    """The words of ``text`` as matching compares them (see :func:`normalize`).
+
+    With ``breaks``, a separator between fields (comma, semicolon, slash, parenthesis,
+    colon) becomes the token ``"|"``, so a name is not found across two fields
+    ("IoA Cambridge, University of Exeter" does not contain "Cambridge University"), and a
+    dash joining two words becomes ``"~"``.
+    """
+    text = html.unescape(html.unescape(text))  # Crossref strings carry &amp;#x0026; twice over
+    text = text.replace("&", " and ")
+    # Crossref glues fields together ("SystemsÉcole …LausanneLausanne1015Switzerland").
+    text = _CAMEL.sub(" ", text)
+    text = _DIGIT_EDGE.sub(" ", text)
+    text = _BREAK.sub(" \x00 ", text)
+    out: list[str] = []
+    for piece in text.split():
+        if piece == "\x00":
+            if breaks and out and out[-1] != BREAK:
+                out.append(BREAK)
+            continue
+        parts = _DASH_JOIN.split(piece) if breaks else [piece]
+        for index, part in enumerate(parts):
+            if index and out and out[-1] not in (BREAK, DASH):
+                out.append(DASH)
+            for word in _NON_WORD.split(_fold(part)):
+                if not word:
+                    continue
+                word = _ABBREVIATIONS.get(word, word)
+                if word and word not in _DROPPED:
+                    out.append(word)
+    while out and out[-1] in (BREAK, DASH):
+        out.pop()
+    return out
+
+
+def normalize(text: str) -> str:
+    """A name or affiliation string as matching compares it: HTML entities decoded, accents
+    folded, lower case, punctuation to spaces, a few abbreviations expanded (``univ`` →
+    ``university``), ``the``/``at``/``in``/``and`` dropped, single spaces.
+
+    ``normalize("The Univ. of Tokyo")`` → ``"university of tokyo"``.
+    """
+    return " ".join(tokens(text))
+
+
+# Country names and common variants seen in affiliations → ISO 3166-1 alpha-2. Loaded
+# institutions add their own country names (see :class:`AffiliationMatcher`). Names that
+# are also parts of other names ("Georgia", "Jersey") are left out on purpose.
+COUNTRY_VARIANTS: dict[str, str] = {
+    "usa": "US",
+    "u s a": "US",
+    "us": "US",
+    "united states": "US",
+    "united states of america": "US",
+    "uk": "GB",
+    "u k": "GB",
+    "united kingdom": "GB",
+    "great britain": "GB",
+    "england": "GB",
+    "scotland": "GB",
+    "wales": "GB",
+    "china": "CN",
+    "pr china": "CN",
+    "p r china": "CN",
+    "peoples republic of china": "CN",
+    "people s republic of china": "CN",
+    "japan": "JP",
+    "germany": "DE",
+    "deutschland": "DE",
+    "france": "FR",
+    "switzerland": "CH",
+    "schweiz": "CH",
+    "suisse": "CH",
+    "svizzera": "CH",
+    "canada": "CA",
+    "italy": "IT",
+    "italia": "IT",
+    "spain": "ES",
+    "espana": "ES",
+    "netherlands": "NL",
+    "the netherlands": "NL",
+    "belgium": "BE",
+    "austria": "AT",
+    "sweden": "SE",
+    "norway": "NO",
+    "denmark": "DK",
+    "finland": "FI",
+    "poland": "PL",
+    "russia": "RU",
+    "russian federation": "RU",
+    "india": "IN",
+    "korea": "KR",
+    "south korea": "KR",
+    "republic of korea": "KR",
+    "taiwan": "TW",
+    "australia": "AU",
+    "new zealand": "NZ",
+    "brazil": "BR",
+    "mexico": "MX",
+    "argentina": "AR",
+    "chile": "CL",
+    "israel": "IL",
+    "iran": "IR",
+    "turkey": "TR",
+    "portugal": "PT",
+    "greece": "GR",
+    "ireland": "IE",
+    "singapore": "SG",
+    "hong kong": "HK",
+    "south africa": "ZA",
+    "egypt": "EG",
+    "nigeria": "NG",
+    "czech republic": "CZ",
+    "hungary": "HU",
+    # US states and Canadian provinces often end an address without the country.
+    "new mexico": "US",
+    "new jersey": "US",
+    "new south wales": "AU",
+}
+# Uppercase forms that only count as a country when written that way ("US", not "us").
+_CASE_SENSITIVE_COUNTRIES = {"us", "uk"}
+
+
+# A word right after a name that makes it another institution: "Université Paris 7",
+# "University of Montpellier II", "Université de Paris Sud". Names ending in a generic word
+# are exempt ("Stanford University 1, Stanford" carries a footnote mark).
+_QUALIFIERS = {
+    "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii", "xiii",
+    "sud", "nord", "est", "ouest", "north", "south", "east", "west",
+}  # fmt: skip
+_GENERIC_ENDINGS = {
+    "university", "universite", "universitat", "universidad", "universita", "institute",
+    "college", "school", "technology", "sciences", "academy", "center", "laboratory",
+    "hospital", "society", "research", "foundation", "company",
+}  # fmt: skip
+
+
+# "<head> of <name>" names another institution after it (University of Chinese Academy
+# of Sciences, Graduate School of the Chinese Academy of Sciences).
+_OF = {"of", "de", "du", "des", "di", "der"}
+_HEADS = {"university", "universite", "universidad", "universita", "universitat", "college", "school"}
+
+
+def _qualified(name_key: str, next_word: str, after: list[str]) -> bool:
+    """True when ``next_word`` (then ``after``) turns the name before it into another one."""
+    if next_word == DASH:
+        return True
+    last = name_key.rsplit(" ", 1)[-1]
+    if last in _GENERIC_ENDINGS:
+        return False
+    if next_word in _QUALIFIERS:
+        return True
+    # "Paris 6, France" numbers a university; "Michigan 1 Department" is a footnote mark.
+    return next_word.isdigit() and len(next_word) <= 2 and (not after or after[0] in (BREAK, DASH))
+
+
+@dataclass(frozen=True)
+class NameEntry:
+    """One indexed name: institution id, name kind and country code of the institution."""
+
+    institution_id: int
+    kind: str
+    country_code: str
+
+
+@dataclass(frozen=True)
+class Match:
+    """A match of one affiliation string: institution id, the name found, how, and confidence."""
+
+    institution_id: int
+    name: str
+    kind: str
+    confidence: float
+
+
+# Confidence by the kind of name found; a country in the string that agrees adds a little.
+_CONFIDENCE = {"ror_display": 0.95, "label": 0.9, "alias": 0.85, "acronym": 0.7}
+_COUNTRY_BONUS = 0.04
+
+
+class AffiliationMatcher:
+    """An in-memory index of institution names, built once per run, that matches strings.
+
+    ``names`` are ``(institution_id, value, kind, country_code)`` tuples (kind as in
+    :class:`institutions.models.InstitutionName`). Lookup is by word n-grams of the
+    normalised string against a dict of normalised names, so a string costs
+    O(words × MAX_NAME_WORDS) dict lookups whatever the size of the registry.
+    """
+
+    def __init__(self, names: Iterable[tuple[int, str, str, str]]) -> None:
+        self.by_name: dict[str, dict[int, NameEntry]] = {}
+        self.acronyms: dict[str, dict[int, NameEntry]] = {}
+        self.countries: dict[str, str] = dict(COUNTRY_VARIANTS)
+        self.max_words = 1
+        for institution_id, value, kind, country in names:
+            entry = NameEntry(institution_id, kind, country or "")
+            if kind == "acronym":
+                key = value.strip()
+                # Two-letter acronyms (UT, UM, SU) are far too common in strings to trust.
+                if len(key) >= 3 and any(c.isalpha() for c in key):
+                    self.acronyms.setdefault(key.upper(), {}).setdefault(institution_id, entry)
+                continue
+            forms = [value]
+            # "Google (United States)": ROR disambiguates display names with a parenthetical.
+            stripped = _PARENTHETICAL.sub("", value)
+            if stripped and stripped != value:
+                forms.append(stripped)
+            # With and without its field breaks: "University of California, Berkeley" is
+            # found in "…University of California Berkeley…" too, never the reverse.
+            variants = {" ".join(tokens(f, breaks=True)) for f in forms} | {normalize(f) for f in forms}
+            for key in variants:
+                if not key or len(key) < 3:
+                    continue
+                bucket = self.by_name.setdefault(key, {})
+                # Keep the strongest kind when one institution has a name twice.
+                old = bucket.get(institution_id)
+                if old is None or _CONFIDENCE.get(kind, 0) > _CONFIDENCE.get(old.kind, 0):
+                    bucket[institution_id] = entry
+                self.max_words = max(self.max_words, min(key.count(" ") + 1, MAX_NAME_WORDS))
+
+    def add_country_names(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Add ``(country_name, country_code)`` pairs (from loaded institutions) to the hints."""
+        for name, code in pairs:
+            key = normalize(name or "")
+            if key and code:
+                self.countries.setdefault(key, code.upper())
+
+    def countries_in(self, text: str) -> set[str]:
+        """ISO codes of the countries ``text`` names (a hint; empty when it names none)."""
+        words = tokens(text, breaks=True)
+        raw_words = set(re.findall(r"\b[A-Z]{2}\b", text))
+        found: set[str] = set()
+        for size in (4, 3, 2, 1):
+            for start in range(len(words) - size + 1):
+                key = " ".join(words[start : start + size])
+                code = self.countries.get(key)
+                if code is None:
+                    continue
+                if key in _CASE_SENSITIVE_COUNTRIES and key.upper() not in raw_words:
+                    continue
+                found.add(code)
+        return found
+
+    def match(self, text: str) -> list[Match]:
+        """Institutions named in one affiliation string, best first; ``[]`` when none or when
+        the only names found are ambiguous."""
+        words = tokens(text, breaks=True)
+        if not words:
+            return []
+        countries = self.countries_in(text)
+        spans: list[tuple[int, int, str, dict[int, NameEntry]]] = []
+        for start in range(len(words)):
+            for size in range(min(self.max_words, len(words) - start), 0, -1):
+                key = " ".join(words[start : start + size])
+                bucket = self.by_name.get(key)
+                if bucket:
+                    spans.append((start, start + size, key, bucket))
+                    break  # the longest name starting here
+        # Drop names that sit inside a longer name found elsewhere ("University of Paris"
+        # inside "University of Paris-Sud").
+        kept = [s for s in spans if not any(o is not s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]
+        results: dict[int, Match] = {}
+        for start, end, key, bucket in kept:
+            if end < len(words) and _qualified(key, words[end], words[end + 1 : end + 2]):
+                continue  # "University of Paris 6" is not "University of Paris"
+            if start >= 2 and words[start - 1] in _OF and words[start - 2] in _HEADS:
+                continue  # "University of Chinese Academy of Sciences" is another university
+            entries = list(bucket.values())
+            if len(entries) > 1 and countries:
+                entries = [e for e in entries if e.country_code in countries]
+            if len(entries) != 1:
+                continue  # ambiguous: leave unmatched rather than guess
+            entry = entries[0]
+            confidence = _CONFIDENCE.get(entry.kind, 0.8)
+            if countries and entry.country_code in countries:
+                confidence += _COUNTRY_BONUS
+            self._keep(results, Match(entry.institution_id, key, entry.kind, round(confidence, 3)))
+        for word in set(re.findall(r"[^\W_]{3,}", html.unescape(text))):
+            bucket = self.acronyms.get(word.upper())
+            # Written in capitals (INRIA, CNRS) or, for 4+ letters, capitalised (Inria).
+            if not bucket or not (word.isupper() or (len(word) >= 4 and word[0].isupper())):
+                continue
+            entries = list(bucket.values())
+            if countries:
+                entries = [e for e in entries if e.country_code in countries]
+            if len(entries) != 1:
+                continue
+            entry = entries[0]
+            confidence = _CONFIDENCE["acronym"] + (_COUNTRY_BONUS if countries else 0)
+            self._keep(results, Match(entry.institution_id, word, "acronym", round(confidence, 3)))
+        return sorted(results.values(), key=lambda m: (-m.confidence, m.institution_id))
+
+    @staticmethod
+    def _keep(results: dict[int, Match], match: Match) -> None:
+        old = results.get(match.institution_id)
+        if old is None or match.confidence > old.confidence:
+            results[match.institution_id] = match

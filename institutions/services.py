@@ -1,0 +1,400 @@
+"""Writes for institutions: loading ROR records, and linking author slots to institutions."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from papers.models import PaperAuthor
+
+from .matching import AffiliationMatcher, Match, normalize
+from .models import AuthorAffiliation, Institution, InstitutionName, InstitutionRelationship, institution_slug
+from .ror import InvalidRorId, RorRecord, iter_records, normalize_ror_id
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int], object]
+
+
+@dataclass
+class LoadResult:
+    """Counts of one ``load_ror`` run (records, not rows)."""
+
+    seen: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    stale: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.seen} ROR records seen: {self.created} created, {self.updated} updated, "
+            f"{self.unchanged} unchanged, {self.stale} older than stored (kept), {self.skipped} skipped"
+        )
+
+
+def _batches(items: Iterable, size: int) -> Iterator[list]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def _is_older(incoming: RorRecord, stored_modified) -> bool:
+    """A record is stale when the stored one is dated later, or dated while it is not (v1)."""
+    if stored_modified is None:
+        return False
+    return incoming.last_modified is None or incoming.last_modified < stored_modified
+
+
+def _apply(institution: Institution, record: RorRecord) -> None:
+    institution.ror_id = record.ror_id
+    institution.name = record.name[:500]
+    institution.slug = institution_slug(record.name)
+    institution.status = record.status
+    institution.types = record.types
+    institution.established = record.established
+    institution.country_code = record.country_code[:2]
+    institution.country_name = record.country_name[:100]
+    institution.city = record.city[:200]
+    institution.locations = record.locations
+    institution.website = record.website[:500]
+    institution.wikipedia_url = record.wikipedia_url[:500]
+    institution.links = record.links
+    institution.domains = record.domains
+    institution.external_ids = record.external_ids
+    institution.record_modified = record.last_modified
+    institution.schema_version = record.schema_version[:8]
+    institution.content_hash = record.content_hash()
+    institution.modified_at = timezone.now()
+
+
+_FIELDS = [
+    "name", "slug", "status", "types", "established", "country_code", "country_name", "city",
+    "locations", "website", "wikipedia_url", "links", "domains", "external_ids",
+    "record_modified", "schema_version", "content_hash", "modified_at",
+]  # fmt: skip
+
+
+def _write_batch(records: list[RorRecord], result: LoadResult) -> None:
+    """Upsert one batch of records on ROR ID; names and relationships are replaced for the
+    records that changed only."""
+    latest: dict[str, RorRecord] = {}
+    for record in records:
+        previous = latest.get(record.ror_id)
+        if previous is not None and _is_older(record, previous.last_modified):
+            result.stale += 1
+            continue
+        latest[record.ror_id] = record
+    stored = {i.ror_id: i for i in Institution.objects.filter(ror_id__in=list(latest))}
+    to_create: list[Institution] = []
+    to_update: list[Institution] = []
+    changed: dict[str, RorRecord] = {}
+    for ror_id, record in latest.items():
+        current = stored.get(ror_id)
+        if current is None:
+            institution = Institution()
+            _apply(institution, record)
+            to_create.append(institution)
+            changed[ror_id] = record
+        elif current.content_hash == record.content_hash():
+            result.unchanged += 1
+        elif _is_older(record, current.record_modified):
+            result.stale += 1
+        else:
+            _apply(current, record)
+            to_update.append(current)
+            changed[ror_id] = record
+    if not changed:
+        return
+    with transaction.atomic():
+        Institution.objects.bulk_create(to_create)
+        if to_update:
+            Institution.objects.bulk_update(to_update, _FIELDS)
+            InstitutionName.objects.filter(institution__in=to_update).delete()
+            InstitutionRelationship.objects.filter(institution__in=to_update).delete()
+        by_ror = {i.ror_id: i for i in to_create + to_update}
+        names: list[InstitutionName] = []
+        relationships: list[InstitutionRelationship] = []
+        for ror_id, record in changed.items():
+            institution = by_ror[ror_id]
+            seen: set[tuple[str, str]] = set()
+            for name in record.names:
+                if (name.kind, name.value) in seen:
+                    continue
+                seen.add((name.kind, name.value))
+                names.append(
+                    InstitutionName(
+                        institution=institution,
+                        value=name.value[:500],
+                        kind=name.kind,
+                        lang=name.lang[:16],
+                        normalized=normalize(name.value)[:500],
+                    )
+                )
+            relationships += [
+                InstitutionRelationship(
+                    institution=institution, type=r.type, ror_id=r.ror_id, label=r.label[:500]
+                )
+                for r in record.relationships
+            ]
+        InstitutionName.objects.bulk_create(names, batch_size=2000)
+        InstitutionRelationship.objects.bulk_create(relationships, batch_size=2000)
+    result.created += len(to_create)
+    result.updated += len(to_update)
+
+
+def institutions_load(
+    *, paths: Iterable[str | Path], batch_size: int = 500, progress: Progress | None = None
+) -> LoadResult:
+    """Load ROR records (schema v2 or v1) from files into :class:`Institution` rows.
+
+    ``paths``: dump JSON lists, single-record JSON files, or a ROR dump zip (its schema v2
+    file is read when present), read as a stream. Upserts on ROR ID in batches of
+    ``batch_size``: an unchanged record (same content hash) writes nothing; a changed one is
+    updated in place unless the stored record is dated later (``admin.last_modified``), so
+    an older dump never overwrites a newer one. A malformed record is logged and skipped.
+    Returns a :class:`LoadResult`. Raises :class:`FileNotFoundError` for a missing file.
+    """
+    result = LoadResult()
+    records = iter_records([Path(p) for p in paths], errors=result.errors)
+    for batch in _batches(records, batch_size):
+        result.seen += len(batch)
+        _write_batch(batch, result)
+        if progress:
+            progress(len(batch))
+    result.skipped = len(result.errors)
+    result.seen += result.skipped
+    return result
+
+
+# -- Affiliations -----------------------------------------------------------------------
+
+
+def matcher_build() -> AffiliationMatcher:
+    """An :class:`AffiliationMatcher` over every loaded institution name (one query each for
+    names and countries). Build it once per run: it holds the whole registry's names."""
+    rows = InstitutionName.objects.values_list("institution_id", "value", "kind", "institution__country_code")
+    matcher = AffiliationMatcher(rows.iterator(chunk_size=5000))
+    matcher.add_country_names(
+        Institution.objects.exclude(country_name="").values_list("country_name", "country_code").distinct()
+    )
+    return matcher
+
+
+@dataclass
+class MatchResult:
+    """Counts of one affiliation-matching run."""
+
+    slots: int = 0
+    strings: int = 0
+    strings_matched: int = 0
+    created: int = 0
+    updated: int = 0
+    removed: int = 0
+
+    def __str__(self) -> str:
+        return (
+            f"{self.slots} author slots, {self.strings} affiliation strings "
+            f"({self.strings_matched} matched): "
+            f"{self.created} links created, {self.updated} updated, {self.removed} removed"
+        )
+
+
+def _sync_string_links(
+    desired: dict[tuple[int, int], tuple[Match, str]],
+    strings_by_slot: dict[int, set[str]],
+    result: MatchResult,
+) -> None:
+    """Make the ``string-match`` links of these slots equal ``desired`` for the strings
+    given: create missing ones, update changed ones, remove ones their strings no longer
+    support. Links from ids (OpenAlex, ROR) are never touched or replaced."""
+    existing = {
+        (a.slot_id, a.institution_id): a
+        for a in AuthorAffiliation.objects.filter(slot_id__in=list(strings_by_slot))
+    }
+    to_create: list[AuthorAffiliation] = []
+    to_update: list[AuthorAffiliation] = []
+    for (slot_id, institution_id), (match, text) in desired.items():
+        link = existing.get((slot_id, institution_id))
+        if link is None:
+            to_create.append(
+                AuthorAffiliation(
+                    slot_id=slot_id,
+                    institution_id=institution_id,
+                    source=AuthorAffiliation.Source.STRING_MATCH,
+                    matched_string=text,
+                    confidence=match.confidence,
+                )
+            )
+        elif link.source == AuthorAffiliation.Source.STRING_MATCH and (
+            link.matched_string != text or link.confidence != match.confidence
+        ):
+            link.matched_string, link.confidence = text, match.confidence
+            link.modified_at = timezone.now()
+            to_update.append(link)
+    stale = [
+        a.pk
+        for key, a in existing.items()
+        if a.source == AuthorAffiliation.Source.STRING_MATCH
+        and key not in desired
+        and a.matched_string in strings_by_slot[a.slot_id]
+    ]
+    with transaction.atomic():
+        AuthorAffiliation.objects.bulk_create(to_create, ignore_conflicts=True)
+        if to_update:
+            AuthorAffiliation.objects.bulk_update(to_update, ["matched_string", "confidence", "modified_at"])
+        if stale:
+            AuthorAffiliation.objects.filter(pk__in=stale).delete()
+    result.created += len(to_create)
+    result.updated += len(to_update)
+    result.removed += len(stale)
+
+
+def _match_pairs(
+    pairs: Iterable[tuple[int, str]], matcher: AffiliationMatcher, cache: dict[str, list[Match]], result
+) -> tuple[dict[tuple[int, int], tuple[Match, str]], dict[int, set[str]]]:
+    desired: dict[tuple[int, int], tuple[Match, str]] = {}
+    strings_by_slot: dict[int, set[str]] = {}
+    for slot_id, text in pairs:
+        text = (text or "").strip()
+        strings_by_slot.setdefault(slot_id, set())
+        if not text:
+            continue
+        strings_by_slot[slot_id].add(text)
+        result.strings += 1
+        matches = cache.get(text)
+        if matches is None:
+            matches = cache[text] = matcher.match(text)
+        if matches:
+            result.strings_matched += 1
+        for match in matches:
+            key = (slot_id, match.institution_id)
+            if key not in desired or match.confidence > desired[key][0].confidence:
+                desired[key] = (match, text)
+    return desired, strings_by_slot
+
+
+def affiliations_match(
+    *,
+    slot_ids: Iterable[int] | None = None,
+    batch_size: int = 2000,
+    matcher: AffiliationMatcher | None = None,
+    progress: Progress | None = None,
+) -> MatchResult:
+    """Match the arXiv affiliation strings of author slots (``PaperAuthor.affiliations``)
+    to institutions and store them as ``string-match`` :class:`AuthorAffiliation` links.
+
+    ``slot_ids``: only these slots (default: every slot with an affiliation). Works in
+    batches of ``batch_size`` slots ordered by id, two or three queries per batch;
+    identical strings are matched once per run. Idempotent: a second run changes nothing;
+    after a registry change, links the strings no longer support are removed. Links from
+    ids are never replaced by string matches. Returns a :class:`MatchResult`.
+    """
+    matcher = matcher or matcher_build()
+    result = MatchResult()
+    cache: dict[str, list[Match]] = {}
+    queryset = PaperAuthor.objects.exclude(affiliations=[]).order_by("id")
+    if slot_ids is not None:
+        queryset = queryset.filter(id__in=list(slot_ids))
+    last_id = 0
+    while True:
+        rows = list(queryset.filter(id__gt=last_id).values_list("id", "affiliations")[:batch_size])
+        if not rows:
+            break
+        last_id = rows[-1][0]
+        result.slots += len(rows)
+        pairs = [(slot_id, text) for slot_id, strings in rows for text in strings]
+        desired, strings_by_slot = _match_pairs(pairs, matcher, cache, result)
+        _sync_string_links(desired, strings_by_slot, result)
+        if progress:
+            progress(len(rows))
+    return result
+
+
+def affiliations_match_strings(
+    *, pairs: Iterable[tuple[int, str]], matcher: AffiliationMatcher | None = None
+) -> MatchResult:
+    """Match affiliation strings from another source (e.g. OpenAlex
+    ``raw_affiliation_strings``) for author slots: ``pairs`` of ``(PaperAuthor id, string)``.
+
+    Same rules and idempotence as :func:`affiliations_match`; strings given here are
+    stored as ``matched_string`` so a later run of either service keeps them apart.
+    """
+    matcher = matcher or matcher_build()
+    result = MatchResult()
+    pairs = list(pairs)
+    result.slots = len({slot_id for slot_id, _ in pairs})
+    desired, strings_by_slot = _match_pairs(pairs, matcher, {}, result)
+    _sync_string_links(desired, strings_by_slot, result)
+    return result
+
+
+@dataclass
+class LinkResult:
+    """Counts of :func:`affiliations_link_ror_ids`."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    unknown_ror_ids: set[str] = field(default_factory=set)
+    invalid: int = 0
+
+
+def affiliations_link_ror_ids(
+    *, pairs: Iterable[tuple[int, str]], source: str = AuthorAffiliation.Source.OPENALEX
+) -> LinkResult:
+    """Link author slots to institutions by ROR ID: ``pairs`` of ``(PaperAuthor id, ROR ID)``
+    in any accepted form (``https://ror.org/…``, ``ror.org/…``, bare).
+
+    For the researchers matcher (OpenAlex authorships carry ``institutions[].ror``).
+    ``source`` is ``openalex`` or ``ror-id``. An id link replaces a string match for the
+    same (slot, institution) with confidence 1.0. ROR IDs not loaded here are returned in
+    ``unknown_ror_ids`` (load the dump to link them); invalid ones are counted and skipped.
+    Idempotent; two queries plus one write per call.
+    """
+    wanted: dict[tuple[int, str], None] = {}
+    result = LinkResult()
+    for slot_id, raw in pairs:
+        try:
+            wanted[(int(slot_id), normalize_ror_id(raw))] = None
+        except (InvalidRorId, TypeError, ValueError):
+            logger.warning("invalid ROR ID for slot %s skipped: %r", slot_id, raw)
+            result.invalid += 1
+    ids = dict(Institution.objects.filter(ror_id__in={r for _, r in wanted}).values_list("ror_id", "id"))
+    result.unknown_ror_ids = {r for _, r in wanted if r not in ids}
+    keys = {(slot_id, ids[r]) for slot_id, r in wanted if r in ids}
+    existing = {
+        (a.slot_id, a.institution_id): a
+        for a in AuthorAffiliation.objects.filter(
+            slot_id__in={s for s, _ in keys}, institution_id__in={i for _, i in keys}
+        )
+    }
+    to_create, to_update = [], []
+    for slot_id, institution_id in keys:
+        link = existing.get((slot_id, institution_id))
+        if link is None:
+            to_create.append(
+                AuthorAffiliation(
+                    slot_id=slot_id, institution_id=institution_id, source=source, confidence=1.0
+                )
+            )
+        elif link.source == AuthorAffiliation.Source.STRING_MATCH:
+            link.source, link.confidence = source, 1.0
+            link.modified_at = timezone.now()
+            to_update.append(link)
+        else:
+            result.unchanged += 1
+    with transaction.atomic():
+        AuthorAffiliation.objects.bulk_create(to_create, ignore_conflicts=True)
+        if to_update:
+            AuthorAffiliation.objects.bulk_update(to_update, ["source", "confidence", "modified_at"])
+    result.created, result.updated = len(to_create), len(to_update)
+    return result
