@@ -1,1 +1,170 @@
-"""Models for researchers (filled by its issue)."""
+"""Researchers: identities, their external ids, and which author slots they hold."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+
+from papers.text import make_slug
+
+from .orcid import InvalidOrcid, normalize_orcid
+from .querysets import ResearcherQuerySet
+
+
+def validate_orcid(value: str) -> None:
+    """Model validator: ``value`` must be a stored-form ORCID iD with a valid check digit."""
+    try:
+        normalized = normalize_orcid(value)
+    except InvalidOrcid as exc:
+        raise ValidationError(str(exc)) from exc
+    if normalized != value:
+        raise ValidationError(f"store the ORCID iD as {normalized}")
+
+
+class Researcher(models.Model):
+    """One person as this archive knows them; the site's own integer id is the primary key.
+
+    ``orcid`` is unique when set (stored as ``0000-0002-5250-9277``); a researcher never
+    holds two ORCID iDs. ``merged_into`` points a record an editor merged away at the
+    survivor (its page answers 301 there). ``paper_count`` is the number of distinct papers
+    attached through :class:`Authorship`, kept by the matching services.
+    """
+
+    display_name = models.CharField(max_length=300)
+    slug = models.SlugField(max_length=80)
+    name_variants = ArrayField(models.CharField(max_length=500), default=list, blank=True)
+    orcid = models.CharField(max_length=19, null=True, blank=True, unique=True, validators=[validate_orcid])
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_from"
+    )
+    paper_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    objects = ResearcherQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["display_name", "id"]
+        indexes = [
+            models.Index(fields=["display_name"], name="researcher_name_idx"),
+            models.Index(fields=["-paper_count"], name="researcher_papers_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.display_name} ({self.pk})"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self.slug:
+            self.slug = make_slug(self.display_name, fallback="researcher")
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        """Canonical page, ``/researchers/<id>-<slug>``."""
+        return reverse("researchers:detail", kwargs={"pk": self.pk, "slug": self.slug})
+
+    @property
+    def orcid_url(self) -> str:
+        """``https://orcid.org/<iD>``, or ``""`` without an ORCID iD."""
+        return f"https://orcid.org/{self.orcid}" if self.orcid else ""
+
+
+class IdentitySource(models.TextChoices):
+    """Registries whose author ids we keep."""
+
+    SEMANTIC_SCHOLAR = "semantic_scholar", "Semantic Scholar"
+    OPENALEX = "openalex", "OpenAlex"
+    DBLP = "dblp", "DBLP"
+    ORCID = "orcid", "ORCID"
+
+
+class ExternalIdentity(models.Model):
+    """A researcher's id in an external registry; each (source, id) belongs to one researcher."""
+
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="identities")
+    source = models.CharField(max_length=32, choices=IdentitySource.choices)
+    external_id = models.CharField(max_length=200)
+    name = models.CharField(max_length=500, blank=True, help_text="Name as the source spells it")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["source", "external_id"]
+        constraints = [models.UniqueConstraint(fields=["source", "external_id"], name="identity_unique")]
+        verbose_name_plural = "external identities"
+
+    def __str__(self) -> str:
+        return f"{self.get_source_display()} {self.external_id}"
+
+
+class MatchMethod(models.TextChoices):
+    """How an author slot was attached to its researcher (strongest first)."""
+
+    ORCID = "orcid", "ORCID iD"
+    EXTERNAL_ID = "external_id", "External author id"
+    LOCAL = "local", "Local match"
+    EDITOR = "editor", "Editor"
+
+
+class Authorship(models.Model):
+    """An author slot (:class:`papers.models.PaperAuthor`) attached to a researcher.
+
+    One per slot (``slot`` is unique). ``method`` says how it was matched and ``confidence``
+    (0..1) how sure the matcher is; ``source`` names the registry that answered (empty for
+    local matches). ``paper`` duplicates ``slot.paper`` so a researcher's papers are one
+    indexed join.
+    """
+
+    slot = models.OneToOneField("papers.PaperAuthor", on_delete=models.CASCADE, related_name="authorship")
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="authorships")
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="authorships")
+    method = models.CharField(max_length=16, choices=MatchMethod.choices)
+    source = models.CharField(max_length=32, choices=IdentitySource.choices, blank=True)
+    confidence = models.FloatField()
+    block = models.CharField(
+        max_length=200, db_index=True, help_text="Name block of the slot ('j smith'), for re-runs"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["paper", "slot__position"]
+        indexes = [models.Index(fields=["researcher", "paper"], name="authorship_researcher_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(confidence__gte=0) & models.Q(confidence__lte=1),
+                name="authorship_confidence_range",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.slot} -> {self.researcher_id} ({self.method})"
+
+
+class MatchConstraint(models.Model):
+    """An editor's must-link or cannot-link between two author slots.
+
+    The local matcher honours them (:func:`researchers.clustering.cluster_mentions`):
+    ``must`` puts the two slots on one researcher, ``cannot`` keeps them apart. The curation
+    issue adds the screens; this table is the hook. Stored with ``slot_a_id < slot_b_id``.
+    """
+
+    class Kind(models.TextChoices):
+        MUST = "must", "Must link"
+        CANNOT = "cannot", "Cannot link"
+
+    slot_a = models.ForeignKey("papers.PaperAuthor", on_delete=models.CASCADE, related_name="+")
+    slot_b = models.ForeignKey("papers.PaperAuthor", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["slot_a", "slot_b"], name="matchconstraint_unique"),
+            models.CheckConstraint(
+                condition=models.Q(slot_a__lt=models.F("slot_b")), name="matchconstraint_ordered"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.slot_a_id} / {self.slot_b_id}"

@@ -1,0 +1,362 @@
+"""Author-mention clustering: which author slots are one person (local disambiguation).
+
+The same code serves the local matcher (:func:`researchers.services.researchers_match_local`)
+and the quality bench (``bench/disambiguation.py``), so the figures the bench prints are the
+figures of what the archive does.
+
+Method (S2AND-style blocking, then constrained agglomeration):
+
+1. Block mentions by ``"<first initial> <family key>"``; only mentions in one block can merge.
+2. Seed groups: mentions already attached to one researcher, sharing an ORCID iD, or joined
+   by a must-link constraint start as one group.
+3. Score every name-compatible pair in a block from evidence: affiliation overlap
+   (IDF-weighted cosine over normalised tokens), shared co-authors, shared categories or
+   venues, a spelled-out identical given name, year distance. Merge pairs in descending
+   score above :data:`THRESHOLD`, refusing merges that would put two ORCID iDs, two
+   existing researchers, incompatible given names (``John``/``James``) or a cannot-link pair
+   in one group.
+4. A mention with no evidence at all joins the largest group with the same spelled name
+   (the likeliest person), else stays alone.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+
+from .names import PersonName, fold, given_compatible
+
+# Merge when the evidence score reaches this (weights below; not tuned to any one name).
+THRESHOLD = 0.5
+W_AFFILIATION = 1.0
+W_COAUTHOR = 0.5
+W_CATEGORY = 0.4
+W_SAME_GIVEN = 0.15
+W_SAME_INITIALS = 0.1
+SMALL_BLOCK = 50
+W_YEAR_GAP = 0.15
+YEAR_GAP = 12
+# Leftover groups this small join their name's dominant group (one holding this share).
+SMALL_GROUP = 2
+DOMINANT_SHARE = 0.5
+NO_EVIDENCE_SHARE = 0.0
+
+_AFF_ABBREVIATIONS = {
+    "univ": "university",
+    "universitat": "university",
+    "universite": "university",
+    "universita": "university",
+    "universidad": "university",
+    "universidade": "university",
+    "universiteit": "university",
+    "uni": "university",
+    "u": "university",
+    "nat": "national",
+    "natl": "national",
+    "inst": "institute",
+    "institut": "institute",
+    "instituto": "institute",
+    "istituto": "institute",
+    "tech": "technology",
+    "technol": "technology",
+    "dept": "department",
+    "dep": "department",
+    "lab": "laboratory",
+    "labs": "laboratory",
+    "laboratoire": "laboratory",
+    "ctr": "center",
+    "centre": "center",
+    "sci": "science",
+    "sciences": "science",
+    "acad": "academy",
+    "coll": "college",
+    "res": "research",
+    "eng": "engineering",
+    "engn": "engineering",
+    "phys": "physics",
+    "math": "mathematics",
+    "comput": "computer",
+    "st": "saint",
+}
+_AFF_STOPWORDS = frozenset(
+    [
+        "of",
+        "the",
+        "and",
+        "for",
+        "at",
+        "in",
+        "de",
+        "des",
+        "du",
+        "la",
+        "le",
+        "di",
+        "del",
+        "der",
+        "fur",
+        "und",
+        "e",
+        "y",
+        "a",
+        "an",
+        "on",
+    ]
+)
+_DIGITS = re.compile(r"\d+")
+
+
+def affiliation_tokens(affiliations: Iterable[str]) -> frozenset[str]:
+    """Normalised token set of raw affiliation strings.
+
+    Folded to ASCII lower case, abbreviations expanded (``Nat. Univ.`` to ``national
+    university``), stop words and numbers (postcodes) dropped.
+    """
+    tokens: set[str] = set()
+    for text in affiliations:
+        for token in fold(_DIGITS.sub(" ", text or "")).split():
+            token = _AFF_ABBREVIATIONS.get(token, token)
+            if token not in _AFF_STOPWORDS and len(token) > 1:
+                tokens.add(token)
+    return frozenset(tokens)
+
+
+@dataclass(slots=True)
+class Mention:
+    """One author on one paper, with the evidence used to cluster it.
+
+    ``id`` is the caller's key (a PaperAuthor pk, an S2AND signature id). ``coauthors``
+    holds the blocks (:attr:`PersonName.block`) of the other authors on the paper;
+    ``categories`` arXiv categories or venue names; ``group`` a fixed identity (an
+    existing researcher's id): mentions with one group stay together and two groups never
+    merge. ``orcid`` is a normalised ORCID iD.
+    """
+
+    id: Hashable
+    name: PersonName
+    affiliations: tuple[str, ...] = ()
+    coauthors: frozenset[str] = frozenset()
+    categories: frozenset[str] = frozenset()
+    year: int | None = None
+    orcid: str | None = None
+    group: Hashable | None = None
+    aff_tokens: frozenset[str] = field(default=frozenset(), init=False)
+
+    def __post_init__(self) -> None:
+        self.aff_tokens = affiliation_tokens(self.affiliations)
+
+    @property
+    def has_evidence(self) -> bool:
+        """True when anything beyond the name can link this mention to another."""
+        return bool(self.aff_tokens or self.coauthors or self.categories or self.orcid)
+
+
+@dataclass(slots=True)
+class _Group:
+    members: list[int]
+    orcids: set[str]
+    seeds: set[Hashable]
+    givens: set[tuple[str, ...]]
+    cannot: set[Hashable]
+
+
+class _Clusterer:
+    def __init__(self, mentions: list[Mention], cannot_link: dict[Hashable, set[Hashable]]) -> None:
+        self.mentions = mentions
+        self.cannot_link = cannot_link
+        self.parent = list(range(len(mentions)))
+        self.groups: dict[int, _Group] = {}
+        for i, m in enumerate(mentions):
+            self.groups[i] = _Group(
+                members=[i],
+                orcids={m.orcid} if m.orcid else set(),
+                seeds={m.group} if m.group is not None else set(),
+                givens={m.name.given} if m.name.given else set(),
+                cannot=set(cannot_link.get(m.id, ())),
+            )
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def can_merge(self, a: int, b: int) -> bool:
+        ga, gb = self.groups[a], self.groups[b]
+        if ga.orcids and gb.orcids and ga.orcids != gb.orcids:
+            return False
+        if ga.seeds and gb.seeds and ga.seeds != gb.seeds:
+            return False
+        ids_b = {self.mentions[i].id for i in gb.members}
+        if ga.cannot & ids_b:
+            return False
+        # Every spelled form must agree with every other: stops "J." chaining John to James.
+        return all(given_compatible(x, y) for x in ga.givens for y in gb.givens)
+
+    def union(self, a: int, b: int, *, force: bool = False) -> bool:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return True
+        if not force and not self.can_merge(ra, rb):
+            return False
+        ga, gb = self.groups[ra], self.groups[rb]
+        if len(ga.members) < len(gb.members):
+            ra, rb, ga, gb = rb, ra, gb, ga
+        self.parent[rb] = ra
+        ga.members.extend(gb.members)
+        ga.orcids |= gb.orcids
+        ga.seeds |= gb.seeds
+        ga.givens |= gb.givens
+        ga.cannot |= gb.cannot
+        del self.groups[rb]
+        return True
+
+
+def _idf(mentions: list[Mention]) -> dict[str, float]:
+    df: Counter[str] = Counter()
+    for m in mentions:
+        df.update(m.aff_tokens)
+    n = max(len(mentions), 1)
+    return {t: math.log(1 + n / c) for t, c in df.items()}
+
+
+def _aff_similarity(a: Mention, b: Mention, idf: dict[str, float]) -> float:
+    if not a.aff_tokens or not b.aff_tokens:
+        return 0.0
+    shared = a.aff_tokens & b.aff_tokens
+    if not shared:
+        return 0.0
+    num = sum(idf[t] ** 2 for t in shared)
+    den_a = sum(idf[t] ** 2 for t in a.aff_tokens)
+    den_b = sum(idf[t] ** 2 for t in b.aff_tokens)
+    # Half cosine, half overlap coefficient: "Fudan Univ., Shanghai, Dept. of Comput." holds
+    # "Fudan University" whole, which a cosine alone would dilute.
+    return 0.5 * num / math.sqrt(den_a * den_b) + 0.5 * num / min(den_a, den_b)
+
+
+def pair_score(a: Mention, b: Mention, idf: dict[str, float], *, small_block: bool = True) -> float:
+    """Evidence that two name-compatible mentions are one person (merge at ``THRESHOLD``).
+
+    Sum of: affiliation cosine (0..1) times ``W_AFFILIATION``; shared co-author blocks (at
+    most 2) times ``W_COAUTHOR``; category overlap coefficient times ``W_CATEGORY``;
+    ``W_SAME_GIVEN`` for identical given names with one spelled out (``W_SAME_INITIALS``
+    for identical initials when ``small_block``); minus ``W_YEAR_GAP`` when the
+    years are more than ``YEAR_GAP`` apart.
+    """
+    score = W_AFFILIATION * _aff_similarity(a, b, idf)
+    if a.coauthors and b.coauthors:
+        score += W_COAUTHOR * min(len(a.coauthors & b.coauthors), 2)
+    if a.categories and b.categories:
+        shared = len(a.categories & b.categories)
+        score += W_CATEGORY * shared / min(len(a.categories), len(b.categories))
+    if a.name.given and a.name.given == b.name.given:
+        if any(len(t) > 1 for t in a.name.given):
+            score += W_SAME_GIVEN
+        elif small_block:
+            # Identical initials say less; only in a block too small to be a common name.
+            score += W_SAME_INITIALS
+    if a.year and b.year and abs(a.year - b.year) > YEAR_GAP:
+        score -= W_YEAR_GAP
+    return score
+
+
+def _attach_to_dominant(clusterer: _Clusterer, members: list[int], mentions: list[Mention]) -> None:
+    """Give small leftover groups to the dominant person of their spelled name.
+
+    A mention without evidence, or a group of at most ``SMALL_GROUP`` mentions whose
+    evidence linked to nothing, joins the largest group spelling the given name the same
+    way when that group holds at least ``DOMINANT_SHARE`` of the mentions with that name:
+    the likeliest person, since authors move between affiliations. Never across a
+    constraint (:meth:`_Clusterer.can_merge`).
+    """
+    by_given: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for mi in members:
+        by_given[mentions[mi].name.given].append(mi)
+    for given, same in by_given.items():
+        if len(same) < 2:
+            continue
+        sizes: Counter[int] = Counter(clusterer.find(mi) for mi in same)
+        ((top, top_size),) = sizes.most_common(1)
+        if not given or (len(given[0]) < 2):
+            continue  # initials alone name too many people to lean on a prior
+        dominant = top_size >= DOMINANT_SHARE * len(same)
+        for root, size in list(sizes.items()):
+            if root == top:
+                continue
+            group = clusterer.groups[clusterer.find(root)]
+            no_evidence = size == 1 and not mentions[group.members[0]].has_evidence
+            small = len(group.members) <= SMALL_GROUP
+            if (no_evidence and top_size >= NO_EVIDENCE_SHARE * len(same)) or (dominant and small):
+                clusterer.union(top, root)
+
+
+def cluster_mentions(
+    mentions: list[Mention],
+    *,
+    must_link: Iterable[tuple[Hashable, Hashable]] = (),
+    cannot_link: Iterable[tuple[Hashable, Hashable]] = (),
+    threshold: float = THRESHOLD,
+) -> list[list[Hashable]]:
+    """Cluster mentions into persons; returns lists of mention ids, one list per person.
+
+    ``must_link``/``cannot_link`` are pairs of mention ids (editor curation, S2AND
+    ``cluster_seeds``: ``require``/``disallow``); a must-link is applied first and wins
+    over name incompatibility, a cannot-link is never violated by the scoring. Order of the
+    output: clusters in order of their first mention, ids in input order. Pure function:
+    no database access.
+    """
+    cannot: dict[Hashable, set[Hashable]] = defaultdict(set)
+    for a, b in cannot_link:
+        cannot[a].add(b)
+        cannot[b].add(a)
+    clusterer = _Clusterer(mentions, cannot)
+    index = {m.id: i for i, m in enumerate(mentions)}
+    idf = _idf(mentions)
+
+    # Seeds: fixed groups and shared ORCID iDs are one person whatever the names say.
+    by_key: dict[tuple[str, Hashable], int] = {}
+    for i, m in enumerate(mentions):
+        for key in (("g", m.group), ("o", m.orcid)):
+            if key[1] is None:
+                continue
+            if key in by_key:
+                clusterer.union(by_key[key], i, force=key[0] == "g")
+            else:
+                by_key[key] = i
+    for a, b in must_link:
+        if a in index and b in index:
+            clusterer.union(index[a], index[b], force=True)
+
+    blocks: dict[str, list[int]] = defaultdict(list)
+    for i, m in enumerate(mentions):
+        blocks[m.name.block].append(i)
+
+    for members in blocks.values():
+        if len(members) < 2:
+            continue
+        pairs: list[tuple[float, int, int]] = []
+        small_block = len(members) <= SMALL_BLOCK
+        for x in range(len(members)):
+            mi = members[x]
+            a = mentions[mi]
+            for y in range(x + 1, len(members)):
+                mj = members[y]
+                b = mentions[mj]
+                if not given_compatible(a.name.given, b.name.given):
+                    continue
+                score = pair_score(a, b, idf, small_block=small_block)
+                if score >= threshold:
+                    pairs.append((score, mi, mj))
+        pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+        for _score, mi, mj in pairs:
+            clusterer.union(mi, mj)
+
+        _attach_to_dominant(clusterer, members, mentions)
+
+    out: dict[int, list[Hashable]] = {}
+    for i, m in enumerate(mentions):
+        out.setdefault(clusterer.find(i), []).append(m.id)
+    return list(out.values())

@@ -1,0 +1,239 @@
+"""Person-name normalisation and comparison for matching authors across sources."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from unidecode import unidecode
+
+from papers.authors import split_name
+from papers.text import tex_to_unicode
+
+# Lower-case particles that belong to a family name but are written, dropped or capitalised
+# inconsistently ("van der Berg", "Van der Berg", "Berg"): they are left out of the name key.
+PARTICLES = frozenset(
+    [
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "dei",
+        "des",
+        "di",
+        "da",
+        "du",
+        "dos",
+        "das",
+        "do",
+        "le",
+        "la",
+        "ter",
+        "ten",
+        "zu",
+        "af",
+        "av",
+        "y",
+        "el",
+        "al",
+        "bin",
+        "ibn",
+        "st",
+    ]
+)
+# Honorifics some sources keep in the given name ("Dr A'bdul Sattar").
+_TITLES = frozenset(["dr", "prof", "mr", "mrs", "ms", "sir"])
+_SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv"])
+_NON_ALPHA = re.compile(r"[^a-z ]+")
+_SPACES = re.compile(r"\s+")
+# German transliteration (ü written "ue") must meet the plain fold (ü to "u"): "Mueller",
+# "Müller" and "Muller" share one key. Applied to family names only, where it is a blocking aid.
+_GLUED_INITIALS = re.compile(r"^((?:[A-Z]\.\s*-?)+)\s*([^.]{2,})$")
+_UMLAUT_DIGRAPH = re.compile(r"(?<=[a-z])(ae|oe|ue)(?=[a-z])")
+
+
+def _is_cjk(char: str) -> bool:
+    return "CJK" in unicodedata.name(char, "") or "HANGUL" in unicodedata.name(char, "")
+
+
+@lru_cache(maxsize=65536)
+def fold(text: str) -> str:
+    """Lower-case ASCII form of a name part: TeX decoded, accents and hyphens removed.
+
+    ``M{\\"u}ller`` and ``Müller`` give ``muller``; ``Jean-Pierre`` gives ``jean pierre``;
+    apostrophes vanish (``O'Brien`` gives ``obrien``).
+    """
+    if not text:
+        return ""
+    text = tex_to_unicode(text) if ("\\" in text or "{" in text) else text
+    text = unidecode(unicodedata.normalize("NFC", text)).lower()
+    text = text.replace("'", "").replace("`", "")
+    text = _NON_ALPHA.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def family_key(family: str) -> str:
+    """Family-name key: folded, particles and spaces dropped, German digraphs collapsed.
+
+    ``van der Berg`` gives ``berg``; ``García-López`` gives ``garcialopez``; ``Mueller``,
+    ``Müller`` and ``M{\\"u}ller`` all give ``muller``.
+    """
+    words = [w for w in fold(family).split() if w not in _SUFFIXES]
+    kept = [w for w in words if w not in PARTICLES] or words
+    return _UMLAUT_DIGRAPH.sub(lambda m: m.group(1)[0], "".join(kept))
+
+
+@dataclass(frozen=True, slots=True)
+class PersonName:
+    """A person name split into folded parts.
+
+    ``given`` is the tuple of folded given-name tokens (``("jean", "pierre")``; an initial is
+    one letter); ``family`` the folded family name as written and ``key`` its
+    :func:`family_key`. ``raw`` keeps the display form.
+    """
+
+    raw: str
+    given: tuple[str, ...]
+    family: str
+    key: str
+
+    @property
+    def first_initial(self) -> str:
+        """First letter of the first given name, or ``""`` for a family name alone."""
+        return self.given[0][0] if self.given else ""
+
+    @property
+    def block(self) -> str:
+        """Blocking key ``"<first initial> <family key>"`` (S2AND's block shape)."""
+        return f"{self.first_initial} {self.key}".strip()
+
+    @property
+    def has_full_given(self) -> bool:
+        """True when the first given name is spelled out (more than an initial)."""
+        return bool(self.given) and len(self.given[0]) > 1
+
+    @property
+    def given_form(self) -> str:
+        """The given names as one folded string (``"jean pierre"``); ``""`` when absent."""
+        return " ".join(self.given)
+
+
+def _given_tokens(given: str) -> tuple[str, ...]:
+    text = given or ""
+    # "J.-P." and "JP" style initials: split dotted initials before folding.
+    text = re.sub(r"([A-Z])\.\s*-?\s*(?=[A-Z])", r"\1 ", text)
+    tokens = [t for t in fold(text).split() if t not in _TITLES]
+    # An all-capitals run of two or three letters written without dots ("JP Smith") is initials.
+    raw_words = re.findall(r"[^\s.\-]+", given or "")
+    if len(raw_words) == 1 and raw_words[0].isupper() and 2 <= len(raw_words[0]) <= 3:
+        tokens = list(fold(raw_words[0]))
+    return tuple(tokens)
+
+
+@lru_cache(maxsize=65536)
+def parse_name(name: str, family: str = "", given: str = "") -> PersonName:
+    """Parse a person name, optionally with its parts already split.
+
+    ``name`` may be ``"First Last"``, ``"Last, First"`` or a name in CJK script (family name
+    first: ``"王伟"`` gives family ``wang``, given ``wei``). When ``family`` is given
+    (arXiv's keyname, S2AND's ``last``), ``given`` holds the forenames and ``name`` is only
+    the display form. Never raises; an empty name gives empty parts.
+    """
+    raw = tex_to_unicode(name or "")
+    if family:
+        fam, giv = tex_to_unicode(family), tex_to_unicode(given or "")
+        glued = _GLUED_INITIALS.match(fam) if not giv else None
+        if glued:  # "J.P.Hague" written as one keyname
+            giv, fam = glued.group(1), glued.group(2)
+    else:
+        compact = raw.replace(" ", "")
+        if compact and all(_is_cjk(c) for c in compact):
+            # CJK script writes the family name first; most family names are one character.
+            fam, giv = compact[0], compact[1:]
+        else:
+            fam, giv, _suffix = split_name(raw)
+    giv_tokens = _given_tokens(giv)
+    fam_folded = fold(fam)
+    return PersonName(raw=raw, given=giv_tokens, family=fam_folded, key=family_key(fam))
+
+
+def _token_compatible(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if len(a) == 1 or len(b) == 1:
+        return a[0] == b[0]
+    # Short forms written as a prefix ("Alex"/"Alexander"); at least three letters shared.
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return len(short) >= 3 and long_.startswith(short)
+
+
+def given_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two folded given-name tuples can belong to one person.
+
+    Initials match names with that letter (``j`` ~ ``john``), a missing middle name is no
+    conflict, spelled-out names must agree (``john`` vs ``james`` conflict), and a
+    fused or split given name (``xinyi`` vs ``xin yi``, ``jeanpierre`` vs ``jean pierre``)
+    agrees with itself.
+    """
+    if not a or not b:
+        return True
+    if "".join(a) == "".join(b):
+        return True
+    if not _token_compatible(a[0], b[0]):
+        # "Xin Yi" vs "Xinyi" was caught above; "J. P." vs "Jean-Pierre" share first letters.
+        return False
+    for x, y in zip(a[1:], b[1:], strict=False):
+        if x[0] != y[0]:
+            return False
+        if len(x) > 1 and len(y) > 1 and not _token_compatible(x, y):
+            return False
+    return True
+
+
+def names_compatible(a: PersonName, b: PersonName) -> bool:
+    """Same family key (or one family name a fused/reordered form of the other) and
+    compatible given names; also tries the swapped order so ``"Wei Wang"`` meets
+    ``"Wang Wei"`` (CJK order in a Western-order list)."""
+    if a.key == b.key:
+        return given_compatible(a.given, b.given)
+    # Reversed order: family and a single given name swapped.
+    return (
+        len(a.given) == 1
+        and len(b.given) == 1
+        and family_key(a.given[0]) == b.key
+        and family_key(b.given[0]) == a.key
+    )
+
+
+def name_similarity(a: PersonName, b: PersonName) -> float:
+    """A 0..1 score for aligning two names of the same author list.
+
+    1.0 for the same family key with equal given names, 0.9 with compatible given names
+    (initials), 0.8 for swapped order, else a fuzzy ratio of the folded full names scaled
+    to at most 0.7 (typos, transliteration differences).
+    """
+    if a.key and a.key == b.key:
+        if a.given == b.given:
+            return 1.0
+        if given_compatible(a.given, b.given):
+            return 0.9
+        return 0.4
+    if names_compatible(a, b):
+        return 0.8
+    from rapidfuzz import fuzz
+
+    left = f"{a.given_form} {a.family}".strip()
+    right = f"{b.given_form} {b.family}".strip()
+    return 0.7 * fuzz.token_sort_ratio(left, right) / 100.0
+
+
+def display_quality(name: str) -> tuple[int, int]:
+    """Sort key preferring spelled-out given names, then longer names, for display."""
+    parsed = parse_name(name)
+    full = sum(1 for t in parsed.given if len(t) > 1)
+    return (full, len(name))

@@ -1,0 +1,58 @@
+"""ORCID iD parsing and validation (ISO 7064 MOD 11-2 check digit)."""
+
+from __future__ import annotations
+
+import re
+
+_ORCID = re.compile(r"^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])$")
+_PREFIXES = ("https://orcid.org/", "http://orcid.org/", "https://www.orcid.org/", "orcid.org/")
+
+
+class InvalidOrcid(ValueError):
+    """Raised for a string that is not an ORCID iD or whose check digit is wrong."""
+
+
+def orcid_check_digit(base_digits: str) -> str:
+    """The ISO 7064 MOD 11-2 check character for the first 15 digits of an ORCID iD.
+
+    ``base_digits`` is 15 decimal digits without hyphens; returns ``"0"``..``"9"`` or ``"X"``
+    (see https://support.orcid.org/hc/en-us/articles/360006897674).
+    """
+    total = 0
+    for char in base_digits:
+        total = (total + int(char)) * 2
+    result = (12 - total % 11) % 11
+    return "X" if result == 10 else str(result)
+
+
+def normalize_orcid(value: str) -> str:
+    """Return the ORCID iD in its stored form ``0000-0002-5250-9277``.
+
+    Accepts the bare iD (with or without hyphens, lower-case ``x``) or the URI form
+    ``https://orcid.org/0000-0002-5250-9277``. Raises :class:`InvalidOrcid` when the shape
+    or the check digit is wrong.
+    """
+    text = (value or "").strip()
+    lowered = text.lower()
+    for prefix in _PREFIXES:
+        if lowered.startswith(prefix):
+            text = text[len(prefix) :]
+            break
+    text = text.strip().strip("/").upper()
+    match = _ORCID.match(text)
+    if not match:
+        raise InvalidOrcid(f"not an ORCID iD: {value!r}")
+    digits = "".join(match.groups())
+    if orcid_check_digit(digits[:15]) != digits[15]:
+        raise InvalidOrcid(f"ORCID iD check digit mismatch: {value!r}")
+    return "-".join(match.groups())
+
+
+def orcid_or_none(value: str | None) -> str | None:
+    """:func:`normalize_orcid`, or ``None`` for an empty or invalid value (logged by callers)."""
+    if not value:
+        return None
+    try:
+        return normalize_orcid(value)
+    except InvalidOrcid:
+        return None
