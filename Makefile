@@ -32,6 +32,7 @@ migrate: install
 sample: migrate
 	$(PY) manage.py harvest_arxiv --no-progress --file $(SAMPLE_OAI)
 	$(PY) manage.py harvest_arxiv --no-progress --kaggle $(SAMPLE_KAGGLE)
+	$(PY) manage.py sign_provenance --no-progress
 
 demo: sample
 	$(PY) manage.py archive_summary

@@ -1,0 +1,241 @@
+"""Pure builders of the signed documents: canonical records, aliases, receipts, events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from .canonical import SHORT_LENGTHS, canonical_json, pith_body, pith_number, sha256_hex, text_canon_sha256
+from .keys import ALGORITHM, Signer
+
+SCHEMA_VERSION = "1.0"
+RECEIPT_VERSION = "0.3"
+BUILDER_VERSION = "wove-pith-builder-2026-11-v1"
+SIGNER_TYPE = "wove_archive"
+ABSTRACT_EXCERPT_CHARS = 600  # the seed's excerpt is the abstract's first 600 characters
+
+EVENT_SIGNED_MESSAGE = "open_graph_event_sha256_bytes"
+RECEIPT_SIGNED_MESSAGE = "canonical_sha256_bytes"
+BUNDLE_SIGNED_MESSAGE = "bundle_sha256_bytes"
+SIGNATURE_STATUS = "signed_v1"
+
+# Event families: the registry's two, and ours for authorship and editor curation. The
+# default target names the chain an event extends (``prev_event`` links within one target).
+EVENT_TARGETS = {
+    "record_created": "record",
+    "graph_snapshot": "graph",
+    "authorship_matched": "authorship",
+    "researcher_merged": "curation",
+    "researcher_split": "curation",
+    "curation_undone": "curation",
+}
+EVENT_TYPES = frozenset(EVENT_TARGETS)
+
+
+def iso_seconds(moment: datetime) -> str:
+    """``YYYY-MM-DDTHH:MM:SSZ`` in UTC (the format of ``created_at`` and ``submitted_at``)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def iso_micro(moment: datetime) -> str:
+    """``YYYY-MM-DDTHH:MM:SS.ffffffZ`` in UTC (``signed_at`` in receipts and signatures)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True, slots=True)
+class CanonicalRecord:
+    """A canonical record with its digest and identifiers."""
+
+    record: dict
+    sha256: str
+    pith_number: str
+    pith_body: str
+    year: int
+
+
+def canonical_record_build(
+    *,
+    arxiv_id: str,
+    version: int,
+    license: str,
+    primary_cat: str,
+    submitted_at: datetime,
+    categories: Iterable[str],
+    title: str,
+    abstract: str,
+) -> CanonicalRecord:
+    """The canonical record of one arXiv version (PROVENANCE.md, "Canonical record").
+
+    ``cross_cats_sorted`` is the sorted categories other than the primary one; the title
+    and abstract enter only as SHA-256 of their canonical text. The pith year is the year of
+    ``submitted_at`` (UTC).
+    """
+    record = {
+        "schema_version": SCHEMA_VERSION,
+        "source": {"kind": "arxiv", "id": arxiv_id, "version": int(version)},
+        "metadata": {
+            "license": license or "",
+            "primary_cat": primary_cat,
+            "submitted_at": iso_seconds(submitted_at),
+            "cross_cats_sorted": sorted({c for c in categories if c and c != primary_cat}),
+            "title_canon_sha256": text_canon_sha256(title),
+            "abstract_canon_sha256": text_canon_sha256(abstract),
+        },
+    }
+    digest = sha256_hex(canonical_json(record))
+    year = submitted_at.astimezone(UTC).year
+    return CanonicalRecord(record, digest, pith_number(digest, year), pith_body(digest), year)
+
+
+def aliases_build(*, source_id: str, version: int, body: str, created_at: str) -> list[dict]:
+    """Source aliases, sorted by kind as in the seed: arxiv id, versioned id, DOI, short forms."""
+    pairs = [
+        ("arxiv", source_id),
+        ("arxiv_version", f"{source_id}v{version}"),
+        ("doi", f"10.48550/arxiv.{source_id}"),
+    ] + [(f"pith_short_{n}", body[:n]) for n in SHORT_LENGTHS]
+    return [
+        {"alias_kind": kind, "alias_value": value, "created_at": created_at} for kind, value in sorted(pairs)
+    ]
+
+
+def signer_block(signer: Signer, signer_id: str) -> dict:
+    """``signer {signer_id, signer_type, key_id, public_key_fingerprint}`` of an event."""
+    return {
+        "signer_id": signer_id,
+        "signer_type": SIGNER_TYPE,
+        "key_id": signer.key_id,
+        "public_key_fingerprint": signer.fingerprint,
+    }
+
+
+def signature_block(signer: Signer, digest_hex: str, signed_message: str, signed_at: datetime) -> dict:
+    """An ed25519 signature block over the raw bytes of ``digest_hex``."""
+    return {
+        "signature_status": SIGNATURE_STATUS,
+        "algorithm": ALGORITHM,
+        "key_id": signer.key_id,
+        "public_key_fingerprint": signer.fingerprint,
+        "signature_b64": signer.sign_digest(digest_hex),
+        "signed_message": signed_message,
+        "signed_at": iso_micro(signed_at),
+    }
+
+
+def receipt_build(signer: Signer, canonical_sha256: str, signed_at: datetime) -> dict:
+    """The receipt: the signature over the 32 raw bytes of ``canonical_sha256``."""
+    stamp = iso_micro(signed_at)
+    return {
+        "kind": "pith_receipt",
+        "key_id": signer.key_id,
+        "algorithm": ALGORITHM,
+        "signed_at": stamp,
+        "signature_b64": signer.sign_digest(canonical_sha256),
+        "signed_message": RECEIPT_SIGNED_MESSAGE,
+        "builder_version": BUILDER_VERSION,
+        "receipt_version": RECEIPT_VERSION,
+        "canonical_sha256": canonical_sha256,
+        "last_reissued_at": stamp,
+        "signature_status": SIGNATURE_STATUS,
+        "first_computed_at": stamp,
+        "public_key_fingerprint": signer.fingerprint,
+    }
+
+
+def record_created_payload(canonical: CanonicalRecord, receipt: dict) -> dict:
+    """Payload of ``record_created``: the record, its digest, the receipt, the source."""
+    source = canonical.record["source"]
+    return {
+        "canonical_record": canonical.record,
+        "canonical_sha256": canonical.sha256,
+        "receipt": receipt,
+        "source_kind": source["kind"],
+        "source_id": source["id"],
+        "source_version": source["version"],
+        "attestation_state": "computed",
+    }
+
+
+def graph_snapshot_payload(
+    *,
+    source: dict,
+    title: str,
+    license: str,
+    primary_cat: str,
+    categories: Sequence[str],
+    authors_text: str,
+    authors: Sequence[tuple[int, str]],
+    submitted_at: str,
+    abstract: str,
+) -> dict:
+    """Payload of ``graph_snapshot``: what the archive shows of the paper when signing.
+
+    ``paper`` mirrors the seed's keys (title, licence, categories, author string, submission
+    time, abstract excerpt of 600 characters); ``authors`` lists the author slots as
+    ``{position, name}``. The registry's claims, verdicts and integrity sections are not
+    produced: this archive computes none of them.
+    """
+    return {
+        "graph_snapshot": {
+            "paper": {
+                "title": title,
+                "license": license or "",
+                "cross_cats": [c for c in categories if c != primary_cat],
+                "primary_cat": primary_cat,
+                "authors_text": authors_text,
+                "submitted_at": submitted_at,
+                "abstract_excerpt": abstract[:ABSTRACT_EXCERPT_CHARS],
+            },
+            "authors": [{"position": int(p), "name": n} for p, n in authors],
+            "source": source,
+            "builder_version": BUILDER_VERSION,
+        }
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class SignedEvent:
+    """An event ready to store: signed content, its digest and the signature block."""
+
+    content: dict
+    content_sha256: str
+    signature: dict
+
+    @property
+    def event_id(self) -> str:
+        return f"sha256:{self.content_sha256}"
+
+
+def event_build(
+    signer: Signer,
+    *,
+    signer_id: str,
+    event_type: str,
+    subject_pith_number: str,
+    target: str,
+    payload: dict,
+    created_at: datetime,
+    supersedes: Sequence[str] = (),
+    prev_event: str | None = None,
+    signed_at: datetime | None = None,
+) -> SignedEvent:
+    """Build and sign one event (PROVENANCE.md, "Signatures": content hash, then id, then sign).
+
+    Raises :class:`provenance.canonical.CanonicalJsonError` when ``payload`` holds a float
+    or a non-JSON value.
+    """
+    content = {
+        "event_type": event_type,
+        "subject_pith_number": subject_pith_number,
+        "target": target,
+        "payload": payload,
+        "signer": signer_block(signer, signer_id),
+        "created_at": iso_seconds(created_at),
+        "supersedes": list(supersedes),
+        "prev_event": prev_event,
+        "schema_version": SCHEMA_VERSION,
+    }
+    digest = sha256_hex(canonical_json(content))
+    signature = signature_block(signer, digest, EVENT_SIGNED_MESSAGE, signed_at or created_at)
+    return SignedEvent(content, digest, signature)

@@ -1,0 +1,116 @@
+"""Canonical JSON (RFC 8785) and the digests, base32 forms and pith numbers built on it."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+
+import rfc8785
+
+# I-JSON (RFC 7493) integer range: RFC 8785 serialises numbers as IEEE 754 doubles, so only
+# integers of magnitude below 2**53 survive every JSON reader unchanged.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+class CanonicalJsonError(TypeError):
+    """A value that signed content may not hold (a float, a huge integer, a non-string key)."""
+
+
+def _plain(value: Any) -> bool:
+    """True when ``value`` is in the subset where ``json.dumps`` equals RFC 8785 byte for byte.
+
+    The subset: ``str``, ``bool``, ``None``, integers within the I-JSON range, lists and
+    dicts with ASCII string keys (RFC 8785 orders keys by UTF-16 code units and Python by
+    code points; the two orders agree on ASCII). Floats raise :class:`CanonicalJsonError`
+    here, because signed content holds integers and strings only (PROVENANCE.md).
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    if kind is dict:
+        plain = True
+        for key, item in value.items():
+            if type(key) is not str:
+                raise CanonicalJsonError(f"object key {key!r} is not a string")
+            if not key.isascii():
+                plain = False
+            if not _plain(item):
+                plain = False
+        return plain
+    if kind is list or kind is tuple:
+        plain = True
+        for item in value:
+            if not _plain(item):
+                plain = False
+        return plain
+    if kind is float:
+        raise CanonicalJsonError(f"float {value!r} in signed content: use an integer or a string")
+    raise CanonicalJsonError(f"{kind.__name__} is not a JSON value")
+
+
+def canonical_json(value: Any) -> bytes:
+    """Serialise ``value`` as RFC 8785 canonical JSON (UTF-8 bytes).
+
+    Keys sorted, no whitespace, non-ASCII kept as UTF-8 (not ``\\u`` escaped): the ``C(x)``
+    of PROVENANCE.md. Documents of strings, integers, booleans, nulls, lists and ASCII-keyed
+    objects take the C-accelerated ``json.dumps`` path, which yields the same bytes as RFC
+    8785 for them (asserted against the ``rfc8785`` package in the tests); anything else
+    goes through ``rfc8785.dumps``. Raises :class:`CanonicalJsonError` on floats and on
+    non-JSON types, ``rfc8785.IntegerDomainError`` on integers outside ±(2**53-1), and
+    ``UnicodeEncodeError``/``rfc8785.CanonicalizationError`` on lone surrogates.
+    """
+    if _plain(value):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return rfc8785.dumps(value)
+
+
+def rfc8785_json(value: Any) -> bytes:
+    """RFC 8785 bytes from the reference implementation only (used when verifying others' bundles)."""
+    _plain(value)  # rejects floats: the format signs integers and strings only
+    return rfc8785.dumps(value)
+
+
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 of ``data`` as 64 lower-case hex characters."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_sha256(value: Any) -> str:
+    """SHA-256 hex of ``canonical_json(value)``."""
+    return hashlib.sha256(canonical_json(value)).hexdigest()
+
+
+def b32(data: bytes) -> str:
+    """RFC 4648 base32, upper case, padding removed."""
+    return base64.b32encode(data).decode("ascii").rstrip("=")
+
+
+def text_canon_sha256(text: str | None) -> str:
+    """``title_canon_sha256``/``abstract_canon_sha256``: SHA-256 hex of the lower-cased text
+    with whitespace runs collapsed to one space and the ends trimmed (PROVENANCE.md)."""
+    from papers.text import canon_text
+
+    return sha256_hex(canon_text(text).encode("utf-8"))
+
+
+PITH_BODY_LENGTH = 26
+SHORT_LENGTHS = (8, 12, 16)
+
+
+def pith_body(digest_hex: str) -> str:
+    """The 26-character body of a pith number: base32 of the 32 digest bytes, truncated."""
+    return b32(bytes.fromhex(digest_hex))[:PITH_BODY_LENGTH]
+
+
+def pith_number(digest_hex: str, year: int) -> str:
+    """``pith:<year>:<body>``, e.g. ``pith:2023:L5Y4YBEWHMNOUANEI723JO2ZA3``."""
+    return f"pith:{year}:{pith_body(digest_hex)}"
+
+
+def pith_short(body: str, length: int = 8) -> str:
+    """The first ``length`` (8, 12 or 16) characters of a pith body."""
+    return body[:length]

@@ -1,0 +1,79 @@
+"""Provenance reads: a paper's pith record, resolving pith numbers and short forms."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .models import Event, Record
+
+_FULL = re.compile(r"^pith:(\d{4}):([A-Z2-7]{26})$")
+_BODY = re.compile(r"^[A-Z2-7]{26}$")
+_SHORT = re.compile(r"^(?:PITH:)?([A-Z2-7]{8}|[A-Z2-7]{12}|[A-Z2-7]{16})$")
+_ARXIV = re.compile(r"^((?:[a-z]+(?:[.-][a-z]+)*/\d{7})|(?:\d{4}\.\d{4,5}))(?:v(\d+))?$", re.IGNORECASE)
+
+
+def pith_for_paper(paper) -> Record | None:
+    """The paper's current record: its latest version's newest record, or ``None`` when unsigned."""
+    if paper is None or getattr(paper, "pk", None) is None:
+        return None
+    return Record.objects.filter(paper_id=paper.pk).latest_first().first()
+
+
+@dataclass
+class Resolution:
+    """What a reference names: one ``record``, or several ``candidates`` (an ambiguous short
+    form or an arXiv id with several versions), and whether ``exact`` (a full number/body)."""
+
+    record: Record | None = None
+    candidates: list[Record] = field(default_factory=list)
+    exact: bool = False
+
+
+def record_resolve(ref: str) -> Resolution:
+    """Resolve ``pith:2023:<body>``, ``<body>``, a short form (``pith:L5Y4YBEW``, 8/12/16
+    characters, any case) or an arXiv id (``2401.10241`` gives its current record,
+    ``2401.10241v1`` that version's)."""
+    ref = (ref or "").strip()
+    upper = ref.upper()
+    match = _FULL.match(ref) or _FULL.match("pith:" + upper[5:] if upper.startswith("PITH:") else "")
+    if match:
+        record = Record.objects.filter(
+            pith_body=match.group(2), pith_number__startswith=f"pith:{match.group(1)}:"
+        )
+        return Resolution(record=record.first(), exact=True)
+    if _BODY.match(upper):
+        return Resolution(record=Record.objects.filter(pith_body=upper).first(), exact=True)
+    short = _SHORT.match(upper)
+    if short:
+        found = list(Record.objects.filter(pith_body__startswith=short.group(1)).order_by("pith_body")[:20])
+        return Resolution(record=found[0] if len(found) == 1 else None, candidates=found)
+    arxiv = _ARXIV.match(ref)
+    if arxiv:
+        records = Record.objects.filter(source_id=arxiv.group(1))
+        if arxiv.group(2):
+            records = records.filter(source_version=int(arxiv.group(2)))
+        found = list(records.latest_first())
+        return Resolution(record=found[0] if found else None, candidates=found)
+    return Resolution()
+
+
+def record_events(record: Record) -> list[Event]:
+    """The record's events in log order: ``created_at``, ``record_created`` first within one
+    second (it is the log's first event), then content hash."""
+    events = record.events.select_related("key").in_log_order()
+    return sorted(events, key=lambda e: (e.created_at, e.event_type != "record_created", e.content_sha256))
+
+
+def record_superseded_by(record: Record) -> Record | None:
+    """The record whose ``record_created`` supersedes this record's, if any."""
+    created = record.events.filter(event_type="record_created").values_list("content_sha256", flat=True)
+    ids = [f"sha256:{c}" for c in created]
+    if not ids:
+        return None
+    later = (
+        Event.objects.filter(event_type="record_created", content__supersedes__contains=ids[:1])
+        .select_related("record")
+        .first()
+    )
+    return later.record if later else None

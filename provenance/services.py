@@ -1,0 +1,456 @@
+"""Provenance writes: the signing key's registration, bulk signing of papers, event appends."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Prefetch, Q
+
+from papers.models import Paper, PaperAuthor, PaperVersion
+
+from .builders import (
+    EVENT_TARGETS,
+    EVENT_TYPES,
+    SignedEvent,
+    canonical_record_build,
+    event_build,
+    graph_snapshot_payload,
+    receipt_build,
+    record_created_payload,
+)
+from .keys import Signer, fingerprint_b32, fingerprint_hex, load_private_key, public_raw
+from .models import Event, PaperSigning, PublicKey, Record
+
+log = logging.getLogger(__name__)
+
+# Advisory-lock namespace ("pith" as an int4): one lock per paper serialises its signers.
+LOCK_NAMESPACE = 0x70697468
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def signer_current() -> tuple[Signer, PublicKey]:
+    """The signing key of this process and its published :class:`PublicKey` row.
+
+    Loads (or creates, mode 0600) ``settings.PROVENANCE_SIGNING_KEY_FILE`` and publishes
+    its public key on first use with ``key_id`` = ``settings.PROVENANCE_KEY_ID`` or
+    ``wove-v1-<YYYY-MM>`` of today (``-2``, ``-3`` ... when that name already belongs to an
+    older key). A key's ``key_id`` never changes once published.
+    """
+    private = load_private_key(settings.PROVENANCE_SIGNING_KEY_FILE)
+    raw = public_raw(private)
+    fingerprint = fingerprint_hex(raw)
+    row = PublicKey.objects.filter(fingerprint=fingerprint).first()
+    wanted = settings.PROVENANCE_KEY_ID or f"wove-v1-{_now():%Y-%m}"
+    attempt = 1
+    while row is None:
+        key_id = wanted if attempt == 1 else f"{wanted}-{attempt}"
+        try:
+            with transaction.atomic():
+                row = PublicKey.objects.create(
+                    key_id=key_id,
+                    public_key_hex=raw.hex(),
+                    fingerprint=fingerprint,
+                    fingerprint_b32=fingerprint_b32(raw),
+                )
+        except IntegrityError:
+            row = PublicKey.objects.filter(fingerprint=fingerprint).first()  # a concurrent start won
+            attempt += 1
+            if attempt > 50:
+                raise
+    if settings.PROVENANCE_KEY_ID and row.key_id != settings.PROVENANCE_KEY_ID:
+        log.warning(
+            "provenance: key %s is published as %s; PROVENANCE_KEY_ID=%s ignored (key ids never change)",
+            fingerprint,
+            row.key_id,
+            settings.PROVENANCE_KEY_ID,
+        )
+    return Signer(private, raw, fingerprint, row.key_id), row
+
+
+@dataclass
+class SignResult:
+    """Counts of one signing run."""
+
+    papers_checked: int = 0
+    papers_signed: int = 0
+    records_created: int = 0
+    events_created: int = 0
+    papers_skipped: int = 0
+    papers_busy: int = 0
+
+    def add(self, other: SignResult) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def summary(self) -> str:
+        return (
+            f"{self.papers_checked} papers checked, {self.papers_signed} signed, "
+            f"{self.records_created} records and {self.events_created} events created, "
+            f"{self.papers_skipped} skipped, {self.papers_busy} busy elsewhere"
+        )
+
+
+def papers_to_sign():
+    """Papers whose current ``content_hash`` has not been signed yet (deleted ones excluded)."""
+    return Paper.objects.filter(
+        deleted=False, submitted_at__isnull=False, primary_category__isnull=False
+    ).filter(Q(signing__isnull=True) | ~Q(signing__content_hash=F("content_hash")))
+
+
+def records_sign(
+    *,
+    paper_ids: Iterable[int] | None = None,
+    batch_size: int = 500,
+    progress: Callable[[int], None] | None = None,
+) -> SignResult:
+    """Sign every paper that changed since it was last signed (all when never signed).
+
+    For each arXiv version without a record: the canonical record, its receipt, a
+    ``record_created`` event (superseding the previous version's) and a ``graph_snapshot``.
+    For the latest version, a changed canonical record gives a new record superseding the
+    old one, and a changed snapshot (title, authors, categories, abstract) a new
+    ``graph_snapshot`` superseding the previous one. Unchanged papers give nothing.
+
+    Batched (``batch_size`` papers: a constant number of queries and one bulk insert per
+    table each). Idempotent and safe to run in two workers at once: each paper is locked
+    with ``pg_try_advisory_xact_lock`` and re-read under the lock; a paper locked by the
+    other worker is left to it (``papers_busy``); unique keys (record digest, event digest,
+    ``(record, target, prev_event)``) with ``ON CONFLICT DO NOTHING`` back this up. A paper
+    that cannot be signed is logged and skipped (``papers_skipped``), never the batch.
+    """
+    signer, key_row = signer_current()
+    signer_id = settings.PROVENANCE_SIGNER_ID
+    base = papers_to_sign()
+    if paper_ids is not None:
+        base = base.filter(id__in=list(paper_ids))
+    result = SignResult()
+    cursor_id = 0
+    while True:
+        ids = list(base.filter(id__gt=cursor_id).order_by("id").values_list("id", flat=True)[:batch_size])
+        if not ids:
+            break
+        cursor_id = ids[-1]
+        batch = _sign_batch(ids, signer, key_row, signer_id)
+        result.add(batch)
+        if progress:
+            progress(len(ids))
+    return result
+
+
+_LOCK_WAIT_SQL = (
+    "SELECT pg_advisory_xact_lock(%s, (id %% 2147483647)::int) FROM unnest(%s::bigint[]) AS id ORDER BY id"
+)
+_LOCK_TRY_SQL = (
+    "SELECT id FROM unnest(%s::bigint[]) AS id"
+    " WHERE pg_try_advisory_xact_lock(%s, (id %% 2147483647)::int) ORDER BY id"
+)
+
+
+def _lock_papers(ids: Sequence[int], *, wait: bool) -> list[int]:
+    """Take each paper's advisory lock for this transaction (in id order, so two lockers
+    cannot deadlock); with ``wait=False`` skip papers another transaction holds. Returns the
+    ids locked."""
+    with connection.cursor() as cursor:
+        if wait:
+            cursor.execute(_LOCK_WAIT_SQL, [LOCK_NAMESPACE, list(ids)])
+            return list(ids)
+        cursor.execute(_LOCK_TRY_SQL, [list(ids), LOCK_NAMESPACE])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _chain_tips(events: Iterable[dict]) -> dict[tuple[str, str], dict]:
+    """The last event of each ``(record, target)`` chain: the one no other event follows."""
+    chains: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for event in events:
+        chains[(event["record_id"], event["target"])].append(event)
+    tips = {}
+    for key, items in chains.items():
+        followed = {e["prev_event"] for e in items if e["prev_event"]}
+        open_ends = [e for e in items if f"sha256:{e['content_sha256']}" not in followed]
+        tips[key] = max(open_ends or items, key=lambda e: (e["created_at"], e["content_sha256"]))
+    return tips
+
+
+def _paper_versions(paper: Paper) -> list[tuple[int, datetime]]:
+    """``(version, submitted_at)`` pairs; without a version history, the latest version at v1's time."""
+    versions = []
+    for v in paper.versions.all():
+        moment = v.submitted_at or (paper.submitted_at if v.version == 1 else None)
+        if moment is not None:
+            versions.append((v.version, moment))
+    if not versions:
+        versions = [(paper.latest_version or 1, paper.submitted_at)]
+    return sorted(versions)
+
+
+def _snapshot(paper: Paper, source: dict, submitted_at: str) -> dict:
+    return graph_snapshot_payload(
+        source=source,
+        title=paper.title,
+        license=paper.license,
+        primary_cat=paper.primary_category_id,
+        categories=paper.categories,
+        authors_text=paper.authors_text,
+        authors=[(a.position, a.name) for a in paper.authors.all()],
+        submitted_at=submitted_at,
+        abstract=paper.abstract,
+    )
+
+
+def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_id: str) -> SignResult:
+    result = SignResult()
+    with transaction.atomic():
+        locked = _lock_papers(ids, wait=False)
+        result.papers_busy = len(ids) - len(locked)
+        papers = list(
+            papers_to_sign()
+            .filter(id__in=locked)
+            .prefetch_related(
+                Prefetch(
+                    "versions", queryset=PaperVersion.objects.only("paper_id", "version", "submitted_at")
+                ),
+                Prefetch("authors", queryset=PaperAuthor.objects.only("paper_id", "position", "name")),
+            )
+        )
+        result.papers_checked = len(papers)
+        if not papers:
+            return result
+        paper_ids = [p.id for p in papers]
+        records_by_paper: dict[int, dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))
+        for rec in (
+            Record.objects.filter(paper_id__in=paper_ids)
+            .order_by("created_at", "canonical_sha256")
+            .values("canonical_sha256", "paper_id", "source_version", "pith_number")
+        ):
+            records_by_paper[rec["paper_id"]][rec["source_version"]].append(rec)
+        tips = _chain_tips(
+            Event.objects.filter(record__paper_id__in=paper_ids).values(
+                "content_sha256", "record_id", "target", "prev_event", "created_at", "event_type"
+            )
+        )
+        graph_tips = {key[0]: tip for key, tip in tips.items() if key[1] == EVENT_TARGETS["graph_snapshot"]}
+        tip_payloads = dict(
+            Event.objects.filter(
+                content_sha256__in=[t["content_sha256"] for t in graph_tips.values()]
+            ).values_list("content_sha256", "content__payload")
+        )
+
+        now = _now()
+        new_records: list[Record] = []
+        new_events: list[Event] = []
+        signed: list[PaperSigning] = []
+
+        def add_event(record_sha: str, pith: str, event_type: str, payload: dict, **kwargs) -> SignedEvent:
+            built = event_build(
+                signer,
+                signer_id=signer_id,
+                event_type=event_type,
+                subject_pith_number=pith,
+                target=EVENT_TARGETS[event_type],
+                payload=payload,
+                created_at=now,
+                signed_at=now,
+                **kwargs,
+            )
+            new_events.append(
+                Event(
+                    content_sha256=built.content_sha256,
+                    record_id=record_sha,
+                    event_type=event_type,
+                    target=EVENT_TARGETS[event_type],
+                    prev_event=built.content["prev_event"],
+                    created_at=now.replace(microsecond=0),
+                    key=key_row,
+                    content=built.content,
+                    signature=built.signature,
+                )
+            )
+            return built
+
+        for paper in papers:
+            before = (len(new_records), len(new_events))
+            try:
+                versions = _paper_versions(paper)
+                latest = versions[-1][0]
+                by_version = records_by_paper.get(paper.id, {})
+                previous_created: str | None = None  # record_created id of the previous version
+                for version, moment in versions:
+                    existing = by_version.get(version, [])
+                    if existing and version != latest:
+                        tip = tips.get((existing[-1]["canonical_sha256"], "record"))
+                        previous_created = f"sha256:{tip['content_sha256']}" if tip else previous_created
+                        continue
+                    canon = canonical_record_build(
+                        arxiv_id=paper.arxiv_id,
+                        version=version,
+                        license=paper.license,
+                        primary_cat=paper.primary_category_id,
+                        submitted_at=moment,
+                        categories=paper.categories,
+                        title=paper.title,
+                        abstract=paper.abstract,
+                    )
+                    source = canon.record["source"]
+                    submitted = canon.record["metadata"]["submitted_at"]
+                    if existing:
+                        current = existing[-1]
+                        tip = tips.get((current["canonical_sha256"], "record"))
+                        current_created = f"sha256:{tip['content_sha256']}" if tip else None
+                        if any(r["canonical_sha256"] == canon.sha256 for r in existing):
+                            # Unchanged record: a new snapshot only when what the archive shows changed.
+                            snapshot = _snapshot(paper, source, submitted)
+                            graph_tip = graph_tips.get(current["canonical_sha256"])
+                            if graph_tip is None or tip_payloads.get(graph_tip["content_sha256"]) != snapshot:
+                                prev = f"sha256:{graph_tip['content_sha256']}" if graph_tip else None
+                                add_event(
+                                    current["canonical_sha256"],
+                                    current["pith_number"],
+                                    "graph_snapshot",
+                                    snapshot,
+                                    prev_event=prev,
+                                    supersedes=[prev] if prev else [],
+                                )
+                            continue
+                        supersedes = [current_created] if current_created else []
+                    else:
+                        supersedes = [previous_created] if previous_created else []
+                    receipt = receipt_build(signer, canon.sha256, now)
+                    new_records.append(
+                        Record(
+                            canonical_sha256=canon.sha256,
+                            pith_number=canon.pith_number,
+                            pith_body=canon.pith_body,
+                            paper_id=paper.id,
+                            source_id=paper.arxiv_id,
+                            source_version=version,
+                            canonical_record=canon.record,
+                            receipt=receipt,
+                            key=key_row,
+                            created_at=now.replace(microsecond=0),
+                        )
+                    )
+                    created = add_event(
+                        canon.sha256,
+                        canon.pith_number,
+                        "record_created",
+                        record_created_payload(canon, receipt),
+                        supersedes=supersedes,
+                    )
+                    add_event(
+                        canon.sha256, canon.pith_number, "graph_snapshot", _snapshot(paper, source, submitted)
+                    )
+                    previous_created = created.event_id
+            except Exception:  # one bad paper is logged and skipped, never the batch
+                log.exception("provenance: cannot sign paper %s (%s)", paper.id, paper.arxiv_id)
+                del new_records[before[0] :]
+                del new_events[before[1] :]
+                result.papers_skipped += 1
+                continue
+            if (len(new_records), len(new_events)) != before:
+                result.papers_signed += 1
+            signed.append(PaperSigning(paper_id=paper.id, content_hash=paper.content_hash, signed_at=now))
+
+        Record.objects.bulk_create(new_records, ignore_conflicts=True, batch_size=1000)
+        Event.objects.bulk_create(new_events, ignore_conflicts=True, batch_size=1000)
+        PaperSigning.objects.bulk_create(
+            signed,
+            update_conflicts=True,
+            unique_fields=["paper"],
+            update_fields=["content_hash", "signed_at"],
+            batch_size=1000,
+        )
+        result.records_created = len(new_records)
+        result.events_created = len(new_events)
+    return result
+
+
+def record_for_subject(subject: Record | Paper | str) -> Record:
+    """Resolve an event subject: a record, a paper (its current record, signing it first when
+    needed) or a pith number. Raises ``Record.DoesNotExist`` when nothing matches."""
+    from .selectors import pith_for_paper, record_resolve
+
+    if isinstance(subject, Record):
+        return subject
+    if isinstance(subject, Paper):
+        record = pith_for_paper(subject)
+        if record is None:
+            records_sign(paper_ids=[subject.id])
+            record = pith_for_paper(subject)
+        if record is None:
+            raise Record.DoesNotExist(f"paper {subject.arxiv_id} cannot be signed")
+        return record
+    record = record_resolve(str(subject)).record
+    if record is None:
+        raise Record.DoesNotExist(f"no record {subject!r}")
+    return record
+
+
+def event_append(
+    *,
+    subject: Record | Paper | str,
+    event_type: str,
+    payload: dict,
+    target: str | None = None,
+    supersedes: Sequence[str] = (),
+) -> Event:
+    """Append one signed event to a record's log; the one way events other than signing's are written.
+
+    ``subject`` is a :class:`Record`, a :class:`~papers.models.Paper` (its current record)
+    or a pith number; ``event_type`` one of ``graph_snapshot``, ``authorship_matched``,
+    ``researcher_merged``, ``researcher_split``, ``curation_undone`` (``record_created`` is
+    written by :func:`records_sign` only); ``payload`` a JSON object of strings, integers,
+    booleans, nulls, lists and objects (floats raise
+    :class:`~provenance.canonical.CanonicalJsonError`); ``target`` names the chain
+    (default per type: ``authorship``, ``curation``, ``graph``; use e.g.
+    ``authorship:3`` for one author slot); ``supersedes`` lists event ids this event
+    replaces or undoes (they leave the state's ``current``). ``prev_event`` is the chain's
+    last event, read under the paper's advisory lock. Returns the stored :class:`Event`.
+    Raises ``ValueError`` on an unknown or reserved type.
+    """
+    if event_type == "record_created" or event_type not in EVENT_TYPES:
+        raise ValueError(f"event_append: event type {event_type!r} is not appendable")
+    if not isinstance(payload, dict):
+        raise ValueError("event_append: payload must be a JSON object")
+    record = record_for_subject(subject)
+    signer, key_row = signer_current()
+    target = target or EVENT_TARGETS[event_type]
+    with transaction.atomic():
+        _lock_papers([record.paper_id], wait=True)
+        tip = _chain_tips(
+            Event.objects.filter(record=record, target=target).values(
+                "content_sha256", "record_id", "target", "prev_event", "created_at", "event_type"
+            )
+        ).get((record.pk, target))
+        now = _now()
+        built = event_build(
+            signer,
+            signer_id=settings.PROVENANCE_SIGNER_ID,
+            event_type=event_type,
+            subject_pith_number=record.pith_number,
+            target=target,
+            payload=payload,
+            created_at=now,
+            signed_at=now,
+            supersedes=list(supersedes),
+            prev_event=f"sha256:{tip['content_sha256']}" if tip else None,
+        )
+        return Event.objects.create(
+            content_sha256=built.content_sha256,
+            record=record,
+            event_type=event_type,
+            target=target,
+            prev_event=built.content["prev_event"],
+            created_at=now.replace(microsecond=0),
+            key=key_row,
+            content=built.content,
+            signature=built.signature,
+        )

@@ -1,0 +1,96 @@
+"""Provenance endpoints: bundle and state JSON, the public keys, the human page of a record."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+
+from .bundles import bundle_build, keys_document, record_aliases, record_links, state_build
+from .models import Record
+from .selectors import record_events, record_resolve, record_superseded_by
+
+
+def _json(document: dict, *, etag: str | None = None) -> HttpResponse:
+    """JSON (UTF-8, non-ASCII kept), readable by any origin: bundles are public documents."""
+    body = json.dumps(document, ensure_ascii=False, indent=2).encode("utf-8")
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Access-Control-Allow-Origin"] = "*"
+    response["Cache-Control"] = "public, max-age=300"
+    if etag:
+        response["ETag"] = f'"{etag}"'
+    return response
+
+
+def _record_or_redirect(request: HttpRequest, number: str, route: str) -> Record | HttpResponse:
+    resolved = record_resolve(number)
+    if resolved.record is None:
+        raise Http404("no such pith number")
+    if not resolved.exact:
+        # Short forms and arXiv ids move to the 26-character body, as in the registry's links.
+        return HttpResponseRedirect(reverse(route, args=[resolved.record.pith_body]))
+    return resolved.record
+
+
+@require_safe
+def bundle_json(request: HttpRequest, number: str) -> HttpResponse:
+    """``/pith/<number>/bundle.json`` (and under ``/.well-known/``): the signed bundle."""
+    route = (
+        "provenance:well_known_bundle" if request.path.startswith("/.well-known/") else "provenance:bundle"
+    )
+    record = _record_or_redirect(request, number, route)
+    if isinstance(record, HttpResponse):
+        return record
+    bundle = bundle_build(record=record)
+    return _json(bundle, etag=bundle["bundle_signature"]["bundle_sha256"])
+
+
+@require_safe
+def state_json(request: HttpRequest, number: str) -> HttpResponse:
+    """``/pith/<number>/state.json``: the merged state of the record's events."""
+    record = _record_or_redirect(request, number, "provenance:state")
+    if isinstance(record, HttpResponse):
+        return record
+    state = state_build(record=record)
+    return _json(state, etag=state["state_sha256"])
+
+
+@require_safe
+def keys_json(request: HttpRequest) -> HttpResponse:
+    """``/.well-known/pith/keys.json``: every public key this archive has signed with."""
+    return _json(keys_document())
+
+
+@require_safe
+def pith_page(request: HttpRequest, ref: str) -> HttpResponse:
+    """The human page of a record; short forms and arXiv ids redirect to it (or list choices)."""
+    resolved = record_resolve(ref)
+    record = resolved.record
+    if record is None:
+        if resolved.candidates:
+            return render(request, "provenance/choose.html", {"ref": ref, "candidates": resolved.candidates})
+        raise Http404("no such pith number")
+    if ref != record.pith_body:
+        return HttpResponseRedirect(reverse("provenance:page", args=[record.pith_body]))
+    events = record_events(record)
+    context = {
+        "record": record,
+        "paper": record.paper,
+        "aliases": record_aliases(record),
+        "links": record_links(record),
+        "events": [
+            {"event": e, "payload_json": json.dumps(e.content.get("payload"), ensure_ascii=False, indent=2)}
+            for e in events
+        ],
+        "canonical_json": json.dumps(
+            record.canonical_record, ensure_ascii=False, sort_keys=True, separators=(",", ":")
+        ),
+        "superseded_by": record_superseded_by(record),
+        "other_records": Record.objects.filter(paper_id=record.paper_id)
+        .exclude(pk=record.pk)
+        .order_by("source_version", "created_at"),
+    }
+    return render(request, "provenance/record.html", context)
