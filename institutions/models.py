@@ -173,7 +173,8 @@ class AuthorAffiliation(models.Model):
 
     ``source``: ``openalex`` (an OpenAlex institution carrying this ROR ID), ``ror-id`` (a
     ROR ID given directly) or ``string-match`` (the affiliation string ``matched_string``
-    matched one of the institution's names). ``confidence`` is in [0, 1]: 1.0 for ids,
+    matched one of the institution's names; ``string_origin`` says whether the string is the
+    slot's arXiv affiliation or an OpenAlex raw affiliation string). ``confidence`` is in [0, 1]: 1.0 for ids,
     lower for name matches (see :mod:`institutions.matching`). One row per (slot,
     institution); an id-based link replaces a string match, never the reverse.
     """
@@ -185,7 +186,15 @@ class AuthorAffiliation(models.Model):
 
     slot = models.ForeignKey("papers.PaperAuthor", on_delete=models.CASCADE, related_name="institution_links")
     institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="author_links")
+
+    class StringOrigin(models.TextChoices):
+        ARXIV = "arxiv", "arXiv affiliation"
+        OPENALEX = "openalex", "OpenAlex raw affiliation string"
+
     source = models.CharField(max_length=16, choices=Source.choices)
+    string_origin = models.CharField(
+        max_length=16, choices=StringOrigin.choices, blank=True, help_text="Where a matched string came from"
+    )
     matched_string = models.TextField(blank=True)
     confidence = models.FloatField(default=1.0)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -212,10 +212,11 @@ def _sync_string_links(
     desired: dict[tuple[int, int], tuple[Match, str]],
     strings_by_slot: dict[int, set[str]],
     result: MatchResult,
+    origin: str,
 ) -> None:
-    """Make the ``string-match`` links of these slots equal ``desired`` for the strings
-    given: create missing ones, update changed ones, remove ones their strings no longer
-    support. Links from ids (OpenAlex, ROR) are never touched or replaced."""
+    """Make the ``string-match`` links of ``origin`` of these slots equal ``desired``:
+    create missing ones, update changed ones, remove ones their strings no longer support.
+    Links from ids (OpenAlex, ROR) and from strings of another origin are left alone."""
     existing = {
         (a.slot_id, a.institution_id): a
         for a in AuthorAffiliation.objects.filter(slot_id__in=list(strings_by_slot))
@@ -230,12 +231,15 @@ def _sync_string_links(
                     slot_id=slot_id,
                     institution_id=institution_id,
                     source=AuthorAffiliation.Source.STRING_MATCH,
+                    string_origin=origin,
                     matched_string=text,
                     confidence=match.confidence,
                 )
             )
-        elif link.source == AuthorAffiliation.Source.STRING_MATCH and (
-            link.matched_string != text or link.confidence != match.confidence
+        elif (
+            link.source == AuthorAffiliation.Source.STRING_MATCH
+            and link.string_origin == origin
+            and (link.matched_string != text or link.confidence != match.confidence)
         ):
             link.matched_string, link.confidence = text, match.confidence
             link.modified_at = timezone.now()
@@ -244,8 +248,8 @@ def _sync_string_links(
         a.pk
         for key, a in existing.items()
         if a.source == AuthorAffiliation.Source.STRING_MATCH
+        and a.string_origin == origin
         and key not in desired
-        and a.matched_string in strings_by_slot[a.slot_id]
     ]
     with transaction.atomic():
         AuthorAffiliation.objects.bulk_create(to_create, ignore_conflicts=True)
@@ -313,27 +317,30 @@ def affiliations_match(
         result.slots += len(rows)
         pairs = [(slot_id, text) for slot_id, strings in rows for text in strings]
         desired, strings_by_slot = _match_pairs(pairs, matcher, cache, result)
-        _sync_string_links(desired, strings_by_slot, result)
+        _sync_string_links(desired, strings_by_slot, result, AuthorAffiliation.StringOrigin.ARXIV)
         if progress:
             progress(len(rows))
     return result
 
 
 def affiliations_match_strings(
-    *, pairs: Iterable[tuple[int, str]], matcher: AffiliationMatcher | None = None
+    *,
+    pairs: Iterable[tuple[int, str]],
+    origin: str = AuthorAffiliation.StringOrigin.OPENALEX,
+    matcher: AffiliationMatcher | None = None,
 ) -> MatchResult:
-    """Match affiliation strings from another source (e.g. OpenAlex
-    ``raw_affiliation_strings``) for author slots: ``pairs`` of ``(PaperAuthor id, string)``.
-
-    Same rules and idempotence as :func:`affiliations_match`; strings given here are
-    stored as ``matched_string`` so a later run of either service keeps them apart.
+    """Match affiliation strings from another source (OpenAlex ``raw_affiliation_strings``)
+    for author slots: ``pairs`` of ``(PaperAuthor id, string)``, giving ALL of that
+    source's strings for each slot named (its earlier links of ``origin`` that the strings
+    no longer support are removed). Same rules and idempotence as :func:`affiliations_match`;
+    links of the arXiv strings are left alone.
     """
     matcher = matcher or matcher_build()
     result = MatchResult()
     pairs = list(pairs)
     result.slots = len({slot_id for slot_id, _ in pairs})
     desired, strings_by_slot = _match_pairs(pairs, matcher, {}, result)
-    _sync_string_links(desired, strings_by_slot, result)
+    _sync_string_links(desired, strings_by_slot, result, origin)
     return result
 
 
@@ -387,7 +394,7 @@ def affiliations_link_ror_ids(
                 )
             )
         elif link.source == AuthorAffiliation.Source.STRING_MATCH:
-            link.source, link.confidence = source, 1.0
+            link.source, link.confidence, link.string_origin = source, 1.0, ""
             link.modified_at = timezone.now()
             to_update.append(link)
         else:
@@ -395,6 +402,8 @@ def affiliations_link_ror_ids(
     with transaction.atomic():
         AuthorAffiliation.objects.bulk_create(to_create, ignore_conflicts=True)
         if to_update:
-            AuthorAffiliation.objects.bulk_update(to_update, ["source", "confidence", "modified_at"])
+            AuthorAffiliation.objects.bulk_update(
+                to_update, ["source", "confidence", "string_origin", "modified_at"]
+            )
     result.created, result.updated = len(to_create), len(to_update)
     return result

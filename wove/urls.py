@@ -9,6 +9,7 @@ urlpatterns = [
     path("", paper_views.home, name="home"),
     path("admin/", admin.site.urls),
     path("papers/", include("papers.urls")),
+    path("institutions/", include("institutions.urls")),
     path("", include("provenance.urls")),
 ]
 

@@ -1,0 +1,302 @@
+"""Reads for institution pages and for the researcher pages that show institutions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.apps import apps
+from django.db import connection
+from django.db.models import Count, F, Max, Min, QuerySet
+from django.db.models.functions import ExtractYear
+
+from papers.models import Paper, PaperAuthor
+
+from .matching import normalize
+from .models import AuthorAffiliation, Institution, InstitutionName, InstitutionRelationship
+from .ror import InvalidRorId, normalize_ror_id
+
+# -- Resolution of /institutions/<key> --------------------------------------------------
+
+
+@dataclass
+class Resolution:
+    """What an ``/institutions/<key>`` URL names: one institution, several, or none."""
+
+    institution: Institution | None = None
+    candidates: list[Institution] | None = None
+
+
+def institution_resolve(key: str) -> Resolution:
+    """Resolve an internal id (``42``), a ROR ID in any accepted form
+    (``https://ror.org/03yrm5c26``, ``ror.org/03yrm5c26``, ``03yrm5c26``) or a name
+    (display name, label, alias or acronym, compared normalised) to institutions.
+
+    Returns a :class:`Resolution` with ``institution`` when exactly one fits, with
+    ``candidates`` (sorted by name) when a name fits several, and empty when none.
+    """
+    key = (key or "").strip()
+    if not key:
+        return Resolution()
+    if key.isdigit() and not key.startswith("0"):  # ROR IDs always start with 0
+        return Resolution(institution=Institution.objects.filter(pk=int(key)).first())
+    try:
+        ror_id = normalize_ror_id(key)
+    except InvalidRorId:
+        ror_id = None
+    if ror_id:
+        found = Institution.objects.filter(ror_id=ror_id).first()
+        if found:
+            return Resolution(institution=found)
+    normalized = normalize(key.replace("-", " "))
+    if not normalized:
+        return Resolution()
+    matches = list(
+        Institution.objects.filter(
+            pk__in=InstitutionName.objects.filter(normalized=normalized).values("institution_id")
+        ).order_by("name", "pk")
+    )
+    if len(matches) == 1:
+        return Resolution(institution=matches[0])
+    if len(matches) > 1:
+        return Resolution(candidates=matches)
+    return Resolution()
+
+
+# -- The institution page ---------------------------------------------------------------
+
+
+@dataclass
+class RelatedInstitution:
+    """A relationship target: the loaded institution when there is one, else ROR's label."""
+
+    type: str
+    ror_id: str
+    label: str
+    institution: Institution | None
+
+    @property
+    def ror_url(self) -> str:
+        return "https://ror.org/" + self.ror_id
+
+
+def institution_relations(institution: Institution) -> dict[str, list[RelatedInstitution]]:
+    """The record's relationships by type (``parent``, ``child``, ``related``, ``successor``,
+    ``predecessor``), each target joined to its loaded :class:`Institution` (two queries).
+
+    Also adds, as ``predecessor``, loaded records that name this one as their successor
+    when it does not list them itself (ROR relationships are not always symmetric).
+    """
+    rels = list(institution.relationships.all())
+    inbound = list(
+        InstitutionRelationship.objects.filter(
+            ror_id=institution.ror_id, type=InstitutionRelationship.Type.SUCCESSOR
+        ).select_related("institution")
+    )
+    targets = {r.ror_id for r in rels}
+    loaded = {i.ror_id: i for i in Institution.objects.filter(ror_id__in=targets)}
+    out: dict[str, list[RelatedInstitution]] = {}
+    for rel in rels:
+        out.setdefault(rel.type, []).append(
+            RelatedInstitution(rel.type, rel.ror_id, rel.label, loaded.get(rel.ror_id))
+        )
+    listed = {r.ror_id for r in out.get("predecessor", [])}
+    for rel in inbound:
+        source = rel.institution
+        if source.ror_id not in listed:
+            out.setdefault("predecessor", []).append(
+                RelatedInstitution("predecessor", source.ror_id, source.name, source)
+            )
+    for items in out.values():
+        # Loaded institutions first (they have pages here), then ROR's labels.
+        items.sort(
+            key=lambda r: (
+                r.institution is None,
+                (r.institution.name if r.institution else r.label).casefold(),
+                r.ror_id,
+            )
+        )
+    return out
+
+
+def institution_names(institution: Institution) -> dict[str, list[InstitutionName]]:
+    """Names other than the display name, by kind: ``aliases``, ``acronyms``, ``labels``."""
+    out: dict[str, list[InstitutionName]] = {"aliases": [], "acronyms": [], "labels": []}
+    for name in institution.names.all():
+        if name.kind == InstitutionName.Kind.ALIAS:
+            out["aliases"].append(name)
+        elif name.kind == InstitutionName.Kind.ACRONYM:
+            out["acronyms"].append(name)
+        elif name.kind == InstitutionName.Kind.LABEL and name.value != institution.name:
+            out["labels"].append(name)
+    return out
+
+
+def institution_papers(institution: Institution) -> QuerySet[Paper]:
+    """Public papers with at least one author slot linked to ``institution``, newest first."""
+    slots = AuthorAffiliation.objects.filter(institution=institution).values("slot__paper_id")
+    return Paper.objects.public().filter(pk__in=slots).select_related("primary_category").newest()
+
+
+def institution_fields(institution: Institution, *, limit: int = 12) -> list[dict[str, Any]]:
+    """The arXiv primary categories of the institution's papers with counts, most first:
+    ``[{"code": "astro-ph", "name": "Astrophysics", "count": 3}, ...]``."""
+    rows = (
+        institution_papers(institution)
+        .exclude(primary_category=None)
+        .order_by()
+        .values(code=F("primary_category_id"), name=F("primary_category__name"))
+        .annotate(count=Count("pk"))
+        .order_by("-count", "code")[:limit]
+    )
+    return list(rows)
+
+
+# -- Researchers (through researchers.Authorship, when that app provides it) --------------
+
+
+@dataclass(frozen=True)
+class _AuthorshipLink:
+    model: Any
+    slot_field: str
+    researcher_field: str
+
+
+def _authorship_link() -> _AuthorshipLink | None:
+    """``researchers.Authorship`` and its foreign keys to ``PaperAuthor`` and to the
+    researcher, found by introspection; ``None`` when the model or its table is missing."""
+    try:
+        model = apps.get_model("researchers", "Authorship")
+    except LookupError:
+        return None
+    slot_field = researcher_field = None
+    for field in model._meta.get_fields():
+        if not getattr(field, "many_to_one", False) or field.related_model is None:
+            continue
+        if field.related_model is PaperAuthor:
+            slot_field = field.name
+        elif field.related_model._meta.model_name == "researcher":
+            researcher_field = field.name
+    if not slot_field or not researcher_field:
+        return None
+    if model._meta.db_table not in connection.introspection.table_names():
+        return None
+    return _AuthorshipLink(model, slot_field, researcher_field)
+
+
+@dataclass
+class ResearcherCount:
+    """A researcher linked to an institution and the number of its papers they share."""
+
+    researcher: Any
+    papers: int
+
+
+def institution_researchers(institution: Institution, *, limit: int = 50) -> list[ResearcherCount]:
+    """Researchers whose author slots are linked to ``institution``, with the number of
+    distinct papers, most papers first then by name. Empty while ``researchers.Authorship``
+    is not installed or has no rows."""
+    link = _authorship_link()
+    if link is None:
+        return []
+    rows = (
+        link.model.objects.filter(**{f"{link.slot_field}__institution_links__institution": institution})
+        .values(link.researcher_field)
+        .annotate(papers=Count(f"{link.slot_field}__paper", distinct=True))
+        .order_by("-papers")[: limit * 2]
+    )
+    counts = {row[link.researcher_field]: row["papers"] for row in rows}
+    researcher_model = link.model._meta.get_field(link.researcher_field).related_model
+    researchers = researcher_model._default_manager.in_bulk(list(counts))
+    out = [ResearcherCount(researchers[pk], n) for pk, n in counts.items() if pk in researchers]
+    out.sort(key=lambda r: (-r.papers, str(r.researcher).casefold()))
+    return out[:limit]
+
+
+@dataclass
+class InstitutionYears:
+    """An institution a researcher was seen at: the years of those papers and their count."""
+
+    institution: Institution
+    first_year: int | None
+    last_year: int | None
+    papers: int
+
+    @property
+    def years(self) -> str:
+        """``"2019"`` or ``"2015–2021"`` (en dash), ``""`` when no paper has a date."""
+        if self.first_year is None:
+            return ""
+        if self.first_year == self.last_year:
+            return str(self.first_year)
+        return f"{self.first_year}–{self.last_year}"
+
+
+def institutions_for_researcher(researcher: Any) -> list[InstitutionYears]:
+    """The institutions a researcher's author slots are linked to, with the years seen
+    (first and last submission year of those papers) and the paper count; most recent
+    first, then most papers. ``researcher`` is a ``researchers.Researcher`` (or its pk).
+    Empty while ``researchers.Authorship`` is not installed or has no rows. Two queries."""
+    link = _authorship_link()
+    if link is None:
+        return []
+    researcher_pk = getattr(researcher, "pk", researcher)
+    slots = link.model.objects.filter(**{link.researcher_field: researcher_pk}).values(link.slot_field)
+    rows = (
+        AuthorAffiliation.objects.filter(slot_id__in=slots, slot__paper__deleted=False)
+        .values("institution_id")
+        .annotate(
+            first_year=Min(ExtractYear("slot__paper__submitted_at")),
+            last_year=Max(ExtractYear("slot__paper__submitted_at")),
+            papers=Count("slot__paper", distinct=True),
+        )
+    )
+    rows = list(rows)
+    institutions = Institution.objects.in_bulk([r["institution_id"] for r in rows])
+    out = [
+        InstitutionYears(institutions[r["institution_id"]], r["first_year"], r["last_year"], r["papers"])
+        for r in rows
+        if r["institution_id"] in institutions
+    ]
+    out.sort(key=lambda i: (-(i.last_year or 0), -i.papers, i.institution.name.casefold()))
+    return out
+
+
+# -- The list ------------------------------------------------------------------------------
+
+
+def institution_list(*, q: str = "", country: str = "") -> QuerySet[Institution]:
+    """Institutions for ``/institutions``: a name search (any name kind, accents and case
+    folded) and an ISO country filter; each annotated with ``paper_slots`` (linked author
+    slots), ordered by name."""
+    queryset = Institution.objects.all()
+    if q:
+        queryset = queryset.search(q)
+    if country:
+        queryset = queryset.in_country(country)
+    return queryset.annotate(paper_slots=Count("author_links")).order_by("name", "pk")
+
+
+def institution_countries() -> list[tuple[str, str]]:
+    """``(code, name)`` of every country with a loaded institution, by name."""
+    rows = (
+        Institution.objects.exclude(country_code="")
+        .values_list("country_code", "country_name")
+        .distinct()
+        .order_by("country_name", "country_code")
+    )
+    return list(rows)
+
+
+__all__ = [
+    "Resolution",
+    "institution_countries",
+    "institution_fields",
+    "institution_list",
+    "institution_names",
+    "institution_papers",
+    "institution_relations",
+    "institution_researchers",
+    "institution_resolve",
+    "institutions_for_researcher",
+]

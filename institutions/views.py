@@ -1,0 +1,127 @@
+"""Institution pages: the canonical page, every form that redirects to it, the list.
+
+URL rules (issue #4, SPEC.md): ``/institutions/<id>-<slug>`` is canonical; an internal
+id, a ROR ID (``https://ror.org/…``, ``ror.org/…`` or bare) or a name (display name,
+label, alias, acronym) answers 301 to it; a name that fits several institutions gets a
+short page to choose from; anything else is a 404.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.shortcuts import render
+from django.utils.safestring import SafeString, mark_safe
+
+from papers.views import not_found
+
+from . import selectors
+from .models import Institution
+
+PAGE_SIZE = 24
+LIST_PAGE_SIZE = 50
+
+# Characters that could end a <script> element or confuse an HTML parser inside one.
+_JSON_SCRIPT_ESCAPES = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+
+
+def json_ld(data: dict[str, Any]) -> SafeString:
+    """``data`` as JSON safe to place inside ``<script type="application/ld+json">``:
+    ``<``, ``>``, ``&`` and the JavaScript line separators are \\u-escaped, so harvested
+    text can never close the script element."""
+    return mark_safe(json.dumps(data, ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES))  # noqa: S308
+
+
+def organization_json_ld(institution: Institution, *, parents: list, page_url: str) -> dict[str, Any]:
+    """schema.org ``Organization`` for an institution, identified by its ROR ID."""
+    names = [
+        n.value for n in institution.names.all() if n.kind != "ror_display" and n.value != institution.name
+    ]
+    data: dict[str, Any] = {
+        "@context": "https://schema.org",
+        "@type": "Organization",
+        "@id": institution.ror_url,
+        "name": institution.name,
+        "url": page_url,
+        "identifier": {"@type": "PropertyValue", "propertyID": "ROR", "value": institution.ror_url},
+        "sameAs": [institution.ror_url] + [u for u in (institution.website, institution.wikipedia_url) if u],
+    }
+    if names:
+        data["alternateName"] = sorted(set(names))
+    if institution.city or institution.country_code:
+        data["address"] = {
+            "@type": "PostalAddress",
+            **({"addressLocality": institution.city} if institution.city else {}),
+            **({"addressCountry": institution.country_code} if institution.country_code else {}),
+        }
+    if institution.established:
+        data["foundingDate"] = str(institution.established)
+    if parents:
+        data["parentOrganization"] = [
+            {
+                "@type": "Organization",
+                "@id": p.ror_url,
+                "name": p.institution.name if p.institution else p.label,
+            }
+            for p in parents
+        ]
+    return data
+
+
+def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse:
+    """The canonical institution page ``/institutions/<id>-<slug>``."""
+    institution = Institution.objects.prefetch_related("names", "relationships").filter(pk=pk).first()
+    if institution is None:
+        return not_found(request)
+    if slug != institution.slug:
+        return HttpResponsePermanentRedirect(institution.get_absolute_url())
+    relations = selectors.institution_relations(institution)
+    page = Paginator(selectors.institution_papers(institution), PAGE_SIZE).get_page(request.GET.get("page"))
+    page_url = settings.SITE_URL + institution.get_absolute_url()
+    context = {
+        "institution": institution,
+        "names": selectors.institution_names(institution),
+        "relations": relations,
+        "successors": relations.get("successor", []),
+        "page": page,
+        "fields": selectors.institution_fields(institution),
+        "researchers": selectors.institution_researchers(institution),
+        "json_ld": json_ld(
+            organization_json_ld(institution, parents=relations.get("parent", []), page_url=page_url)
+        ),
+    }
+    return render(request, "institutions/institution_detail.html", context)
+
+
+def institution_lookup(request: HttpRequest, key: str) -> HttpResponse:
+    """Any other ``/institutions/<key>``: 301 to the canonical page, a page to choose from
+    when a name fits several institutions, or the 404 page."""
+    resolution = selectors.institution_resolve(key)
+    if resolution.institution is not None:
+        return HttpResponsePermanentRedirect(resolution.institution.get_absolute_url())
+    if resolution.candidates:
+        return render(
+            request, "institutions/institution_choose.html", {"key": key, "candidates": resolution.candidates}
+        )
+    return not_found(request)
+
+
+def institution_list(request: HttpRequest) -> HttpResponse:
+    """``/institutions``: every loaded institution, with ``?q=`` name search and
+    ``?country=`` (ISO code) filter, 50 a page."""
+    q = request.GET.get("q", "").strip()[:200]
+    country = request.GET.get("country", "").strip()[:2].upper()
+    queryset = selectors.institution_list(q=q, country=country)
+    page = Paginator(queryset, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {"page": page, "q": q, "country": country, "countries": selectors.institution_countries()}
+    return render(request, "institutions/institution_list.html", context)
