@@ -32,6 +32,8 @@ migrate: install
 sample: migrate
 	$(PY) manage.py harvest_arxiv --no-progress --file $(SAMPLE_OAI)
 	$(PY) manage.py harvest_arxiv --no-progress --kaggle $(SAMPLE_KAGGLE)
+	$(PY) manage.py load_ror --no-progress --file data/ror/ror_records_v2.json
+	$(PY) manage.py match_affiliations --no-progress
 	$(PY) manage.py sign_provenance --no-progress
 
 demo: sample
