@@ -34,6 +34,7 @@ sample: migrate
 	$(PY) manage.py harvest_arxiv --no-progress --kaggle $(SAMPLE_KAGGLE)
 	$(PY) manage.py load_ror --no-progress --file data/ror/ror_records_v2.json
 	$(PY) manage.py match_affiliations --no-progress
+	$(PY) manage.py match_authors --no-progress
 	$(PY) manage.py sign_provenance --no-progress
 
 demo: sample

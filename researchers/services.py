@@ -6,7 +6,7 @@ import logging
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
@@ -15,6 +15,7 @@ from django.utils import timezone
 from papers.models import Paper, PaperAuthor
 from papers.text import make_slug
 
+from .clients.base import SourceUnavailable
 from .clustering import Mention, cluster_mentions
 from .models import (
     Authorship,
@@ -26,6 +27,7 @@ from .models import (
 )
 from .names import display_quality, name_similarity, parse_name
 from .orcid import orcid_or_none
+from .records import SourceAuthor, SourceWork
 
 logger = logging.getLogger(__name__)
 
@@ -37,34 +39,6 @@ CONFIDENCE_LOCAL_LINKED = 0.6
 CONFIDENCE_LOCAL_ALONE = 0.5
 # Aligning a source's author to an arXiv slot needs at least this name similarity.
 ALIGN_MIN_SIMILARITY = 0.75
-
-
-@dataclass(slots=True)
-class SourceAuthor:
-    """One author of a paper as a registry lists it.
-
-    ``position`` is 1-based in the source's list; ``author_id`` the source's author id
-    (Semantic Scholar ``authorId``, OpenAlex ``A...`` short id); ``orcid`` normalised or
-    ``None``; ``other_ids`` further ids as ``{IdentitySource: id}`` (DBLP from Semantic
-    Scholar); ``affiliations`` raw strings.
-    """
-
-    position: int
-    name: str
-    author_id: str | None = None
-    orcid: str | None = None
-    other_ids: dict[str, str] = field(default_factory=dict)
-    affiliations: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class SourceWork:
-    """A registry's record of one arXiv paper: its authors and citation count."""
-
-    source: str
-    arxiv_id: str
-    authors: list[SourceAuthor]
-    cited_by_count: int | None = None
 
 
 @dataclass(slots=True)
@@ -107,11 +81,13 @@ def align_authors(
     ``{slot position: SourceAuthor}``; unaligned slots are absent.
     """
     parsed_slots = [(pos, parse_name(name, keyname, forenames)) for pos, name, keyname, forenames in slots]
-    parsed_authors = [(i, parse_name(a.name)) for i, a in enumerate(authors)]
+    parsed_authors = [
+        (i, [parse_name(n) for n in [a.name, *a.alt_names] if n]) for i, a in enumerate(authors)
+    ]
     candidates: list[tuple[float, int, int]] = []
     for si, (pos, sname) in enumerate(parsed_slots):
-        for ai, aname in parsed_authors:
-            sim = name_similarity(sname, aname)
+        for ai, anames in parsed_authors:
+            sim = max((name_similarity(sname, aname) for aname in anames), default=0.0)
             if sim >= ALIGN_MIN_SIMILARITY:
                 candidates.append((sim - 0.01 * abs(si - ai), pos, ai))
     candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
@@ -531,10 +507,20 @@ def researchers_match_authors(
             .order_by("-submitted_at", "-arxiv_id")
             .values_list("arxiv_id", flat=True)[: limit or None]
         )
+        failed: set[str] = set()
         for start in range(0, len(paper_ids), batch_size):
             batch = paper_ids[start : start + batch_size]
             for source in sources:
-                for work in fetch(source, batch):  # network, outside any transaction
+                if source in failed:
+                    continue
+                try:
+                    works = list(fetch(source, batch))  # network, outside any transaction
+                except SourceUnavailable as exc:
+                    # Local matching still covers these papers; the source is retried next run.
+                    logger.warning("%s unavailable, not consulted for the rest of this run: %s", source, exc)
+                    failed.add(source)
+                    continue
+                for work in works:
                     try:
                         summary.matched_by_source += researchers_attach_from_source(work=work)
                         if work.cited_by_count is not None:

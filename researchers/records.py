@@ -1,0 +1,35 @@
+"""What a registry says about one arXiv paper, in the shape matching consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class SourceAuthor:
+    """One author of a paper as a registry lists it.
+
+    ``position`` is 1-based in the source's list; ``author_id`` the source's author id
+    (Semantic Scholar ``authorId``, OpenAlex ``A...`` short id); ``orcid`` normalised or
+    ``None``; ``other_ids`` further ids as ``{IdentitySource: id}`` (DBLP from Semantic
+    Scholar); ``affiliations`` raw strings; ``alt_names`` other spellings of this
+    authorship (OpenAlex ``raw_author_name``), also tried when aligning.
+    """
+
+    position: int
+    name: str
+    author_id: str | None = None
+    orcid: str | None = None
+    other_ids: dict[str, str] = field(default_factory=dict)
+    affiliations: list[str] = field(default_factory=list)
+    alt_names: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SourceWork:
+    """A registry's record of one arXiv paper: its authors and citation count."""
+
+    source: str
+    arxiv_id: str
+    authors: list[SourceAuthor]
+    cited_by_count: int | None = None

@@ -1,0 +1,81 @@
+"""Researcher pages: the profile, redirects to its canonical URL, the list with name search."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.shortcuts import render
+from django.views.decorators.http import require_POST
+
+from .models import Researcher
+from .selectors import SORTS, researcher_profile, researcher_resolve
+
+PAGE_SIZE = 24
+LIST_PAGE_SIZE = 50
+
+
+def _canonical_redirect(request: HttpRequest, researcher: Researcher) -> HttpResponsePermanentRedirect:
+    url = researcher.get_absolute_url()
+    if request.META.get("QUERY_STRING"):
+        url = f"{url}?{request.META['QUERY_STRING']}"
+    return HttpResponsePermanentRedirect(url)
+
+
+def researcher_lookup(request: HttpRequest, pk: str) -> HttpResponse:
+    """``/researchers/<id>``: 301 to the canonical page (of the survivor when merged)."""
+    researcher, _moved = researcher_resolve(int(pk))
+    if researcher is None:
+        raise Http404("no such researcher")
+    return _canonical_redirect(request, researcher)
+
+
+def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
+    """The researcher page ``/researchers/<id>-<slug>`` (SPEC.md "Researcher page").
+
+    A wrong slug or a merged-away id answers 301. Query: ``category`` (primary category
+    filter), ``sort`` (``newest``, ``oldest``, ``cited``), ``page``.
+    """
+    researcher, moved = researcher_resolve(int(pk))
+    if researcher is None:
+        raise Http404("no such researcher")
+    if moved or slug != researcher.slug:
+        return _canonical_redirect(request, researcher)
+    category = request.GET.get("category", "").strip()[:32]
+    sort = request.GET.get("sort", "newest")
+    if sort not in SORTS:
+        sort = "newest"
+    profile = researcher_profile(researcher, category=category, sort=sort)
+    page = Paginator(profile["papers"], PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "researcher": researcher,
+        "page": page,
+        "category": category,
+        "sort": sort,
+        "sorts": [("newest", "Newest"), ("oldest", "Oldest"), ("cited", "Most cited")],
+        **profile,
+    }
+    return render(request, "researchers/researcher_detail.html", context)
+
+
+def researcher_list(request: HttpRequest) -> HttpResponse:
+    """``/researchers``: researchers with papers here, most papers first; ``q`` searches names."""
+    query = request.GET.get("q", "").strip()[:200]
+    researchers = Researcher.objects.listed().search(query)
+    page = Paginator(researchers, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "researchers/researcher_list.html", {"page": page, "q": query})
+
+
+@require_POST
+def researcher_follow(request: HttpRequest, pk: int) -> HttpResponse:
+    """Placeholder for following a researcher: the accounts issue wires it up.
+
+    Until then a POST is sent to sign in (303), the page renders the button disabled.
+    """
+    from django.shortcuts import redirect
+
+    researcher, _moved = researcher_resolve(pk)
+    if researcher is None:
+        raise Http404("no such researcher")
+    response = redirect(f"/accounts/login/?next={researcher.get_absolute_url()}")
+    response.status_code = 303
+    return response

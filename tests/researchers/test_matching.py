@@ -1,0 +1,96 @@
+"""Local matching on the real sample: which researcher each slot of a chosen paper maps to,
+positions, idempotence, new papers joining existing researchers, the paper-page selector."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from papers.models import Paper, PaperAuthor
+from researchers.models import Authorship, MatchConstraint, MatchMethod, Researcher
+from researchers.selectors import authors_with_researchers, position_counts
+from researchers.services import researchers_match_local
+
+pytestmark = pytest.mark.django_db
+
+
+def researcher_of(arxiv_id, position):
+    return Authorship.objects.get(slot__paper__arxiv_id=arxiv_id, slot__position=position).researcher
+
+
+def test_every_person_slot_matched_and_collaborations_skipped(matched_sample):
+    # 8,495 slots in the sample, 34 of them collaborations ("The BABAR Collaboration", ...).
+    assert PaperAuthor.objects.count() == 8495
+    assert matched_sample.matched_locally == 8461
+    assert matched_sample.collaborations_skipped == 34
+    assert not Authorship.objects.filter(slot__is_collaboration=True).exists()
+    assert Authorship.objects.filter(method=MatchMethod.LOCAL).count() == 8461
+
+
+def test_chosen_paper_slots_map_to_the_right_researchers(matched_sample):
+    # arXiv 0705.0856 (OAI arXiv record): Bouyer, Caro, Chablat, Angeles, all cs.RO.
+    slots = [
+        (s.position, s.name, r) for s, r in authors_with_researchers(Paper.objects.get(arxiv_id="0705.0856"))
+    ]
+    assert [(p, n) for p, n, _ in slots] == [
+        (1, "Emilie Bouyer"),
+        (2, "Stéphane Caro"),
+        (3, "Damien Chablat"),
+        (4, "Jorge Angeles"),
+    ]
+    chablat = slots[2][2]
+    # Damien Chablat writes 8 sample papers, all cs.RO (0705.0738, 0705.0856, 0705.0956,
+    # 0705.0959-0962, 0705.0982): one researcher holds all of them.
+    assert chablat.display_name == "Damien Chablat" and chablat.paper_count == 8
+    for arxiv_id, position in [("0705.0738", 1), ("0705.0956", 2), ("0705.0960", 2), ("0705.0982", 1)]:
+        assert researcher_of(arxiv_id, position) == chablat
+    # Jorge Angeles is first author of 0705.0956 and third of 0705.0961: the same researcher.
+    assert researcher_of("0705.0956", 1) == slots[3][2] == researcher_of("0705.0961", 3)
+    assert len({r.pk for _, _, r in slots}) == 4
+
+
+def test_author_positions_of_chablat(matched_sample):
+    chablat = researcher_of("0705.0856", 3)
+    bars, known, total = position_counts(chablat)
+    # First on 0705.0738/0959/0961/0982, third of four on 0705.0856, last on 0956/0960/0962.
+    assert [(b.label, b.count) for b in bars] == [
+        ("first author", 4),
+        ("middle author", 1),
+        ("last author", 3),
+    ]
+    assert (known, total) == (8, 8)
+
+
+def test_rerun_changes_nothing(matched_sample):
+    before = (Researcher.objects.count(), Authorship.objects.count())
+    summary = researchers_match_local()
+    assert summary.slots == 0 and summary.researchers_created == 0
+    assert (Researcher.objects.count(), Authorship.objects.count()) == before
+
+
+def test_new_paper_joins_existing_researcher_in_bulk(matched_sample):
+    chablat = researcher_of("0705.0856", 3)
+    paper = Paper.objects.create(arxiv_id="0801.99999", slug="x", title="A new robot", categories=["cs.RO"])
+    PaperAuthor.objects.create(
+        paper=paper, position=1, name="Damien Chablat", keyname="Chablat", forenames="Damien"
+    )
+    PaperAuthor.objects.create(paper=paper, position=2, name="Ada Nobody", keyname="Nobody", forenames="Ada")
+    with CaptureQueriesContext(connection) as queries:
+        summary = researchers_match_local()
+    assert summary.slots == 2 and summary.researchers_created == 1
+    assert researcher_of("0801.99999", 1) == chablat
+    chablat.refresh_from_db()
+    assert chablat.paper_count == 9
+    # A fixed number of statements, not one per slot.
+    assert len(queries) <= 15
+
+
+def test_cannot_link_keeps_a_new_slot_off_a_researcher(matched_sample):
+    paper = Paper.objects.create(arxiv_id="0801.99998", slug="x", title="Robots", categories=["cs.RO"])
+    slot = PaperAuthor.objects.create(
+        paper=paper, position=1, name="Damien Chablat", keyname="Chablat", forenames="Damien"
+    )
+    existing = Authorship.objects.get(slot__paper__arxiv_id="0705.0856", slot__position=3).slot
+    a, b = sorted([slot.pk, existing.pk])
+    MatchConstraint.objects.create(slot_a_id=a, slot_b_id=b, kind=MatchConstraint.Kind.CANNOT)
+    researchers_match_local()
+    assert researcher_of("0801.99998", 1) != existing.authorship.researcher

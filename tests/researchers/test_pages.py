@@ -1,0 +1,117 @@
+"""The researcher page on the real sample: counts, JSON-LD, redirects, list and search."""
+
+import json
+import re
+
+import pytest
+
+from researchers.models import Authorship, Researcher
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def chablat(matched_sample):
+    return Authorship.objects.get(slot__paper__arxiv_id="0705.0856", slot__position=3).researcher
+
+
+def ld_json(html):
+    block = re.search(r'<script type="application/ld\+json" id="ld-researcher">(.*?)</script>', html, re.S)
+    return json.loads(block.group(1))
+
+
+def test_page_shows_the_counts_checked_by_hand(visitor, chablat, settings):
+    url = f"/researchers/{chablat.pk}-damien-chablat"
+    assert chablat.get_absolute_url() == url
+    html = visitor.get(url).content.decode()
+    assert "<title>Damien Chablat · wovepaper</title>" in html
+    assert '<meta name="description" content="Damien Chablat: 8 papers in this archive.">' in html
+    assert f'<link rel="canonical" href="{settings.SITE_URL}{url}">' in html
+    assert '<meta property="og:title" content="Damien Chablat">' in html
+    assert "8 papers here" in html
+    assert "Matching runs newest-first, so older work may not be attached to this profile yet." in html
+    assert "Across the 8 of 8 papers where every author was matched, so the position is known." in html
+    counts = re.findall(
+        r'<span class="bar-label">(\w+ author)</span>.*?<span class="bar-count">(\d+)</span>', html, re.S
+    )
+    assert counts == [("first author", "4"), ("middle author", "1"), ("last author", "3")]
+    assert f'href="{url}?category=cs.RO">cs.RO</a>' in html
+    assert "local match" in html
+    # Co-authors: Philippe Wenger on 5 of the 8 papers, Jorge Angeles on 3, Bouyer and Caro on 2.
+    assert re.findall(r"<title>([^<:]+): (\d) shared papers?</title>", html) == [
+        ("Philippe Wenger", "5"),
+        ("Jorge Angeles", "3"),
+        ("Emilie Bouyer", "2"),
+        ("Stéphane Caro", "2"),
+    ]
+    assert html.count('<article class="paper-item">') == 8
+    assert "Follow</button>" in html
+
+
+def test_json_ld_person_and_breadcrumbs(visitor, chablat, settings):
+    site = settings.SITE_URL
+    url = f"{site}/researchers/{chablat.pk}-damien-chablat"
+    Researcher.objects.filter(pk=chablat.pk).update(orcid="0000-0002-5250-9277")
+    data = ld_json(visitor.get(url.removeprefix(site)).content.decode())
+    person, crumbs = data["@graph"]
+    assert person == {
+        "@type": "Person",
+        "@id": f"{url}#person",
+        "url": url,
+        "name": "Damien Chablat",
+        "description": "Damien Chablat: 8 papers in this archive.",
+        "identifier": {"@type": "PropertyValue", "propertyID": "ORCID", "value": "0000-0002-5250-9277"},
+        "sameAs": ["https://orcid.org/0000-0002-5250-9277"],
+        "mainEntityOfPage": {"@id": f"{url}#page"},
+    }
+    assert [i["name"] for i in crumbs["itemListElement"]] == ["wovepaper", "Researchers", "Damien Chablat"]
+    Researcher.objects.filter(pk=chablat.pk).update(orcid=None)
+
+
+def test_harvested_name_is_escaped_in_json_ld(visitor, matched_sample):
+    evil = Researcher.objects.create(display_name="</script><b>x</b>", slug="x", paper_count=0)
+    html = visitor.get(f"/researchers/{evil.pk}-x").content.decode()
+    assert "</script><b>" not in html
+    assert ld_json(html)["@graph"][0]["name"] == "</script><b>x</b>"
+    evil.delete()
+
+
+def test_redirects(visitor, chablat):
+    canonical = f"/researchers/{chablat.pk}-damien-chablat"
+    for path in [f"/researchers/{chablat.pk}", f"/researchers/{chablat.pk}-wrong-name"]:
+        response = visitor.get(path)
+        assert (response.status_code, response["Location"]) == (301, canonical)
+    assert (
+        visitor.get(f"/researchers/{chablat.pk}-x?category=cs.RO")["Location"]
+        == canonical + "?category=cs.RO"
+    )
+    merged = Researcher.objects.create(
+        display_name="Damien Chablat", slug="damien-chablat", merged_into=chablat
+    )
+    response = visitor.get(f"/researchers/{merged.pk}-damien-chablat")
+    assert (response.status_code, response["Location"]) == (301, canonical)
+    merged.delete()
+    assert visitor.get("/researchers/999999999-nobody").status_code == 404
+
+
+def test_filters_sorting_and_same_name(visitor, chablat):
+    url = f"/researchers/{chablat.pk}-damien-chablat"
+    assert visitor.get(url + "?category=math.AG").content.decode().count('class="paper-item"') == 0
+    oldest = visitor.get(url + "?sort=oldest").content.decode()
+    # 0705.0738 (5 May 2007) is the oldest of the eight; the others are from 7 May.
+    assert oldest.index("0705.0738") < oldest.index("0705.0856")
+    twin = Researcher.objects.create(display_name="Damien Chablat", slug="damien-chablat", paper_count=3)
+    html = visitor.get(url).content.decode()
+    assert (
+        f'href="/researchers/{twin.pk}-damien-chablat">Damien Chablat</a> <span class="fine">— 3 papers'
+        in html
+    )
+    assert "Either other researchers who publish under this name" in html
+    twin.delete()
+
+
+def test_list_and_name_search(visitor, matched_sample):
+    html = visitor.get("/researchers?q=chablat").content.decode()
+    assert 'Damien Chablat</a> <span class="muted">— 8 papers' in html
+    assert "1 researcher," in html
+    assert visitor.get("/researchers/").status_code == 200
