@@ -35,8 +35,9 @@ OWN_FAMILIES = {
     "researcher_merged": "curation",
     "researcher_split": "curation",
 }
-# Events that act only through ``supersedes`` (an undo withdraws what it names).
-SUPERSEDE_ONLY = frozenset({"curation_undone"})
+# Events that act only through ``supersedes`` (an undo withdraws what it names), and the
+# family whose list they act on.
+SUPERSEDE_ONLY = {"curation_undone": "curation"}
 
 
 def event_content(event: dict) -> dict:
@@ -128,6 +129,10 @@ def state_merge(
     current: dict = {"canonical_record": canonical_record, "source_aliases": source_aliases}
     for family in REGISTRY_FAMILIES.values():
         current[family] = []
+    for event in ordered:  # our families appear once the log has an event of theirs
+        family = OWN_FAMILIES.get(event.get("event_type")) or SUPERSEDE_ONLY.get(event.get("event_type"))
+        if family:
+            current.setdefault(family, [])
     for event in ordered:
         kind = event.get("event_type")
         if event["event_id"] in superseded or kind in SUPERSEDE_ONLY:

@@ -214,6 +214,7 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
         papers = list(
             papers_to_sign()
             .filter(id__in=locked)
+            .order_by("id")
             .prefetch_related(
                 Prefetch(
                     "versions", queryset=PaperVersion.objects.only("paper_id", "version", "submitted_at")

@@ -1,0 +1,91 @@
+"""Appending curation events: chains, supersession, undo, payload rules, escaping."""
+
+from __future__ import annotations
+
+import pytest
+
+from papers.models import Paper
+from provenance.bundles import bundle_build, state_build
+from provenance.canonical import CanonicalJsonError
+from provenance.models import Event, Record
+from provenance.services import event_append
+from provenance.verify import verify_bundle
+
+
+def test_appended_events_chain_per_target_and_verify(signed_raw_page):
+    record = Record.objects.get(source_id="0801.3673")
+    first = event_append(
+        subject=record,
+        event_type="authorship_matched",
+        target="authorship:1",
+        payload={"position": 1, "researcher_id": 42, "method": "orcid"},
+    )
+    second = event_append(
+        subject=record.pith_number,
+        event_type="authorship_matched",
+        target="authorship:1",
+        payload={"position": 1, "researcher_id": 43, "method": "editor"},
+        supersedes=[first.event_id],
+    )
+    assert first.content["prev_event"] is None
+    assert second.content["prev_event"] == first.event_id
+    assert second.content["subject_pith_number"] == record.pith_number
+    bundle = bundle_build(record=record)
+    assert verify_bundle(bundle).ok
+    matches = bundle["state"]["current"]["authorship_matches"]
+    assert [m["payload"]["researcher_id"] for m in matches] == [43]
+
+
+def test_undo_withdraws_the_event_from_current(signed_raw_page):
+    paper = Paper.objects.get(arxiv_id="0801.3675")
+    merged = event_append(
+        subject=paper, event_type="researcher_merged", payload={"kept": 7, "merged": [8], "editor": "editor"}
+    )
+    assert verify_bundle(bundle_build(record=merged.record)).ok
+    assert [c["event_id"] for c in state_build(record=merged.record)["current"]["curation"]] == [
+        merged.event_id
+    ]
+    undo = event_append(
+        subject=paper,
+        event_type="curation_undone",
+        payload={"undoes": merged.event_id},
+        supersedes=[merged.event_id],
+    )
+    assert undo.content["prev_event"] == merged.event_id  # same "curation" chain
+    state = state_build(record=merged.record)
+    assert state["current"]["curation"] == []
+    assert merged.event_id in state["applied_event_ids"] and undo.event_id in state["applied_event_ids"]
+    assert verify_bundle(bundle_build(record=merged.record)).ok
+
+
+def test_payload_rules(signed_raw_page):
+    record = Record.objects.first()
+    with pytest.raises(CanonicalJsonError):
+        event_append(subject=record, event_type="authorship_matched", payload={"score": 0.93})
+    with pytest.raises(ValueError):
+        event_append(subject=record, event_type="record_created", payload={})
+    with pytest.raises(ValueError):
+        event_append(subject=record, event_type="made_up", payload={})
+    assert Event.objects.count() == 12
+
+
+def test_a_paper_not_yet_signed_is_signed_first(db):
+    from papers import services as paper_services
+
+    from .conftest import HEP_TH
+
+    paper_services.harvest_files(paths=[HEP_TH])
+    paper = Paper.objects.get(arxiv_id="1412.8323")
+    event = event_append(subject=paper, event_type="researcher_split", payload={"from": 1, "into": [2, 3]})
+    assert event.record.paper_id == paper.pk
+    assert event.record.events.count() == 3
+
+
+def test_payload_text_is_escaped_on_the_page(client, signed_raw_page):
+    record = Record.objects.get(source_id="0801.3673")
+    event_append(
+        subject=record, event_type="researcher_merged", payload={"note": "<script>alert(1)</script>"}
+    )
+    html = client.get(f"/pith/{record.pith_body}").content.decode()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
