@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.apps import apps
-from django.db import connection
 from django.db.models import Count, F, Max, Min, QuerySet
 from django.db.models.functions import ExtractYear
 
-from papers.models import Paper, PaperAuthor
+from papers.models import Paper
+from researchers.models import Authorship, Researcher
 
 from .matching import normalize
 from .models import AuthorAffiliation, Institution, InstitutionName, InstitutionRelationship
@@ -152,65 +151,32 @@ def institution_fields(institution: Institution, *, limit: int = 12) -> list[dic
     return list(rows)
 
 
-# -- Researchers (through researchers.Authorship, when that app provides it) --------------
-
-
-@dataclass(frozen=True)
-class _AuthorshipLink:
-    model: Any
-    slot_field: str
-    researcher_field: str
-
-
-def _authorship_link() -> _AuthorshipLink | None:
-    """``researchers.Authorship`` and its foreign keys to ``PaperAuthor`` and to the
-    researcher, found by introspection; ``None`` when the model or its table is missing."""
-    try:
-        model = apps.get_model("researchers", "Authorship")
-    except LookupError:
-        return None
-    slot_field = researcher_field = None
-    for field in model._meta.get_fields():
-        if not getattr(field, "many_to_one", False) or field.related_model is None:
-            continue
-        if field.related_model is PaperAuthor:
-            slot_field = field.name
-        elif field.related_model._meta.model_name == "researcher":
-            researcher_field = field.name
-    if not slot_field or not researcher_field:
-        return None
-    if model._meta.db_table not in connection.introspection.table_names():
-        return None
-    return _AuthorshipLink(model, slot_field, researcher_field)
+# -- Researchers (through researchers.Authorship) -----------------------------------------
 
 
 @dataclass
 class ResearcherCount:
     """A researcher linked to an institution and the number of its papers they share."""
 
-    researcher: Any
+    researcher: Researcher
     papers: int
 
 
 def institution_researchers(institution: Institution, *, limit: int = 50) -> list[ResearcherCount]:
-    """Researchers whose author slots are linked to ``institution``, with the number of
-    distinct papers, most papers first then by name. Empty while ``researchers.Authorship``
-    is not installed or has no rows."""
-    link = _authorship_link()
-    if link is None:
-        return []
+    """Researchers (not merged away) whose author slots are linked to ``institution``, with
+    the number of distinct papers, most papers first then by name; at most ``limit``.
+    Two queries."""
     rows = (
-        link.model.objects.filter(**{f"{link.slot_field}__institution_links__institution": institution})
-        .values(link.researcher_field)
-        .annotate(papers=Count(f"{link.slot_field}__paper", distinct=True))
-        .order_by("-papers")[: limit * 2]
+        Authorship.objects.filter(
+            slot__institution_links__institution=institution, researcher__merged_into__isnull=True
+        )
+        .values("researcher_id")
+        .annotate(papers=Count("paper", distinct=True))
+        .order_by("-papers", "researcher__display_name", "researcher_id")[:limit]
     )
-    counts = {row[link.researcher_field]: row["papers"] for row in rows}
-    researcher_model = link.model._meta.get_field(link.researcher_field).related_model
-    researchers = researcher_model._default_manager.in_bulk(list(counts))
-    out = [ResearcherCount(researchers[pk], n) for pk, n in counts.items() if pk in researchers]
-    out.sort(key=lambda r: (-r.papers, str(r.researcher).casefold()))
-    return out[:limit]
+    counts = {row["researcher_id"]: row["papers"] for row in rows}
+    researchers = Researcher.objects.in_bulk(list(counts))
+    return [ResearcherCount(researchers[pk], n) for pk, n in counts.items() if pk in researchers]
 
 
 @dataclass
@@ -232,26 +198,24 @@ class InstitutionYears:
         return f"{self.first_year}–{self.last_year}"
 
 
-def institutions_for_researcher(researcher: Any) -> list[InstitutionYears]:
+def institutions_for_researcher(researcher: Researcher | int) -> list[InstitutionYears]:
     """The institutions a researcher's author slots are linked to, with the years seen
-    (first and last submission year of those papers) and the paper count; most recent
-    first, then most papers. ``researcher`` is a ``researchers.Researcher`` (or its pk).
-    Empty while ``researchers.Authorship`` is not installed or has no rows. Two queries."""
-    link = _authorship_link()
-    if link is None:
-        return []
+    (first and last submission year of those papers, UTC) and the number of papers; most
+    recent first, then most papers, then name. ``researcher`` is a
+    ``researchers.Researcher`` or its pk. Deleted papers do not count. Two queries."""
     researcher_pk = getattr(researcher, "pk", researcher)
-    slots = link.model.objects.filter(**{link.researcher_field: researcher_pk}).values(link.slot_field)
-    rows = (
-        AuthorAffiliation.objects.filter(slot_id__in=slots, slot__paper__deleted=False)
+    rows = list(
+        AuthorAffiliation.objects.filter(
+            slot__authorship__researcher_id=researcher_pk, slot__paper__deleted=False
+        )
         .values("institution_id")
         .annotate(
             first_year=Min(ExtractYear("slot__paper__submitted_at")),
             last_year=Max(ExtractYear("slot__paper__submitted_at")),
             papers=Count("slot__paper", distinct=True),
         )
+        .order_by()
     )
-    rows = list(rows)
     institutions = Institution.objects.in_bulk([r["institution_id"] for r in rows])
     out = [
         InstitutionYears(institutions[r["institution_id"]], r["first_year"], r["last_year"], r["papers"])
