@@ -8,7 +8,7 @@ import pytest
 
 from papers import services
 from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
-from papers.oai import OaiClient, OaiError
+from papers.oai import OaiClient, OaiError, parse_oai_response
 from tests.conftest import FIXTURES
 
 OAI = FIXTURES / "arxiv" / "oai"
@@ -252,3 +252,26 @@ def test_category_aliases_map_to_canonical_codes(tmp_path):
         "math.AG",
         "hep-th",
     ]
+
+
+def test_identify_reads_granularity_and_deleted_record_policy():
+    replay = Replay((OAI / "paperhive_Identify.xml").read_bytes())
+    info = client_for(replay, FakeTime()).identify()
+    assert info["granularity"] == "YYYY-MM-DD"
+    assert info["deletedRecord"] == "persistent"
+    assert info["earliestDatestamp"] == "2007-05-23"
+    assert replay.params(0) == {"verb": "Identify"}
+
+
+@pytest.mark.django_db
+def test_a_page_of_1000_records_is_written_in_a_bounded_number_of_queries(django_assert_max_num_queries):
+    from tests.conftest import SAMPLE_OAI_RAW
+
+    page = parse_oai_response(str(SAMPLE_OAI_RAW))
+    categories = services.CategoryMap()
+    # Two batches of 500: read papers, read slots, read versions, write papers, slots,
+    # versions, prune stale rows; no query per record.
+    with django_assert_max_num_queries(30):
+        result = services.papers_upsert(records=page.records[:500], categories=categories)
+        result2 = services.papers_upsert(records=page.records[500:], categories=categories)
+    assert result.written + result2.written == 1000
