@@ -48,6 +48,7 @@ class CanonicalRecord:
     """A canonical record with its digest and identifiers."""
 
     record: dict
+    canonical: bytes
     sha256: str
     pith_number: str
     pith_body: str
@@ -83,9 +84,10 @@ def canonical_record_build(
             "abstract_canon_sha256": text_canon_sha256(abstract),
         },
     }
-    digest = sha256_hex(canonical_json(record))
+    canonical = canonical_json(record)
+    digest = sha256_hex(canonical)
     year = submitted_at.astimezone(UTC).year
-    return CanonicalRecord(record, digest, pith_number(digest, year), pith_body(digest), year)
+    return CanonicalRecord(record, canonical, digest, pith_number(digest, year), pith_body(digest), year)
 
 
 def aliases_build(*, source_id: str, version: int, body: str, created_at: str) -> list[dict]:
@@ -196,9 +198,10 @@ def graph_snapshot_payload(
 
 @dataclass(frozen=True, slots=True)
 class SignedEvent:
-    """An event ready to store: signed content, its digest and the signature block."""
+    """An event ready to store: signed content (and its canonical bytes), digest, signature."""
 
     content: dict
+    canonical: bytes
     content_sha256: str
     signature: dict
 
@@ -236,6 +239,7 @@ def event_build(
         "prev_event": prev_event,
         "schema_version": SCHEMA_VERSION,
     }
-    digest = sha256_hex(canonical_json(content))
+    canonical = canonical_json(content)
+    digest = sha256_hex(canonical)
     signature = signature_block(signer, digest, EVENT_SIGNED_MESSAGE, signed_at or created_at)
-    return SignedEvent(content, digest, signature)
+    return SignedEvent(content, canonical, digest, signature)

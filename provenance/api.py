@@ -1,0 +1,5 @@
+"""provenance API (filled in below)."""
+
+from ninja import Router
+
+router = Router(tags=["provenance"])
