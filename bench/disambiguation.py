@@ -138,10 +138,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", type=Path)
     parser.add_argument("--threshold", type=float, default=THRESHOLD)
-    parser.add_argument("--baseline", action="store_true", help="also print the first+last name baseline")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also print the naive baselines (first+last name; name + exact affiliations)",
+    )
+    parser.add_argument("--no-seeds", action="store_true", help="ignore cluster_seeds.json constraints")
     args = parser.parse_args(argv)
 
     mentions, gold, must, cannot = load_mentions(args.directory)
+    if args.no_seeds:
+        must, cannot = [], []
     started = time.perf_counter()
     clusters = cluster_mentions(mentions, must_link=must, cannot_link=cannot, threshold=args.threshold)
     elapsed = time.perf_counter() - started
@@ -151,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         for m in mentions:
             by_name[f"{m.name.given[:1]} {m.name.family}"].append(m.id)
         rows.append(("first+last name", scores(_labels(by_name.values()), gold)))
+        by_aff: dict[tuple, list] = defaultdict(list)
+        for m in mentions:
+            by_aff[(m.name.given[:1], m.name.family, tuple(sorted(m.affiliations)))].append(m.id)
+        rows.append(("name+exact affil.", scores(_labels(by_aff.values()), gold)))
 
     print(
         f"{args.directory.name}: {len(mentions)} signatures, {len(set(gold.values()))} gold "

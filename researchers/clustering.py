@@ -42,7 +42,6 @@ YEAR_GAP = 12
 # Leftover groups this small join their name's dominant group (one holding this share).
 SMALL_GROUP = 2
 DOMINANT_SHARE = 0.5
-NO_EVIDENCE_SHARE = 0.0
 
 _AFF_ABBREVIATIONS = {
     "univ": "university",
@@ -288,8 +287,9 @@ def _attach_to_dominant(clusterer: _Clusterer, members: list[int], mentions: lis
                 continue
             group = clusterer.groups[clusterer.find(root)]
             no_evidence = size == 1 and not mentions[group.members[0]].has_evidence
-            small = len(group.members) <= SMALL_GROUP
-            if (no_evidence and top_size >= NO_EVIDENCE_SHARE * len(same)) or (dominant and small):
+            # "Dominant" needs a group clearly larger than the leftover: two singletons are a tie.
+            small = len(group.members) <= SMALL_GROUP and top_size > len(group.members)
+            if no_evidence or (dominant and small):
                 clusterer.union(top, root)
 
 
