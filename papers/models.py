@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 
 from .querysets import PaperQuerySet
@@ -94,6 +95,17 @@ class Paper(models.Model):
     hidden = models.BooleanField(default=False, help_text="Hide from listings (editorial)")
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
+    # Full-text index (issue 7): a STORED generated column, so PostgreSQL keeps it current
+    # on every insert and update (bulk upserts included) and nothing is rebuilt by hand.
+    # Weights: title A, author names B, abstract C; English stemming throughout so the one
+    # query (websearch_to_tsquery('english', ...)) matches every part.
+    search_vector = models.GeneratedField(
+        expression=SearchVector("title", weight="A", config="english")
+        + SearchVector("authors_text", weight="B", config="english")
+        + SearchVector("abstract", weight="C", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
 
     objects = PaperQuerySet.as_manager()
 
@@ -103,6 +115,7 @@ class Paper(models.Model):
             models.Index(fields=["-submitted_at", "-arxiv_id"], name="paper_newest_idx"),
             GinIndex(fields=["categories"], name="paper_categories_gin"),
             models.Index(fields=["primary_category", "-submitted_at"], name="paper_primary_idx"),
+            GinIndex(fields=["search_vector"], name="paper_search_gin"),
         ]
 
     def __str__(self) -> str:

@@ -232,3 +232,47 @@ OPENALEX_API_URL = os.environ.get("OPENALEX_API_URL", "https://api.openalex.org"
 OPENALEX_API_KEY = os.environ.get("OPENALEX_API_KEY", "")
 OPENALEX_MAILTO = os.environ.get("OPENALEX_MAILTO", "")
 RESEARCHER_SOURCE_TIMEOUT = float(os.environ.get("RESEARCHER_SOURCE_TIMEOUT", "30"))
+
+# Public site (issue 7): search, feeds, sitemaps, llms.txt (pages) and the Wagtail CMS pages
+# (cms: /about, /contact, /privacy, /developers; admin at /cms/).
+INSTALLED_APPS += [
+    "pages",
+    "cms",
+    "wagtail.contrib.forms",
+    "wagtail.contrib.redirects",
+    "wagtail.sites",
+    "wagtail.users",
+    "wagtail.snippets",
+    "wagtail.documents",
+    "wagtail.images",
+    "wagtail.search",
+    "wagtail.admin",
+    "wagtail",
+    "modelcluster",
+    "taggit",
+]
+# The Wagtail admin needs inline styles and scripts; it gets its own, looser policy.
+MIDDLEWARE.append("pages.middleware.CmsContentSecurityPolicyMiddleware")
+WAGTAIL_SITE_NAME = "wovepaper"
+WAGTAIL_APPEND_SLASH = False  # /about, /contact: the URLs SPEC.md promises
+WAGTAILADMIN_BASE_URL = SITE_URL
+WAGTAILSEARCH_BACKENDS = {"default": {"BACKEND": "wagtail.search.backends.database"}}
+WAGTAILDOCS_EXTENSIONS = ["csv", "pdf", "txt", "json"]
+# Contact form mail: printed to the console unless SMTP is configured (EMAIL_HOST set).
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "wovepaper <noreply@localhost>")
+SITE_OWNER_EMAIL = os.environ.get("SITE_OWNER_EMAIL", "owner@localhost")
+# Fetching a paper that is not archived yet through the arXiv API (Atom). arXiv asks for at
+# most one request every 3 s; the limit is shared by all workers through a Redis lock.
+ARXIV_API_ENDPOINT = os.environ.get("ARXIV_API_ENDPOINT", "https://export.arxiv.org/api/query")
+ARXIV_API_MIN_INTERVAL = float(os.environ.get("ARXIV_API_MIN_INTERVAL", "3"))
+ARXIV_API_TIMEOUT = float(os.environ.get("ARXIV_API_TIMEOUT", "30"))
+ARXIV_FETCH_REDIS_URL = os.environ.get("ARXIV_FETCH_REDIS_URL", "") or CELERY_BROKER_URL

@@ -2,11 +2,15 @@
 
 from django.contrib import admin
 from django.urls import include, path
+from wagtail import urls as wagtail_urls
+from wagtail.admin import urls as wagtailadmin_urls
+from wagtail.documents import urls as wagtaildocs_urls
 
 from papers import views as paper_views
 from researchers import views as researcher_views
 
 urlpatterns = [
+    path("", include("pages.urls")),
     path("", paper_views.home, name="home"),
     path("admin/", admin.site.urls),
     path("papers/", include("papers.urls")),
@@ -14,6 +18,10 @@ urlpatterns = [
     path("researchers/", include("researchers.urls")),
     path("institutions/", include("institutions.urls")),
     path("", include("provenance.urls")),
+    path("cms/", include(wagtailadmin_urls)),
+    path("documents/", include(wagtaildocs_urls)),
+    # Wagtail serves /about, /contact, /privacy, /developers; keep this catch-all LAST.
+    path("", include(wagtail_urls)),
 ]
 
 handler404 = "papers.views.not_found"

@@ -1,0 +1,318 @@
+"""Site search: PostgreSQL full-text search over papers, name search over researchers and
+institutions, filters, sorts, facet counts and autocomplete suggestions.
+
+Papers match ``websearch_to_tsquery('english', q)`` against the generated, GIN-indexed
+``papers_paper.search_vector`` (title weight A, author names B, abstract C), so quoted
+phrases, ``OR`` and ``-exclusion`` work as in web search engines; relevance is
+``ts_rank`` over those weights.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connection
+from django.db.models import Count, Exists, F, Func, OuterRef, Q, QuerySet, TextField, Value
+from django.db.models.functions import ExtractYear
+from django.http import QueryDict
+
+from institutions.models import AuthorAffiliation, Institution
+from papers.models import Category, Paper
+from researchers.models import Authorship, Researcher
+
+SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
+TABS = ("papers", "researchers", "institutions")
+YEAR_MIN, YEAR_MAX = 1986, 2100
+_WORD = re.compile(r"[\w'.-]+", re.UNICODE)
+_OPERATORS = {"or", "and", "not"}
+
+
+@dataclass
+class PaperSearch:
+    """A parsed paper search: query text, filters and sort.
+
+    ``researcher``/``institution`` are resolved records (``None`` when absent or unknown);
+    ``year_from``/``year_to`` are inclusive submission years; ``sort`` is a key of
+    :data:`SORTS` (``relevance`` falls back to ``newest`` without query text).
+    """
+
+    q: str = ""
+    category: str = ""
+    year_from: int | None = None
+    year_to: int | None = None
+    researcher: Researcher | None = None
+    institution: Institution | None = None
+    sort: str = "relevance"
+    tab: str = "papers"
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def effective_sort(self) -> str:
+        """The sort actually applied: relevance needs query text."""
+        return "newest" if self.sort == "relevance" and not self.q else self.sort
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.category or self.year_from or self.year_to or self.researcher or self.institution)
+
+
+def _year(raw: str | None) -> int | None:
+    raw = (raw or "").strip()
+    if not raw.isdigit():
+        return None
+    year = int(raw)
+    return year if YEAR_MIN <= year <= YEAR_MAX else None
+
+
+def _resolve_researcher(raw: str) -> Researcher | None:
+    """An id (digits) or a name; a name resolves to the listed researcher with most papers."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    if raw.isdigit():
+        found = Researcher.objects.filter(pk=int(raw)).first()
+        # An editor-merged record answers for its survivor.
+        while found is not None and found.merged_into_id:
+            found = Researcher.objects.filter(pk=found.merged_into_id).first()
+        return found
+    return researchers_matching(raw).first()
+
+
+def _resolve_institution(raw: str) -> Institution | None:
+    """An internal id (digits), a ROR ID, or a name (the best-linked match)."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    if raw.isdigit():
+        return Institution.objects.filter(pk=int(raw)).first()
+    ror = raw.rstrip("/").rsplit("/", 1)[-1].lower()
+    found = Institution.objects.filter(ror_id=ror).first()
+    return found or institutions_matching(raw).first()
+
+
+def parse_search(params: QueryDict) -> PaperSearch:
+    """Read ``q``, ``type``, ``category``, ``from``, ``to``, ``researcher``, ``institution``
+    and ``sort`` from a query string. Bad values are dropped (and named in ``problems``),
+    never an error: a search page always renders."""
+    search = PaperSearch(q=" ".join(params.get("q", "").split())[:500])
+    tab = params.get("type", "papers")
+    search.tab = tab if tab in TABS else "papers"
+    code = params.get("category", "").strip()
+    if code:
+        if Category.objects.filter(code=code).exists():
+            search.category = code
+        else:
+            search.problems.append(f"Unknown category “{code[:40]}”")
+    search.year_from = _year(params.get("from"))
+    search.year_to = _year(params.get("to"))
+    if search.year_from and search.year_to and search.year_from > search.year_to:
+        search.year_from, search.year_to = search.year_to, search.year_from
+    if params.get("researcher", "").strip():
+        search.researcher = _resolve_researcher(params["researcher"])
+        if search.researcher is None:
+            search.problems.append("No researcher by that name or id")
+    if params.get("institution", "").strip():
+        search.institution = _resolve_institution(params["institution"])
+        if search.institution is None:
+            search.problems.append("No institution by that name or id")
+    sort = params.get("sort", "relevance")
+    search.sort = sort if sort in SORTS else "relevance"
+    return search
+
+
+def _filters(search: PaperSearch, *, skip: str = "") -> Q:
+    """The filter conditions of ``search`` as one ``Q``, leaving out the facet ``skip``
+    (``category`` or ``year``) so its own counts show the alternatives."""
+    cond = Q()
+    if search.category and skip != "category":
+        cond &= Q(categories__contains=[search.category])
+    if skip != "year":
+        if search.year_from:
+            cond &= Q(submitted_at__gte=datetime(search.year_from, 1, 1, tzinfo=UTC))
+        if search.year_to:
+            cond &= Q(submitted_at__lt=datetime(search.year_to + 1, 1, 1, tzinfo=UTC))
+    if search.researcher is not None:
+        ids = [search.researcher.pk, *search.researcher.merged_from.values_list("pk", flat=True)]
+        cond &= Q(Exists(Authorship.objects.filter(paper=OuterRef("pk"), researcher_id__in=ids)))
+    if search.institution is not None:
+        cond &= Q(
+            Exists(
+                AuthorAffiliation.objects.filter(
+                    slot__paper=OuterRef("pk"), institution_id=search.institution.pk
+                )
+            )
+        )
+    return cond
+
+
+def _matching(search: PaperSearch) -> QuerySet[Paper]:
+    papers = Paper.objects.public()
+    if search.q:
+        papers = papers.filter(search_vector=SearchQuery(search.q, search_type="websearch", config="english"))
+    return papers
+
+
+def search_papers(search: PaperSearch) -> QuerySet[Paper]:
+    """Papers matching ``search``, filtered and sorted, with ``rank`` annotated (0 without
+    query text). The search vector itself is deferred: listings never need it."""
+    papers = _matching(search).filter(_filters(search)).select_related("primary_category")
+    papers = papers.defer("search_vector")
+    if search.q:
+        query = SearchQuery(search.q, search_type="websearch", config="english")
+        papers = papers.annotate(rank=SearchRank(F("search_vector"), query))
+    else:
+        papers = papers.annotate(rank=Value(0.0))
+    sort = search.effective_sort
+    if sort == "relevance":
+        return papers.order_by("-rank", "-submitted_at", "-arxiv_id")
+    if sort == "cited":
+        return papers.order_by(F("cited_by_count").desc(nulls_last=True), "-submitted_at", "-arxiv_id")
+    return papers.order_by("-submitted_at", "-arxiv_id")
+
+
+@dataclass
+class Facet:
+    """One facet value: the value put in the query string, a label and a paper count."""
+
+    value: str
+    label: str
+    count: int
+    title: str = ""
+
+
+def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, list[Facet]]:
+    """Counts of matching papers by category (primary or cross-list), submission year,
+    researcher and institution. Each facet leaves its own filter out, so the alternatives
+    stay visible. Returns ``{"categories", "years", "researchers", "institutions"}``."""
+    by_category = _matching(search).filter(_filters(search, skip="category")).values("pk")
+    sql, params = by_category.query.sql_with_params()
+    with connection.cursor() as cursor:
+        # ``sql`` is Django's own compiled subquery; user values stay in ``params``.
+        statement = (
+            "SELECT c.code, COALESCE(cat.name, c.code), count(*) FROM papers_paper p "  # noqa: S608
+            "CROSS JOIN LATERAL unnest(p.categories) AS c(code) "
+            "LEFT JOIN papers_category cat ON cat.code = c.code "
+            "WHERE p.id IN (" + sql + ") GROUP BY 1, 2 ORDER BY 3 DESC, 1 LIMIT %s"
+        )
+        cursor.execute(statement, [*params, limit])
+        categories = [Facet(code, code, n, title=name) for code, name, n in cursor.fetchall()]
+    years = (
+        _matching(search)
+        .filter(_filters(search, skip="year"), submitted_at__isnull=False)
+        .annotate(y=ExtractYear("submitted_at"))
+        .values("y")
+        .annotate(n=Count("pk"))
+        .order_by("-y")
+    )
+    matching = _matching(search).filter(_filters(search)).values("pk")
+    researchers = (
+        Authorship.objects.filter(paper__in=matching, researcher__merged_into__isnull=True)
+        .values("researcher_id", "researcher__display_name")
+        .annotate(n=Count("paper", distinct=True))
+        .order_by("-n", "researcher__display_name")[:8]
+    )
+    institutions = (
+        AuthorAffiliation.objects.filter(slot__paper__in=matching)
+        .values("institution_id", "institution__name")
+        .annotate(n=Count("slot__paper", distinct=True))
+        .order_by("-n", "institution__name")[:8]
+    )
+    return {
+        "categories": categories,
+        "years": [Facet(str(r["y"]), str(r["y"]), r["n"]) for r in years],
+        "researchers": [
+            Facet(str(r["researcher_id"]), r["researcher__display_name"], r["n"]) for r in researchers
+        ],
+        "institutions": [
+            Facet(str(r["institution_id"]), r["institution__name"], r["n"]) for r in institutions
+        ],
+    }
+
+
+def name_words(text: str) -> list[str]:
+    """The words of a query for name matching: search operators and quotes dropped."""
+    words = []
+    for word in _WORD.findall(text or ""):
+        word = word.strip(".-'")
+        if word and word.lower() not in _OPERATORS:
+            words.append(word)
+    return words[:8]
+
+
+def researchers_matching(text: str) -> QuerySet[Researcher]:
+    """Listed researchers (active, with papers) whose display name or a name variant holds
+    every word of ``text`` (case-insensitive), most papers first."""
+    words = name_words(text)
+    qs = Researcher.objects.listed()
+    if not words:
+        return qs.none()
+    variants = Func(F("name_variants"), Value(" | "), function="array_to_string", output_field=TextField())
+    qs = qs.annotate(_variants=variants)
+    for word in words:
+        qs = qs.filter(Q(display_name__icontains=word) | Q(_variants__icontains=word))
+    return qs
+
+
+def institutions_matching(text: str) -> QuerySet[Institution]:
+    """Institutions with a name (display, label, alias, acronym) containing ``text``
+    (accents and case folded), most linked papers first, then by name."""
+    words = name_words(text)
+    if not words:
+        return Institution.objects.none()
+    return (
+        Institution.objects.search(" ".join(words))
+        .annotate(paper_count=Count("author_links__slot__paper", distinct=True))
+        .order_by("-paper_count", "name")
+    )
+
+
+def tab_counts(search: PaperSearch) -> dict[str, int]:
+    """Result counts for the three tabs: papers (with filters), researchers, institutions."""
+    counts = {"papers": _matching(search).filter(_filters(search)).count()}
+    counts["researchers"] = researchers_matching(search.q).count() if search.q else 0
+    counts["institutions"] = institutions_matching(search.q).count() if search.q else 0
+    return counts
+
+
+def suggest(*, text: str, kind: str, limit: int = 8) -> list[dict[str, Any]]:
+    """Autocomplete: up to ``limit`` researchers or institutions whose name has a word
+    starting with ``text`` (at least 2 characters), best-known first.
+
+    Returns ``[{"id": int, "name": str, "url": str, "detail": str}]``; ``kind`` is
+    ``researcher`` or ``institution`` (anything else gives ``[]``).
+    """
+    text = " ".join((text or "").split())[:100]
+    if len(text) < 2:
+        return []
+    pattern = r"\m" + re.escape(text)
+    if kind == "researcher":
+        rows = Researcher.objects.listed().filter(display_name__iregex=pattern)[:limit]
+        return [
+            {
+                "id": r.pk,
+                "name": r.display_name,
+                "url": r.get_absolute_url(),
+                "detail": f"{r.paper_count} paper{'s' if r.paper_count != 1 else ''}",
+            }
+            for r in rows
+        ]
+    if kind == "institution":
+        rows = (
+            Institution.objects.filter(Q(name__iregex=pattern) | Q(names__value__iregex=pattern))
+            .distinct()
+            .order_by("name")[:limit]
+        )
+        return [
+            {
+                "id": i.pk,
+                "name": i.name,
+                "url": i.get_absolute_url(),
+                "detail": ", ".join(p for p in (i.city, i.country_name) if p),
+            }
+            for i in rows
+        ]
+    return []

@@ -1,0 +1,82 @@
+"""Search, autocomplete, robots.txt and llms.txt views (thin: parse, call a selector, render)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import require_GET
+
+from papers.identifiers import try_parse_arxiv_id
+from papers.models import Paper
+
+from . import search as site_search
+
+PAGE_SIZE = 20
+
+
+@require_GET
+def search(request: HttpRequest) -> HttpResponse:
+    """``/search?q=&type=&category=&from=&to=&researcher=&institution=&sort=&page=``.
+
+    An arXiv identifier as the whole query goes straight to the paper (or to its 404 page,
+    which offers to fetch it). Papers, researchers and institutions are tabs (``type``).
+    """
+    params = site_search.parse_search(request.GET)
+    if params.q and not params.has_filters:
+        parsed = try_parse_arxiv_id(params.q)
+        if parsed is not None and ("." in params.q or "/" in params.q):
+            paper = Paper.objects.filter(arxiv_id=parsed.id).only("arxiv_id", "slug").first()
+            return HttpResponseRedirect(paper.get_absolute_url() if paper else f"/papers/{parsed.id}")
+    counts = site_search.tab_counts(params)
+    context: dict = {
+        "search": params,
+        "counts": counts,
+        "sorts": site_search.SORTS,
+        "hide_header_search": True,
+    }
+    if params.tab == "researchers":
+        rows = site_search.researchers_matching(params.q)
+        context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    elif params.tab == "institutions":
+        rows = site_search.institutions_matching(params.q)
+        context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    else:
+        papers = site_search.search_papers(params)
+        paginator = Paginator(papers, PAGE_SIZE)
+        paginator.count = counts["papers"]  # already counted for the tabs; saves a query
+        context["page"] = paginator.get_page(request.GET.get("page"))
+        context["facets"] = site_search.paper_facets(params)
+    response = render(request, "pages/search.html", context)
+    return response
+
+
+@require_GET
+@cache_control(max_age=300, public=True)
+def suggest(request: HttpRequest) -> JsonResponse:
+    """``/search/suggest?kind=researcher|institution&q=...``: autocomplete JSON,
+    ``{"results": [{"id", "name", "url", "detail"}]}`` (empty below 2 characters)."""
+    results = site_search.suggest(text=request.GET.get("q", ""), kind=request.GET.get("kind", ""))
+    return JsonResponse({"results": results})
+
+
+@require_GET
+@cache_control(max_age=3600, public=True)
+def robots_txt(request: HttpRequest) -> HttpResponse:
+    """``/robots.txt``: everything public may be crawled; admin and CMS may not; the
+    sitemap index is named with its absolute URL (robots.txt requires one)."""
+    body = render_to_string("pages/robots.txt", {"SITE_URL": settings.SITE_URL})
+    return HttpResponse(body, content_type="text/plain; charset=utf-8")
+
+
+@require_GET
+@cache_control(max_age=3600, public=True)
+def llms_txt(request: HttpRequest) -> HttpResponse:
+    """``/llms.txt``: Markdown guidance for automated readers (URL forms, API, feeds,
+    licences, rate limits), following the llms.txt proposal (an H1, a summary quote,
+    sections of links)."""
+    body = render_to_string("pages/llms.txt", {"SITE_URL": settings.SITE_URL})
+    return HttpResponse(body, content_type="text/markdown; charset=utf-8")
