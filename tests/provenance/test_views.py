@@ -122,3 +122,11 @@ def test_paper_snippet_shows_pith_and_bundle_link(hep_th):
         .strip()
         == ""
     )
+
+
+def test_paper_page_shows_its_pith_number_and_bundle_link(client, hep_th):
+    paper = Paper.objects.get(arxiv_id="1607.01710")
+    record = hep_th["1607.01710"]
+    html = client.get(paper.get_absolute_url()).content.decode()
+    assert record.pith_number in html
+    assert f'href="/pith/{record.pith_body}/bundle.json"' in html
