@@ -407,3 +407,29 @@ def affiliations_link_ror_ids(
             )
     result.created, result.updated = len(to_create), len(to_update)
     return result
+
+
+@dataclass
+class OpenAlexResult:
+    """Counts of :func:`affiliations_from_openalex`."""
+
+    ids: LinkResult
+    strings: MatchResult
+
+
+def affiliations_from_openalex(*, authorships: Iterable[tuple[int, dict]]) -> OpenAlexResult:
+    """Link author slots to institutions from OpenAlex work authorships, for the researchers
+    matcher: ``authorships`` are ``(PaperAuthor id, OpenAlex authorship object)`` pairs.
+
+    Source ids first: every ``institutions[].ror`` becomes an ``openalex`` link (confidence
+    1.0); then the ``raw_affiliation_strings`` are matched as strings (origin ``openalex``)
+    for what the ids did not cover. Idempotent. Returns both counts.
+    """
+    from .openalex import authorship_raw_affiliations, authorship_ror_ids
+
+    authorships = list(authorships)
+    id_pairs = [(slot_id, ror_id) for slot_id, a in authorships for ror_id in authorship_ror_ids(a)]
+    string_pairs = [(slot_id, text) for slot_id, a in authorships for text in authorship_raw_affiliations(a)]
+    ids = affiliations_link_ror_ids(pairs=id_pairs, source=AuthorAffiliation.Source.OPENALEX)
+    strings = affiliations_match_strings(pairs=string_pairs, origin=AuthorAffiliation.StringOrigin.OPENALEX)
+    return OpenAlexResult(ids=ids, strings=strings)
