@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from django.db.models import Q
+
 from .models import Event, Record
 
 _FULL = re.compile(r"^pith:(\d{4}):([A-Z2-7]{26})$")
@@ -66,14 +68,10 @@ def record_events(record: Record) -> list[Event]:
 
 
 def record_superseded_by(record: Record) -> Record | None:
-    """The record whose ``record_created`` supersedes this record's, if any."""
-    created = record.events.filter(event_type="record_created").values_list("content_sha256", flat=True)
-    ids = [f"sha256:{c}" for c in created]
-    if not ids:
-        return None
-    later = (
-        Event.objects.filter(event_type="record_created", content__supersedes__contains=ids[:1])
-        .select_related("record")
-        .first()
+    """The record that superseded this one: the paper's next record (a later version, or a
+    newer record of the same version), whose ``record_created`` names this one's."""
+    later = Record.objects.filter(paper_id=record.paper_id).filter(
+        Q(source_version__gt=record.source_version)
+        | Q(source_version=record.source_version, created_at__gt=record.created_at)
     )
-    return later.record if later else None
+    return later.order_by("source_version", "created_at").first()

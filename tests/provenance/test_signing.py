@@ -178,3 +178,38 @@ def test_record_created_at_is_whole_seconds(signed_raw_page):
     record = Record.objects.first()
     assert record.created_at.microsecond == 0
     assert record.created_at <= datetime.now(UTC)
+
+
+def test_sign_records_task_returns_counts(db):
+    from provenance.tasks import sign_records
+
+    paper_services.harvest_files(paths=[RAW_PAGE1])
+    counts = sign_records.apply().get()
+    assert counts["records_created"] == 6 and counts["events_created"] == 12
+    assert sign_records.apply().get()["events_created"] == 0
+
+
+def test_sign_provenance_command_prints_one_summary_line(db, capsys):
+    from django.core.management import call_command
+
+    paper_services.harvest_files(paths=[RAW_PAGE1])
+    call_command("sign_provenance", "--no-progress")
+    assert capsys.readouterr().out.strip().splitlines() == [
+        "sign_provenance: 3 papers checked, 3 signed, 6 records and 12 events created, "
+        "0 skipped, 0 busy elsewhere"
+    ]
+
+
+def test_superseded_record_page_links_to_the_newer_one(client, signed_raw_page):
+    v1 = Record.objects.get(source_id="0801.3674", source_version=1)
+    v2 = Record.objects.get(source_id="0801.3674", source_version=2)
+    html = client.get(f"/pith/{v1.pith_body}").content.decode()
+    assert "Superseded by" in html and f"/pith/{v2.pith_body}" in html
+
+
+def test_admin_lists_records_and_events(admin_client, signed_raw_page):
+    assert admin_client.get("/admin/provenance/record/").status_code == 200
+    assert admin_client.get("/admin/provenance/event/").status_code == 200
+    assert admin_client.get("/admin/provenance/publickey/").status_code == 200
+    record = Record.objects.first()
+    assert admin_client.get(f"/admin/provenance/record/{record.pk}/change/").status_code == 200
