@@ -101,16 +101,12 @@ class PersonName:
     given: tuple[str, ...]
     family: str
     key: str
+    block: str = ""  # "<first initial> <family key>" (S2AND's block shape), set by parse_name
 
     @property
     def first_initial(self) -> str:
         """First letter of the first given name, or ``""`` for a family name alone."""
         return self.given[0][0] if self.given else ""
-
-    @property
-    def block(self) -> str:
-        """Blocking key ``"<first initial> <family key>"`` (S2AND's block shape)."""
-        return f"{self.first_initial} {self.key}".strip()
 
     @property
     def has_full_given(self) -> bool:
@@ -159,7 +155,9 @@ def parse_name(name: str, family: str = "", given: str = "") -> PersonName:
             fam, giv, _suffix = split_name(raw)
     giv_tokens = _given_tokens(giv)
     fam_folded = fold(fam)
-    return PersonName(raw=raw, given=giv_tokens, family=fam_folded, key=family_key(fam))
+    key = family_key(fam)
+    block = f"{giv_tokens[0][0]} {key}" if giv_tokens else key
+    return PersonName(raw=raw, given=giv_tokens, family=fam_folded, key=key, block=block)
 
 
 def _token_compatible(a: str, b: str) -> bool:

@@ -27,8 +27,8 @@ SORTS = {
 def authors_with_researchers(paper: Paper) -> list[tuple[PaperAuthor, Researcher | None]]:
     """The paper's author slots in order, each with its researcher (``None`` when unmatched).
 
-    One query. A researcher an editor merged away is replaced by its survivor's id-only
-    stand-in (the page link redirects there). Used by the paper page to link authors.
+    One query. A researcher an editor merged away is returned as is: its page answers 301
+    to the survivor. Used by the paper page (``papers.selectors.authors_for_page``).
     """
     slots = (
         PaperAuthor.objects.filter(paper=paper).select_related("authorship__researcher").order_by("position")

@@ -115,6 +115,8 @@ def _best_name(names: Iterable[str]) -> str:
     counts = Counter(n for n in names if n)
     if not counts:
         return "Unknown"
+    if len(counts) == 1:  # the common case; skips re-parsing the name
+        return next(iter(counts))
     return max(counts, key=lambda n: (display_quality(n), counts[n], n))
 
 
@@ -154,10 +156,17 @@ def constraints_for(slot_ids: Iterable[int]) -> tuple[list[tuple[int, int]], lis
 
     The hook the curation issue fills (:class:`MatchConstraint`); one query.
     """
-    ids = list(slot_ids)
+    ids = sorted(set(slot_ids))
     must: list[tuple[int, int]] = []
     cannot: list[tuple[int, int]] = []
-    rows = MatchConstraint.objects.filter(slot_a_id__in=ids).values_list("slot_a_id", "slot_b_id", "kind")
+    with connection.cursor() as cursor:
+        # One array parameter rather than an IN list of thousands of placeholders.
+        cursor.execute(
+            "SELECT slot_a_id, slot_b_id, kind FROM researchers_matchconstraint "
+            "WHERE slot_a_id = ANY(%s) OR slot_b_id = ANY(%s)",
+            [ids, ids],
+        )
+        rows = cursor.fetchall()
     for a, b, kind in rows:
         (must if kind == MatchConstraint.Kind.MUST else cannot).append((a, b))
     return must, cannot
@@ -226,8 +235,6 @@ def researchers_attach_from_source(*, work: SourceWork) -> int:
             researcher, method, confidence = by_orcid[author.orcid], MatchMethod.ORCID, CONFIDENCE_ORCID
         elif author.author_id and (work.source, author.author_id) in identities:
             holder = identities[(work.source, author.author_id)]
-            if holder.merged_into_id:
-                holder = Researcher.objects.get(pk=holder.merged_into_id)
             if author.orcid and holder.orcid and holder.orcid != author.orcid:
                 logger.warning(
                     "%s author %s: ORCID %s conflicts with researcher %s (%s); new researcher",
@@ -239,8 +246,12 @@ def researchers_attach_from_source(*, work: SourceWork) -> int:
                 )
             else:
                 researcher = holder
+        if researcher is not None and researcher.merged_into_id:
+            researcher = Researcher.objects.get(pk=researcher.merged_into_id)
         if researcher is None:
-            researcher = Researcher(display_name=author.name or name, orcid=author.orcid)
+            # The fuller spelling wins: Semantic Scholar often abbreviates ("M. Patwary").
+            display = _best_name([author.name, name])[:300]
+            researcher = Researcher(display_name=display, orcid=author.orcid)
             researcher.slug = make_slug(researcher.display_name, fallback="researcher")
             researcher.save()
             if author.orcid:

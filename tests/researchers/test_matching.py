@@ -94,3 +94,10 @@ def test_cannot_link_keeps_a_new_slot_off_a_researcher(matched_sample):
     MatchConstraint.objects.create(slot_a_id=a, slot_b_id=b, kind=MatchConstraint.Kind.CANNOT)
     researchers_match_local()
     assert researcher_of("0801.99998", 1) != existing.authorship.researcher
+
+
+def test_task_runs_the_matcher(matched_sample):
+    from researchers.tasks import match_authors
+
+    result = match_authors.apply(kwargs={"sources": []}).get()
+    assert result["slots"] == 0 and result["collaborations_skipped"] == 34

@@ -125,10 +125,11 @@ def test_openalex_match_attaches_orcids_and_ids():
         .select_related("slot", "researcher")
         .order_by("slot__position")
     ]
+    # Display names: the fuller of arXiv's and OpenAlex's spellings.
     assert rows == [
         (1, "Jonathan C. Roberts", "0000-0001-7718-3181", MatchMethod.EXTERNAL_ID),
-        (2, "Joseph Mearman", None, MatchMethod.EXTERNAL_ID),
-        (3, "Peter Butcher", "0000-0002-3361-627X", MatchMethod.EXTERNAL_ID),
+        (2, "Joseph W. Mearman", None, MatchMethod.EXTERNAL_ID),
+        (3, "Peter W. S. Butcher", "0000-0002-3361-627X", MatchMethod.EXTERNAL_ID),
         (4, "Hayder Mahdi Abdullah Al-Maneea", "0000-0002-9841-1486", MatchMethod.EXTERNAL_ID),
         (5, "Panagiotis D. Ritsos", "0000-0001-9308-3885", MatchMethod.EXTERNAL_ID),
     ]
@@ -215,6 +216,7 @@ def test_semantic_scholar_batch_match_on_recorded_search():
     )
     assert "authors.externalIds" in request.url.params["fields"]
     patwary = Authorship.objects.get(slot__paper=mt, slot__position=2).researcher
+    assert patwary.display_name == "Mostofa Patwary"  # arXiv's spelling beats "M. Patwary"
     assert (
         patwary.identities.get().external_id == papers["2201.11990"]["authors"][1]["authorId"] == "66870756"
     )
