@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from datetime import date
 
 from django.conf import settings
@@ -9,14 +10,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from papers import services
-from papers.oai import OaiClient, OaiError
+from papers.oai import OaiClient, OaiError, OaiResponseError
 
 
 def _day(value: str) -> date:
     try:
         return date.fromisoformat(value)
     except ValueError as exc:
-        raise CommandError(f"not a day (YYYY-MM-DD): {value!r}") from exc
+        raise argparse.ArgumentTypeError(f"not a day (YYYY-MM-DD): {value!r}") from exc
 
 
 class Command(BaseCommand):
@@ -67,7 +68,7 @@ class Command(BaseCommand):
                         set_spec=options["set_spec"],
                         progress=bar.update,
                     )
-        except OaiError as exc:
+        except (OaiError, OaiResponseError) as exc:
             raise CommandError(str(exc)) from exc
         except FileNotFoundError as exc:
             raise CommandError(f"no such file: {exc.filename}") from exc
