@@ -149,7 +149,10 @@ class Event(models.Model):
 
     def as_dict(self) -> dict:
         """The event as it appears in a bundle (content, then ``signature``, hash and id)."""
-        data = dict(self.content)
+        # Key order as in the registry's bundles (readability only: hashes sort keys).
+        first = ("event_type", "subject_pith_number", "target", "payload", "signer", "created_at")
+        data = {k: self.content[k] for k in first if k in self.content}
+        data.update((k, v) for k, v in self.content.items() if k not in data)
         data["signature"] = self.signature
         data["content_sha256"] = self.content_sha256
         data["event_id"] = self.event_id
