@@ -276,3 +276,15 @@ ARXIV_API_ENDPOINT = os.environ.get("ARXIV_API_ENDPOINT", "https://export.arxiv.
 ARXIV_API_MIN_INTERVAL = float(os.environ.get("ARXIV_API_MIN_INTERVAL", "3"))
 ARXIV_API_TIMEOUT = float(os.environ.get("ARXIV_API_TIMEOUT", "30"))
 ARXIV_FETCH_REDIS_URL = os.environ.get("ARXIV_FETCH_REDIS_URL", "") or CELERY_BROKER_URL
+
+# JSON API (issue 8). "ninja" serves the interactive docs' Swagger UI from our static files
+# (no CDN). Anonymous clients get API_RATELIMIT_REQUESTS per API_RATELIMIT_WINDOW seconds
+# per IP, counted in Redis so every process shares the count; RATELIMIT_REDIS_URL defaults
+# to the Celery broker (redis+socket:// is rewritten to unix:// for redis-py). Redis down:
+# requests pass (logged). Off under tests unless a test turns it on.
+INSTALLED_APPS.append("ninja")
+RATELIMIT_ENABLED = env_bool("RATELIMIT_ENABLED", not TESTING)
+RATELIMIT_REDIS_URL = os.environ.get("RATELIMIT_REDIS_URL", "") or CELERY_BROKER_URL
+RATELIMIT_TRUST_FORWARDED = env_bool("BEHIND_PROXY", False)
+API_RATELIMIT_REQUESTS = int(os.environ.get("API_RATELIMIT_REQUESTS", "120"))
+API_RATELIMIT_WINDOW = int(os.environ.get("API_RATELIMIT_WINDOW", "60"))

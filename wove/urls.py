@@ -17,6 +17,7 @@ urlpatterns = [
     path("researchers", researcher_views.researcher_list),
     path("researchers/", include("researchers.urls")),
     path("institutions/", include("institutions.urls")),
+    path("", include("wove.api")),  # /api/v1/, /api/docs, /openapi.json
     path("", include("provenance.urls")),
     path("cms/", include(wagtailadmin_urls)),
     path("documents/", include(wagtaildocs_urls)),

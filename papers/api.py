@@ -1,0 +1,239 @@
+"""Papers API: list with filters and sorts, detail by any identifier form, batch lookup."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db.models import BigIntegerField, F, FloatField, Prefetch, QuerySet, Value
+from django.db.models.functions import Cast, Coalesce
+from django.http import HttpRequest, HttpResponse
+from django.utils.http import http_date
+from ninja import Query, Router
+
+from wove.errors import ApiError, Error
+from wove.pagination import PageParams, SortKey, paginate
+
+from .identifiers import InvalidArxivId, parse_arxiv_id, try_parse_arxiv_id
+from .models import Paper, PaperAuthor
+from .schemas import BatchIn, BatchOut, PaperDetailOut, PaperFilter, PaperPage
+
+router = Router(tags=["papers"])
+
+SEARCH_CONFIG = "english"
+LIST_ERRORS = {400: Error, 404: Error, 422: Error, 429: Error}
+DETAIL_ERRORS = {404: Error, 410: Error, 422: Error, 429: Error}
+
+_SUBMITTED_DESC = SortKey("k_submitted", F("submitted_at"), True, "datetime")
+_ID_DESC = SortKey("k_id", F("arxiv_id"), True, "str")
+PAPER_ORDERS: dict[str, list[SortKey]] = {
+    "newest": [_SUBMITTED_DESC, _ID_DESC],
+    "oldest": [
+        SortKey("k_submitted", F("submitted_at"), False, "datetime"),
+        SortKey("k_id", F("arxiv_id"), False, "str"),
+    ],
+    # Papers without a count sort as -1: after every counted paper, newest first among them.
+    # (A plain integer output: lookups on a PositiveIntegerField expression reject -1.)
+    "cited": [
+        SortKey(
+            "k_cited", Coalesce("cited_by_count", Value(-1), output_field=BigIntegerField()), True, "int"
+        ),
+        _SUBMITTED_DESC,
+        _ID_DESC,
+    ],
+}
+
+
+def _has_search_vector() -> bool:
+    return any(f.name == "search_vector" for f in Paper._meta.concrete_fields)
+
+
+def full_text(queryset: QuerySet[Paper], q: str) -> tuple[QuerySet[Paper], SearchQuery, object]:
+    """Filter ``queryset`` to papers matching ``q`` (``websearch_to_tsquery('english', q)``).
+
+    Uses the stored ``search_vector`` column (GIN-indexed; title A, authors B, abstract C)
+    when the model has it, else an on-the-fly vector of title (A) and abstract (C).
+    Returns ``(queryset, query, vector)`` for ranking.
+    """
+    query = SearchQuery(q, search_type="websearch", config=SEARCH_CONFIG)
+    if _has_search_vector():
+        vector = F("search_vector")
+        return queryset.filter(search_vector=query), query, vector
+    vector = SearchVector("title", weight="A", config=SEARCH_CONFIG) + SearchVector(
+        "abstract", weight="C", config=SEARCH_CONFIG
+    )
+    return queryset.annotate(k_vector=vector).filter(k_vector=query), query, vector
+
+
+def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[SortKey]]:
+    """Public papers narrowed by ``filters``; returns ``(queryset, order name, sort keys)``.
+
+    Raises :class:`ApiError` 404 for an unknown researcher or institution. A merged-away
+    researcher id filters by its survivor.
+    """
+    papers = Paper.objects.public().select_related("primary_category")
+    if filters.category:
+        papers = papers.in_category(filters.category.strip())
+    if filters.submitted_from:
+        papers = papers.filter(submitted_at__date__gte=filters.submitted_from)
+    if filters.submitted_until:
+        papers = papers.filter(submitted_at__date__lte=filters.submitted_until)
+    if filters.researcher is not None:
+        from researchers.models import Authorship
+        from researchers.selectors import researcher_resolve
+
+        researcher, _moved = researcher_resolve(filters.researcher)
+        if researcher is None:
+            raise ApiError(404, "not_found", f"No researcher has the id {filters.researcher}.")
+        papers = papers.filter(pk__in=Authorship.objects.filter(researcher=researcher).values("paper_id"))
+    if filters.institution:
+        from institutions.models import AuthorAffiliation
+        from institutions.selectors import institution_resolve
+
+        institution = institution_resolve(filters.institution).institution
+        if institution is None:
+            raise ApiError(404, "not_found", f"No institution matches {filters.institution!r}.")
+        papers = papers.filter(
+            pk__in=AuthorAffiliation.objects.filter(institution=institution).values("slot__paper_id")
+        )
+    sort = filters.sort
+    q = (filters.q or "").strip()
+    if q:
+        papers, query, vector = full_text(papers, q)
+        if sort == "relevance":
+            rank = Cast(SearchRank(vector, query), FloatField())  # float8: exact in cursors
+            keys = [SortKey("k_rank", rank, True, "float"), _SUBMITTED_DESC, _ID_DESC]
+            return papers, "relevance", keys
+    if sort == "relevance":
+        sort = "newest"
+    return papers, sort, PAPER_ORDERS[sort]
+
+
+@router.get("", response={200: PaperPage, **LIST_ERRORS}, summary="List and search papers")
+def list_papers(request: HttpRequest, filters: Query[PaperFilter], paging: Query[PageParams]):
+    """Public papers, filtered and sorted, a page at a time.
+
+    Filters combine (AND). Sorts: ``newest`` (default), ``oldest``, ``cited`` (most cited
+    first), ``relevance`` (full-text rank of ``q``). Page with ``page``/``size`` (``count``
+    and ``pages`` given) or follow ``next_cursor`` for deep traversal (no count).
+    """
+    papers, order, keys = filter_papers(filters)
+    paged = paginate(request, papers, paging, order=order, keys=keys)
+    return {"items": paged.items, **paged.meta}
+
+
+@router.post("/batch", response={200: BatchOut, 422: Error, 429: Error}, summary="Look up many papers")
+def batch_papers(request: HttpRequest, body: BatchIn):
+    """Look up to 500 identifiers (any form) in one request; answers keep the order asked.
+
+    Two queries whatever the count. Unknown, invalid and deleted ids are reported in
+    ``unknown`` and in their result's ``status``.
+    """
+    parsed = [try_parse_arxiv_id(raw) for raw in body.ids]
+    wanted = {p.id for p in parsed if p is not None}
+    papers = {
+        p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=wanted).select_related("primary_category")
+    }
+    results, unknown = [], []
+    for raw, ident in zip(body.ids, parsed, strict=True):
+        paper = papers.get(ident.id) if ident else None
+        if ident is None:
+            status = "invalid"
+        elif paper is None:
+            status = "not_found"
+        elif paper.deleted:
+            status, paper = "deleted", None
+        else:
+            status = "found"
+        if status != "found":
+            unknown.append(raw)
+        results.append({"id": raw, "arxiv_id": ident.id if ident else None, "status": status, "paper": paper})
+    return {"results": results, "found": len(results) - len(unknown), "unknown": unknown}
+
+
+def paper_or_error(raw: str) -> Paper:
+    """The paper named by ``raw`` (any identifier form). Raises :class:`ApiError` 404 for an
+    unparsable or unknown identifier and 410 for a paper arXiv deleted."""
+    try:
+        ident = parse_arxiv_id(raw)
+    except InvalidArxivId as exc:
+        raise ApiError(404, "not_found", f"Not an arXiv identifier: {exc}") from exc
+    paper = Paper.objects.select_related("primary_category").filter(arxiv_id=ident.id).first()
+    if paper is None:
+        raise ApiError(404, "not_found", f"No paper has the identifier {ident.id}.")
+    if paper.deleted:
+        raise ApiError(410, "gone", f"arXiv deleted the record of {ident.id}.")
+    return paper
+
+
+def _author_slots(paper: Paper) -> tuple[list[dict], list]:
+    """Author slots with their researcher and institutions (two queries), and the
+    timestamps of the linked rows (for ``Last-Modified``)."""
+    from institutions.models import AuthorAffiliation
+
+    slots = list(
+        PaperAuthor.objects.filter(paper=paper)
+        .select_related("authorship__researcher")
+        .prefetch_related(
+            Prefetch(
+                "institution_links",
+                queryset=AuthorAffiliation.objects.select_related("institution").order_by(
+                    "institution__name", "institution_id"
+                ),
+            )
+        )
+        .order_by("position")
+    )
+    stamps: list = []
+    out = []
+    count = len(slots)
+    for slot in slots:
+        slot._author_count = count
+        authorship = getattr(slot, "authorship", None)
+        researcher = authorship.researcher if authorship else None
+        if authorship:
+            stamps += [authorship.created_at, researcher.modified_at]
+        links = list(slot.institution_links.all())
+        stamps += [link.modified_at for link in links]
+        out.append(
+            {
+                "position": slot.position,
+                "name": slot.name,
+                "author_position": slot.author_position,
+                "affiliations": slot.affiliations,
+                "is_collaboration": slot.is_collaboration,
+                "researcher": researcher,
+                "institutions": [link.institution for link in links],
+            }
+        )
+    return out, stamps
+
+
+def _provenance_links(paper: Paper) -> dict | None:
+    from django.conf import settings
+
+    from provenance.selectors import pith_for_paper
+
+    record = pith_for_paper(paper)
+    if record is None:
+        return None
+    base = f"{settings.SITE_URL}/api/v1/papers/{paper.arxiv_id}/provenance"
+    return {"pith_number": record.pith_number, "bundle": f"{base}/bundle", "state": f"{base}/state"}
+
+
+@router.get(
+    "/{path:arxiv_id}",
+    response={200: PaperDetailOut, **DETAIL_ERRORS},
+    summary="Get one paper by any identifier form",
+)
+def get_paper(request: HttpRequest, arxiv_id: str, response: HttpResponse):
+    """The full record of a paper. ``arxiv_id`` may be new style (``2401.10241``), old style
+    (``hep-th/9901001``, ``math.GT/0309136``), versioned (``2401.10241v2``), prefixed
+    (``arXiv:2401.10241``) or an arxiv.org URL path. Deleted papers answer 410.
+    Five queries.
+    """
+    paper = paper_or_error(arxiv_id)
+    slots, stamps = _author_slots(paper)
+    # Extra attributes the schema reads next to the model's own fields.
+    paper.author_slots = slots
+    paper.provenance = _provenance_links(paper)
+    response["Last-Modified"] = http_date(max([paper.modified_at, *stamps]).timestamp())
+    return paper

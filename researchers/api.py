@@ -1,0 +1,222 @@
+"""Researchers API: list and name search, profile, papers, co-authors, lookup by external id."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from django.db.models import Count, F, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.utils.http import http_date
+from ninja import Query, Router, Schema
+from pydantic import Field
+
+from papers.models import Category
+from papers.schemas import PaperPage
+from wove.errors import ApiError, Error
+from wove.pagination import PageParams, SortKey, paginate
+
+from .models import Authorship, IdentitySource, Researcher
+from .orcid import InvalidOrcid, normalize_orcid
+from .schemas import EXTERNAL_URLS, CoauthorPage, ResearcherDetailOut, ResearcherPage
+from .selectors import identity_sources, position_counts, researcher_papers, researcher_resolve
+
+router = Router(tags=["researchers"])
+LIST_ERRORS = {400: Error, 422: Error, 429: Error}
+DETAIL_ERRORS = {404: Error, 422: Error, 429: Error}
+
+_NAME = SortKey("k_name", F("display_name"), False, "str")
+_PK = SortKey("k_pk", F("id"), False, "int")
+RESEARCHER_ORDERS = {
+    "papers": [SortKey("k_papers", F("paper_count"), True, "int"), _NAME, _PK],
+    "name": [_NAME, _PK],
+}
+
+
+class ResearcherFilter(Schema):
+    """Researcher list filters: ``q`` matches the display name or any name variant
+    (case-insensitive substring); ``sort`` is ``papers`` (most first) or ``name``."""
+
+    q: str | None = Field(None, max_length=200, description="Name search")
+    sort: Literal["papers", "name"] = "papers"
+
+
+class ResearcherPaperFilter(Schema):
+    """Filters of a researcher's papers: primary ``category`` and ``sort``."""
+
+    category: str | None = Field(None, max_length=32, description="Primary arXiv category (cs.DC)")
+    sort: Literal["newest", "oldest", "cited"] = "newest"
+
+
+class LookupParams(Schema):
+    """Exactly one external identifier to look a researcher up by."""
+
+    orcid: str | None = Field(None, max_length=60, description="ORCID iD, bare or https://orcid.org/ form")
+    semantic_scholar: str | None = Field(None, max_length=200, description="Semantic Scholar authorId")
+    openalex: str | None = Field(None, max_length=200, description="OpenAlex author id (A5023888391)")
+
+
+@router.get("", response={200: ResearcherPage, **LIST_ERRORS}, summary="List and search researchers")
+def list_researchers(request: HttpRequest, filters: Query[ResearcherFilter], paging: Query[PageParams]):
+    """Researchers with at least one paper here (merged-away records excluded)."""
+    researchers = Researcher.objects.active().filter(paper_count__gt=0)
+    if filters.q and filters.q.strip():
+        researchers = researchers.search(filters.q)
+    paged = paginate(
+        request, researchers, paging, order=f"r-{filters.sort}", keys=RESEARCHER_ORDERS[filters.sort]
+    )
+    return {"items": paged.items, **paged.meta}
+
+
+def _detail(researcher: Researcher, requested_id: int, moved: bool, response: HttpResponse) -> Researcher:
+    """Fill the profile fields of ``ResearcherDetailOut`` on ``researcher`` and set
+    ``Last-Modified``."""
+    from institutions.selectors import institutions_for_researcher
+
+    identities = list(researcher.identities.all())
+    bars, known, total = position_counts(researcher)
+    counts = {bar.label.split()[0]: bar.count for bar in bars}
+    fields = (
+        researcher_papers(researcher)
+        .exclude(primary_category=None)
+        .order_by()
+        .values("primary_category_id")
+        .annotate(count=Count("pk"))
+        .order_by("-count", "primary_category_id")
+    )
+    fields = list(fields)
+    names = dict(
+        Category.objects.filter(code__in=[f["primary_category_id"] for f in fields]).values_list(
+            "code", "name"
+        )
+    )
+    researcher.requested_id = requested_id
+    researcher.api_merged_into = researcher.pk if moved else None  # merged_into is the FK
+    researcher.external_ids = [
+        {
+            "source": i.source,
+            "external_id": i.external_id,
+            "name": i.name,
+            "url": EXTERNAL_URLS.get(i.source, "{}").format(i.external_id),
+        }
+        for i in identities
+    ]
+    researcher.identity_sources = identity_sources(researcher)
+    researcher.positions = {
+        "first": counts.get("first", 0),
+        "middle": counts.get("middle", 0),
+        "last": counts.get("last", 0),
+        "known_papers": known,
+        "total_papers": total,
+    }
+    researcher.fields = [
+        {
+            "code": f["primary_category_id"],
+            "name": names.get(f["primary_category_id"], ""),
+            "count": f["count"],
+        }
+        for f in fields
+    ]
+    researcher.institutions = [
+        {
+            "id": i.institution.pk,
+            "ror_id": i.institution.ror_id,
+            "name": i.institution.name,
+            "country_code": i.institution.country_code,
+            "first_year": i.first_year,
+            "last_year": i.last_year,
+            "papers": i.papers,
+        }
+        for i in institutions_for_researcher(researcher)
+    ]
+    response["Last-Modified"] = http_date(researcher.modified_at.timestamp())
+    return researcher
+
+
+def researcher_or_error(researcher_id: int) -> tuple[Researcher, bool]:
+    """``(survivor, moved)`` for an id, following editor merges; :class:`ApiError` 404 otherwise."""
+    researcher, moved = researcher_resolve(researcher_id)
+    if researcher is None:
+        raise ApiError(404, "not_found", f"No researcher has the id {researcher_id}.")
+    return researcher, moved
+
+
+@router.get(
+    "/lookup",
+    response={200: ResearcherDetailOut, 400: Error, 404: Error, 422: Error, 429: Error},
+    summary="Find a researcher by ORCID iD, Semantic Scholar or OpenAlex author id",
+)
+def lookup_researcher(request: HttpRequest, params: Query[LookupParams], response: HttpResponse):
+    """Give exactly one of ``orcid``, ``semantic_scholar``, ``openalex``. 400 for none, several
+    or a malformed ORCID iD; 404 when no researcher holds the id."""
+    given = {k: v.strip() for k, v in params.dict().items() if v and v.strip()}
+    if len(given) != 1:
+        raise ApiError(400, "bad_request", "Give exactly one of orcid, semantic_scholar, openalex.")
+    ((kind, value),) = given.items()
+    if kind == "orcid":
+        try:
+            orcid = normalize_orcid(value)
+        except InvalidOrcid as exc:
+            raise ApiError(400, "bad_request", str(exc)) from exc
+        found = Researcher.objects.filter(orcid=orcid).first()
+        if found is None:
+            found = Researcher.objects.filter(
+                identities__source=IdentitySource.ORCID, identities__external_id=orcid
+            ).first()
+    else:
+        if kind == "openalex":
+            value = value.rstrip("/").rsplit("/", 1)[-1].upper()  # https://openalex.org/A… → A…
+        found = Researcher.objects.filter(identities__source=kind, identities__external_id=value).first()
+    if found is None:
+        raise ApiError(404, "not_found", f"No researcher has {kind} {value}.")
+    researcher, moved = researcher_or_error(found.pk)
+    return _detail(researcher, found.pk, moved, response)
+
+
+@router.get(
+    "/{int:researcher_id}", response={200: ResearcherDetailOut, **DETAIL_ERRORS}, summary="Get a researcher"
+)
+def get_researcher(request: HttpRequest, researcher_id: int, response: HttpResponse):
+    """The profile: ORCID iD, external ids, author-position counts, fields (primary
+    categories), institutions. A merged-away id answers with the survivor's profile and
+    ``merged_into`` set (see the API description)."""
+    researcher, moved = researcher_or_error(researcher_id)
+    return _detail(researcher, researcher_id, moved, response)
+
+
+@router.get(
+    "/{int:researcher_id}/papers",
+    response={200: PaperPage, **DETAIL_ERRORS, 400: Error},
+    summary="A researcher's papers",
+)
+def researcher_paper_list(
+    request: HttpRequest, researcher_id: int, filters: Query[ResearcherPaperFilter], paging: Query[PageParams]
+):
+    """Public papers attached to the researcher (the survivor's, for a merged-away id)."""
+    from papers.api import PAPER_ORDERS
+
+    researcher, _moved = researcher_or_error(researcher_id)
+    papers: QuerySet = researcher_papers(researcher)
+    if filters.category:
+        papers = papers.filter(primary_category_id=filters.category)
+    paged = paginate(request, papers, paging, order=filters.sort, keys=PAPER_ORDERS[filters.sort])
+    return {"items": paged.items, **paged.meta}
+
+
+@router.get(
+    "/{int:researcher_id}/coauthors",
+    response={200: CoauthorPage, **DETAIL_ERRORS, 400: Error},
+    summary="A researcher's co-authors",
+)
+def researcher_coauthors(request: HttpRequest, researcher_id: int, paging: Query[PageParams]):
+    """Researchers who share papers with this one, most shared papers first, then by name."""
+    researcher, _moved = researcher_or_error(researcher_id)
+    papers = Authorship.objects.filter(researcher=researcher).values("paper_id")
+    coauthors = (
+        Researcher.objects.filter(authorships__paper_id__in=papers)
+        .exclude(pk=researcher.pk)
+        .annotate(shared=Count("authorships__paper_id", distinct=True))
+    )
+    keys = [SortKey("k_shared", F("shared"), True, "int"), _NAME, _PK]
+    paged = paginate(request, coauthors, paging, order="coauthors", keys=keys)
+    items = [{"researcher": r, "shared_papers": r.shared} for r in paged.items]
+    return {"items": items, **paged.meta}

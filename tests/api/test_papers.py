@@ -1,0 +1,220 @@
+"""Papers API on the real sample: list, filters, sorts, both paging modes, detail, batch, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+# 2,000 OAI records + 800 Kaggle records + physics/0112006, less 0801.3674 (deleted).
+PUBLIC_PAPERS = 2800
+
+
+def test_list_counts_every_public_paper_newest_first(api):
+    body = api.get("/api/v1/papers", {"size": 3}).json()
+    assert body["count"] == PUBLIC_PAPERS
+    assert body["pages"] == 934  # ceil(2800 / 3)
+    assert body["page"] == 1 and body["size"] == 3 and body["previous"] is None
+    # The newest submission of the sample: 0801.4566 (v1 2008-01-30 20:53:45 UTC, the last
+    # datestamp in the OAI file).
+    first = body["items"][0]
+    assert first["arxiv_id"] == "0801.4566"
+    assert first["title"] == "Chiral Gravity in Three Dimensions"
+    assert first["authors"] == "Wei Li, Wei Song and Andrew Strominger"
+    assert first["published"] == "2008-01-30T20:53:45Z"
+    assert first["abs_url"] == "https://arxiv.org/abs/0801.4566"
+    assert first["url"] == "http://testserver/papers/0801.4566-chiral-gravity-in-three-dimensions"
+    assert body["next"] == "http://testserver/api/v1/papers?page=2&size=3"
+    assert body["next_cursor"]
+
+
+def test_oldest_first_starts_with_the_old_style_paper(api):
+    body = api.get("/api/v1/papers", {"sort": "oldest", "size": 2}).json()
+    # physics/0112006 was submitted in December 2001, long before the 0704-0801 sample.
+    assert [p["arxiv_id"] for p in body["items"]] == ["physics/0112006", "0704.0002"]
+
+
+def test_category_filter_includes_cross_lists(api):
+    # 248 sample papers list hep-ph (primary or cross-list), less 0801.3674 (deleted).
+    body = api.get("/api/v1/papers", {"category": "hep-ph", "size": 100}).json()
+    assert body["count"] == 247
+    assert all("hep-ph" in p["categories"] for p in body["items"])
+    primary = [p for p in body["items"] if p["primary_category"] == "hep-ph"]
+    assert len(primary) < len(body["items"])
+
+
+def test_submitted_window_is_inclusive_utc_dates(api):
+    body = api.get(
+        "/api/v1/papers", {"submitted_from": "2007-04-01", "submitted_until": "2007-04-02", "size": 1}
+    ).json()
+    assert body["count"] == 243
+    body = api.get("/api/v1/papers", {"submitted_until": "2007-03-31", "sort": "oldest", "size": 100}).json()
+    assert all(p["published"] < "2007-04-01" for p in body["items"])
+    assert body["items"][0]["arxiv_id"] == "physics/0112006"
+
+
+def test_full_text_query_and_relevance(api):
+    body = api.get("/api/v1/papers", {"q": "black hole", "sort": "relevance", "size": 5}).json()
+    assert body["count"] > 10
+    for paper in body["items"]:
+        text = (paper["title"] + " " + paper["abstract"]).lower()
+        assert "black" in text and "hole" in text
+    # The top hit has "black hole" twice in its title.
+    assert body["items"][0]["title"].lower().count("black hole") == 2
+    # A phrase that is in one title only.
+    body = api.get("/api/v1/papers", {"q": '"chiral gravity in three dimensions"'}).json()
+    assert [p["arxiv_id"] for p in body["items"]] == ["0801.4566"]
+
+
+def test_relevance_without_q_falls_back_to_newest(api):
+    body = api.get("/api/v1/papers", {"sort": "relevance", "size": 1}).json()
+    assert body["items"][0]["arxiv_id"] == "0801.4566"
+
+
+def test_cursor_walks_every_paper_once_in_page_order(api):
+    seen, cursor = [], None
+    while True:
+        params = {"size": 100, "sort": "newest"}
+        if cursor:
+            params["cursor"] = cursor
+        body = api.get("/api/v1/papers", params).json()
+        if cursor:
+            assert body["count"] is None and body["page"] is None
+        seen += [p["arxiv_id"] for p in body["items"]]
+        cursor = body["next_cursor"]
+        if not cursor:
+            break
+    assert len(seen) == PUBLIC_PAPERS == len(set(seen))
+    page_15 = api.get("/api/v1/papers", {"size": 100, "page": 15}).json()
+    assert [p["arxiv_id"] for p in page_15["items"]] == seen[1400:1500]
+
+
+def test_cursor_for_cited_and_relevance_orders(api):
+    first = api.get("/api/v1/papers", {"sort": "cited", "size": 50}).json()
+    second = api.get("/api/v1/papers", {"sort": "cited", "size": 50, "cursor": first["next_cursor"]}).json()
+    page_2 = api.get("/api/v1/papers", {"sort": "cited", "size": 50, "page": 2}).json()
+    assert [p["arxiv_id"] for p in second["items"]] == [p["arxiv_id"] for p in page_2["items"]]
+    params = {"q": "quantum", "sort": "relevance", "size": 7}
+    a = api.get("/api/v1/papers", params).json()
+    b = api.get("/api/v1/papers", {**params, "cursor": a["next_cursor"]}).json()
+    b_page = api.get("/api/v1/papers", {**params, "page": 2}).json()
+    assert [p["arxiv_id"] for p in b["items"]] == [p["arxiv_id"] for p in b_page["items"]]
+
+
+def test_bad_or_foreign_cursor_is_400(api):
+    response = api.get("/api/v1/papers", {"cursor": "not-a-cursor"})
+    assert response.status_code == 400
+    assert response.json() == {
+        "status": 400,
+        "code": "invalid_cursor",
+        "detail": "The cursor is not valid for this list.",
+        "errors": None,
+    }
+    newest = api.get("/api/v1/papers", {"size": 1}).json()["next_cursor"]
+    response = api.get("/api/v1/papers", {"sort": "oldest", "cursor": newest})
+    assert response.status_code == 400 and response.json()["code"] == "invalid_cursor"
+
+
+def test_size_above_100_is_422_with_the_error_shape(api):
+    response = api.get("/api/v1/papers", {"size": 101})
+    assert response.status_code == 422
+    body = response.json()
+    assert body["code"] == "validation_error"
+    assert body["errors"][0]["loc"] == ["query", "size"]
+
+
+def test_detail_by_every_identifier_form(api):
+    for form in ["0704.0001", "0704.0001v2", "arXiv:0704.0001", "arxiv:0704.0001v1"]:
+        response = api.get(f"/api/v1/papers/{form}")
+        assert response.status_code == 200, form
+        assert response.json()["arxiv_id"] == "0704.0001"
+    for form in ["physics/0112006", "physics.gen-ph/0112006", "arXiv:physics/0112006v1"]:
+        response = api.get(f"/api/v1/papers/{form}")
+        assert response.status_code == 200, form
+        assert response.json()["title"] == "Is G a conversion factor or a fundamental unit?"
+
+
+def test_detail_fields_of_0704_0001(api):
+    body = api.get("/api/v1/papers/0704.0001").json()
+    assert (
+        body["title"]
+        == "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"
+    )
+    assert body["journal_ref"] == "Phys.Rev.D76:013009,2007"
+    assert body["doi"] == "10.1103/PhysRevD.76.013009"
+    assert body["report_no"] == "ANL-HEP-PR-07-12"
+    assert body["arxiv_doi"] == "10.48550/arXiv.0704.0001"
+    assert [(v["version"], v["submitted_at"]) for v in body["versions"]] == [
+        (1, "2007-04-02T19:18:42Z"),
+        (2, "2007-07-24T20:10:27Z"),
+    ]
+    slots = body["author_slots"]
+    assert [(s["position"], s["name"], s["author_position"]) for s in slots] == [
+        (1, "C. Balázs", "first"),
+        (2, "E. L. Berger", "middle"),
+        (3, "P. M. Nadolsky", "middle"),
+        (4, "C.-P. Yuan", "last"),
+    ]
+    assert all(s["researcher"] and s["researcher"]["name"] == s["name"] for s in slots)
+    assert body["provenance"]["pith_number"].startswith("pith:2007:")
+    assert body["provenance"]["bundle"] == "http://testserver/api/v1/papers/0704.0001/provenance/bundle"
+
+
+def test_unknown_invalid_and_deleted(api):
+    response = api.get("/api/v1/papers/0704.9999")
+    assert response.status_code == 404
+    assert response.json()["detail"] == "No paper has the identifier 0704.9999."
+    response = api.get("/api/v1/papers/not-an-id")
+    assert response.status_code == 404 and response["Content-Type"].startswith("application/json")
+    response = api.get("/api/v1/papers/0801.3674")
+    assert response.status_code == 410
+    assert response.json() == {
+        "status": 410,
+        "code": "gone",
+        "detail": "arXiv deleted the record of 0801.3674.",
+        "errors": None,
+    }
+
+
+def test_batch_keeps_order_and_reports_unknown(api):
+    ids = ["arXiv:0801.4566v1", "nonsense", "0704.9999", "physics/0112006", "0801.3674", "0704.0001"]
+    response = api.post("/api/v1/papers/batch", {"ids": ids}, content_type="application/json")
+    assert response.status_code == 200
+    body = response.json()
+    assert [(r["id"], r["arxiv_id"], r["status"]) for r in body["results"]] == [
+        ("arXiv:0801.4566v1", "0801.4566", "found"),
+        ("nonsense", None, "invalid"),
+        ("0704.9999", "0704.9999", "not_found"),
+        ("physics/0112006", "physics/0112006", "found"),
+        ("0801.3674", "0801.3674", "deleted"),
+        ("0704.0001", "0704.0001", "found"),
+    ]
+    assert body["found"] == 3
+    assert body["unknown"] == ["nonsense", "0704.9999", "0801.3674"]
+    assert body["results"][0]["paper"]["title"] == "Chiral Gravity in Three Dimensions"
+
+
+def test_batch_limit_is_500(api, django_assert_num_queries):
+    ids = [f"0704.{n:04d}" for n in range(1, 501)]
+    with django_assert_num_queries(1):
+        body = api.post("/api/v1/papers/batch", {"ids": ids}, content_type="application/json").json()
+    assert len(body["results"]) == 500
+    response = api.post("/api/v1/papers/batch", {"ids": ids + ["0704.0501"]}, content_type="application/json")
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["loc"][:2] == ["body", "body"]
+
+
+def test_list_query_counts_are_pinned(api, django_assert_num_queries):
+    with django_assert_num_queries(2):  # the page, then COUNT
+        api.get("/api/v1/papers", {"size": 100, "category": "hep-ph"})
+    cursor = api.get("/api/v1/papers", {"size": 100}).json()["next_cursor"]
+    with django_assert_num_queries(1):  # keyset: no COUNT
+        api.get("/api/v1/papers", {"size": 100, "cursor": cursor})
+    with django_assert_num_queries(2):  # researcher lookup, the page (all of it: no COUNT)
+        body = api.get("/api/v1/papers", {"researcher": 1, "size": 100}).json()
+    assert body["count"] == len(body["items"])
+
+
+def test_detail_query_count(api, django_assert_num_queries):
+    with django_assert_num_queries(5):  # paper, slots+researchers, institutions, versions, pith record
+        api.get("/api/v1/papers/0704.0001")

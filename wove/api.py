@@ -1,0 +1,250 @@
+"""The one JSON API (django-ninja) at /api/v1/, its OpenAPI schema, docs, and HTTP behaviour."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable
+from functools import wraps
+
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.urls import URLPattern, URLResolver, path, re_path
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.http import parse_http_date_safe
+from django.views.decorators.csrf import csrf_exempt
+from ninja import NinjaAPI, Swagger
+from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import ValidationError as NinjaValidationError
+
+from . import ratelimit
+from .errors import ERROR_CODES, ApiError, error_response
+
+logger = logging.getLogger(__name__)
+
+API_PREFIX = "api/v1/"
+# Reads may be cached by anyone for a minute; ETag revalidation makes staleness cheap to end.
+READ_CACHE_CONTROL = "public, max-age=60"
+CORS_HEADERS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": (
+        "ETag, Last-Modified, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
+    ),
+}
+PREFLIGHT_HEADERS = {
+    "Access-Control-Allow-Methods": "GET, HEAD, POST, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type, If-None-Match, If-Modified-Since",
+    "Access-Control-Max-Age": "86400",
+}
+# The docs page runs Swagger UI from our own static files; it sets inline styles.
+DOCS_CSP = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self'; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'self'; frame-ancestors 'none'; form-action 'self'"
+)
+
+DESCRIPTION = """\
+Papers, researchers and institutions, woven together: the archive's data as JSON.
+
+* **Keyless and free.** Anonymous clients are rate limited per IP address (per /64 for
+  IPv6). Every answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
+  `X-RateLimit-Reset` (seconds until the window resets); a refused request gets **429**
+  with `Retry-After` (seconds).
+* **Errors** always have the `Error` shape: `{status, code, detail, errors}` (400, 404,
+  405, 410, 422, 429, 500), never an HTML page.
+* **Paging.** Lists take `page` and `size` (at most 100) and answer with `count` and
+  `pages`; for deep traversal follow `next_cursor` (`?cursor=...`, keyset paging over a
+  stable order, no count). Keep the filters and the sort the same while following cursors.
+* **Caching.** Reads carry `ETag` (and `Last-Modified` on single records) and
+  `Cache-Control`; send `If-None-Match` / `If-Modified-Since` to get **304**.
+* **CORS** is open: `Access-Control-Allow-Origin: *`.
+* **Merged researchers.** An editor may merge two researcher records; asking for the
+  merged-away id answers with the survivor's record, `merged_into` set to the survivor's
+  id and `requested_id` to the id asked for.
+"""
+
+api = NinjaAPI(
+    title="wovepaper API",
+    version="1.0.0",
+    description=DESCRIPTION,
+    urls_namespace="api",
+    docs=Swagger(settings={"persistAuthorization": False, "tryItOutEnabled": True}),
+    docs_url=None,  # served at /api/docs with its own CSP (see docs_view)
+    openapi_url="/openapi.json",
+)
+
+
+# -- Exception handlers: every error is one Error body -------------------------------------
+
+
+@api.exception_handler(ApiError)
+def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+    return error_response(exc.status, exc.code, exc.detail, headers=exc.headers)
+
+
+@api.exception_handler(NinjaValidationError)
+def _validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
+    errors = [
+        {
+            "loc": [str(p) if not isinstance(p, int) else p for p in e.get("loc", [])],
+            "msg": str(e.get("msg", "")),
+            "type": str(e.get("type", "")),
+        }
+        for e in exc.errors
+    ]
+    return error_response(422, "validation_error", "The request's input is not valid.", errors=errors)
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    status = exc.status_code
+    return error_response(status, ERROR_CODES.get(status, "error"), str(exc.message))
+
+
+@api.exception_handler(AuthenticationError)
+def _auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return error_response(401, "unauthorized", "Authentication failed.")
+
+
+@api.exception_handler(Http404)
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return error_response(404, "not_found", str(exc) or "Not found.")
+
+
+@api.exception_handler(Exception)
+def _server_error(request: HttpRequest, exc: Exception) -> HttpResponse:
+    logger.exception("API error on %s %s", request.method, request.path)
+    return error_response(500, "server_error", "Something went wrong on our side.")
+
+
+# -- Routers -------------------------------------------------------------------------------
+
+# Order matters: the paper routes end in a greedy ``{path:arxiv_id}`` (old-style identifiers
+# hold a slash), so routes below /papers/<id>/... are mounted before the papers router.
+api.add_router("/papers", "provenance.api.router")
+api.add_router("/papers", "papers.api.router")
+api.add_router("/researchers", "researchers.api.router")
+api.add_router("/institutions", "institutions.api.router")
+api.add_router("/search", "wove.search_api.router")
+
+
+# -- HTTP behaviour shared by every API URL ------------------------------------------------
+
+
+def _etag(content: bytes) -> str:
+    return '"' + hashlib.sha256(content).hexdigest()[:32] + '"'
+
+
+def _finish(
+    request: HttpRequest, response: HttpResponseBase, decision: ratelimit.Decision
+) -> HttpResponseBase:
+    for name, value in {**CORS_HEADERS, **decision.headers()}.items():
+        response[name] = value
+    return response
+
+
+def api_view(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """Wrap an API view with what every API URL does.
+
+    Rate limit (429 ``Error`` with ``Retry-After``); CORS (``*``, preflight answered here);
+    ``HEAD`` served as ``GET`` without a body; 405 as an ``Error``; on successful reads a
+    strong ``ETag`` (SHA-256 of the body), ``Cache-Control`` and conditional GET (304 for a
+    matching ``If-None-Match`` or a not-newer ``If-Modified-Since``); ``X-RateLimit-*`` on
+    every answer. Never lets an exception become an HTML page.
+    """
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponseBase:
+        if request.method == "OPTIONS":
+            response = HttpResponse(status=204)
+            for name, value in PREFLIGHT_HEADERS.items():
+                response[name] = value
+            return _finish(request, response, ratelimit.Decision(True, 0, 0, 0, checked=False))
+        try:
+            decision = ratelimit.check_request(request)
+        except Exception:  # a limiter bug must not take the API down: fail open, loudly
+            logger.exception("rate limit check failed; letting %s through", request.path)
+            decision = ratelimit.Decision(True, 0, 0, 0, checked=False)
+        if not decision.allowed:
+            response = error_response(
+                429,
+                "rate_limited",
+                f"Too many requests: at most {decision.limit} per window; retry in {decision.reset} s.",
+            )
+            return _finish(request, response, decision)
+        head = request.method == "HEAD"
+        if head:
+            request.method = "GET"
+        try:
+            response = view(request, *args, **kwargs)
+        except Exception:
+            logger.exception("API error on %s %s", request.method, request.path)
+            response = error_response(500, "server_error", "Something went wrong on our side.")
+        if response.status_code == 405:
+            allow = response.get("Allow", "")
+            response = error_response(
+                405,
+                "method_not_allowed",
+                f"{request.method} is not allowed here (allowed: {allow}).",
+                headers={"Allow": allow},
+            )
+        elif request.method == "GET" and response.status_code == 200 and not response.streaming:
+            response["ETag"] = _etag(response.content)
+            response["Cache-Control"] = READ_CACHE_CONTROL
+            patch_vary_headers(response, ["Accept-Encoding"])
+            last_modified = parse_http_date_safe(response.get("Last-Modified", ""))
+            response = get_conditional_response(
+                request, etag=response["ETag"], last_modified=last_modified, response=response
+            )
+        if head:
+            response.content = b""
+            request.method = "HEAD"
+        return _finish(request, response, decision)
+
+    return wrapped
+
+
+def _wrap_patterns(patterns: list) -> list:
+    out: list = []
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            pattern.url_patterns[:] = _wrap_patterns(list(pattern.url_patterns))
+            out.append(pattern)
+        else:
+            out.append(
+                URLPattern(pattern.pattern, api_view(pattern.callback), pattern.default_args, pattern.name)
+            )
+    return out
+
+
+@csrf_exempt
+def openapi_json(request: HttpRequest) -> HttpResponse:
+    """The OpenAPI 3.1 document of the API, also served at ``/openapi.json``."""
+    schema = api.get_openapi_schema()
+    return HttpResponse(
+        json.dumps(schema, ensure_ascii=False), content_type="application/json; charset=utf-8"
+    )
+
+
+def docs_view(request: HttpRequest) -> HttpResponse:
+    """``/api/docs``: Swagger UI from our own static files (no CDN), with a CSP that allows
+    its inline styles (the site-wide policy forbids them)."""
+    response = api.docs.render_page(request, api)
+    response["Content-Security-Policy"] = DOCS_CSP
+    return response
+
+
+@csrf_exempt
+def api_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """Any unknown URL under ``/api/``: a JSON 404 (the site's 404 page is HTML)."""
+    return error_response(404, "not_found", f"No API endpoint at {request.path}.")
+
+
+_ninja_patterns, _app_name, _namespace = api.urls
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path(API_PREFIX, (_wrap_patterns(_ninja_patterns), _app_name, _namespace)),
+    path("openapi.json", api_view(openapi_json), name="openapi"),
+    path("api/docs", docs_view, name="api-docs"),
+    re_path(r"^api/(?P<rest>.*)$", api_view(api_not_found)),
+]

@@ -1,0 +1,93 @@
+"""Search across kinds: papers (full text), researchers and institutions (names) in one call."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from django.contrib.postgres.search import SearchRank
+from django.db.models import FloatField
+from django.db.models.functions import Cast
+from django.http import HttpRequest
+from ninja import Query, Router, Schema
+from pydantic import Field
+
+from institutions.models import Institution
+from institutions.schemas import InstitutionOut
+from papers.api import full_text
+from papers.models import Paper
+from papers.schemas import PaperOut
+from researchers.models import Researcher
+from researchers.schemas import ResearcherOut
+
+from .errors import Error
+
+router = Router(tags=["search"])
+Kind = Literal["papers", "researchers", "institutions"]
+
+
+class SearchParams(Schema):
+    """``q`` (required) and the kinds to search (default all three), ``limit`` hits each."""
+
+    q: str = Field(min_length=1, max_length=500, description="Words to find")
+    kinds: list[Kind] = Field(
+        default_factory=lambda: ["papers", "researchers", "institutions"],
+        description="Repeat to choose kinds: ?kinds=papers&kinds=researchers",
+    )
+    limit: int = Field(5, ge=1, le=50, description="Hits per kind")
+
+
+class PaperHits(Schema):
+    """Best papers by full-text rank and how many match."""
+
+    count: int
+    items: list[PaperOut]
+
+
+class ResearcherHits(Schema):
+    """Researchers whose name contains ``q``, most papers first, and how many match."""
+
+    count: int
+    items: list[ResearcherOut]
+
+
+class InstitutionHits(Schema):
+    """Institutions with a name containing ``q``, by name, and how many match."""
+
+    count: int
+    items: list[InstitutionOut]
+
+
+class SearchOut(Schema):
+    """Hits per kind; a kind not asked for is ``null``. Follow up with each kind's list
+    endpoint (``/papers?q=``, ``/researchers?q=``, ``/institutions?q=``) to page further."""
+
+    q: str
+    papers: PaperHits | None = None
+    researchers: ResearcherHits | None = None
+    institutions: InstitutionHits | None = None
+
+
+@router.get(
+    "", response={200: SearchOut, 422: Error, 429: Error}, summary="Search papers, researchers, institutions"
+)
+def search(request: HttpRequest, params: Query[SearchParams]):
+    """The top ``limit`` hits of each kind asked for, with counts (two queries per kind)."""
+    q = params.q.strip()
+    out: dict = {"q": q}
+    if not q:
+        return out
+    if "papers" in params.kinds:
+        papers, query, vector = full_text(Paper.objects.public().select_related("primary_category"), q)
+        ranked = papers.annotate(k_rank=Cast(SearchRank(vector, query), FloatField())).order_by(
+            "-k_rank", "-submitted_at", "-arxiv_id"
+        )
+        out["papers"] = {"count": papers.count(), "items": list(ranked[: params.limit])}
+    if "researchers" in params.kinds:
+        researchers = Researcher.objects.active().filter(paper_count__gt=0).search(q)
+        items = list(researchers.order_by("-paper_count", "display_name", "id")[: params.limit])
+        out["researchers"] = {"count": researchers.count(), "items": items}
+    if "institutions" in params.kinds:
+        institutions = Institution.objects.search(q)
+        items = list(institutions.order_by("name", "id")[: params.limit])
+        out["institutions"] = {"count": institutions.count(), "items": items}
+    return out
