@@ -288,3 +288,31 @@ RATELIMIT_REDIS_URL = os.environ.get("RATELIMIT_REDIS_URL", "") or CELERY_BROKER
 RATELIMIT_TRUST_FORWARDED = env_bool("BEHIND_PROXY", False)
 API_RATELIMIT_REQUESTS = int(os.environ.get("API_RATELIMIT_REQUESTS", "120"))
 API_RATELIMIT_WINDOW = int(os.environ.get("API_RATELIMIT_WINDOW", "60"))
+
+# Accounts (issue 9): django-allauth for sign-up with mandatory e-mail verification, sign-in
+# by e-mail, password reset, e-mail and password change; the accounts app for follows, the
+# private RSS feed, data export, deletion and the digest e-mails (hourly beat job; each user
+# gets theirs daily or weekly, or never). Mail goes through EMAIL_BACKEND above.
+INSTALLED_APPS += ["allauth", "allauth.account", "accounts"]
+MIDDLEWARE.append("allauth.account.middleware.AccountMiddleware")
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/accounts/following"
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_CHANGE_EMAIL = True
+ACCOUNT_EMAIL_NOTIFICATIONS = True
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_LOGOUT_REDIRECT_URL = "/"
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[wovepaper] "
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SECURE_COOKIES else "http"
+CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
+    "task": "accounts.send_digests",
+    "schedule": 60 * 60,
+    "kwargs": {},
+}

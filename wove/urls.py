@@ -19,6 +19,8 @@ urlpatterns = [
     path("institutions/", include("institutions.urls")),
     path("", include("wove.api")),  # /api/v1/, /api/docs, /openapi.json
     path("", include("provenance.urls")),
+    path("accounts/", include("accounts.urls")),
+    path("accounts/", include("allauth.urls")),
     path("cms/", include(wagtailadmin_urls)),
     path("documents/", include(wagtaildocs_urls)),
     # Wagtail serves /about, /contact, /privacy, /developers; keep this catch-all LAST.

@@ -1,0 +1,160 @@
+"""Read-side queries for accounts: a user's follows, their papers, digest candidates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import reduce
+from operator import or_
+
+from django.db.models import F, Q, QuerySet
+
+from institutions.models import AuthorAffiliation, Institution
+from papers.models import Category, Paper
+from researchers.models import Authorship, Researcher
+
+from .models import Follow, FollowKind
+
+
+@dataclass
+class FollowGroups:
+    """A user's follows split by kind, each list newest follow first."""
+
+    researchers: list[Follow] = field(default_factory=list)
+    institutions: list[Follow] = field(default_factory=list)
+    categories: list[Follow] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.researchers) + len(self.institutions) + len(self.categories)
+
+
+def follows_for_user(user_id: int) -> FollowGroups:
+    """The user's follows grouped by kind, with their targets loaded (one query)."""
+    groups = FollowGroups()
+    rows = Follow.objects.filter(user_id=user_id).select_related("researcher", "institution", "category")
+    for follow in rows:
+        getattr(
+            groups,
+            {"researcher": "researchers", "institution": "institutions"}.get(follow.kind, "categories"),
+        ).append(follow)
+    return groups
+
+
+def follow_target(kind: str, key: str) -> Researcher | Institution | Category | None:
+    """The object ``kind``/``key`` names (``researcher``/``12``, ``category``/``hep-th``), or
+    ``None`` when there is none. A researcher merged away resolves to its survivor."""
+    if kind == FollowKind.RESEARCHER:
+        if not key.isdigit():
+            return None
+        researcher = Researcher.objects.filter(pk=int(key)).first()
+        seen = set()
+        while researcher is not None and researcher.merged_into_id and researcher.pk not in seen:
+            seen.add(researcher.pk)
+            researcher = Researcher.objects.filter(pk=researcher.merged_into_id).first()
+        return researcher
+    if kind == FollowKind.INSTITUTION:
+        return Institution.objects.filter(pk=int(key)).first() if key.isdigit() else None
+    if kind == FollowKind.CATEGORY:
+        return Category.objects.filter(pk=key).first()
+    return None
+
+
+def kind_of(obj: object) -> str:
+    """The follow kind of a model instance; raises ``TypeError`` for anything unfollowable."""
+    if isinstance(obj, Researcher):
+        return FollowKind.RESEARCHER
+    if isinstance(obj, Institution):
+        return FollowKind.INSTITUTION
+    if isinstance(obj, Category):
+        return FollowKind.CATEGORY
+    raise TypeError(f"cannot follow a {type(obj).__name__}")
+
+
+def follow_exists(user_id: int, obj: Researcher | Institution | Category) -> bool:
+    """Whether the user follows ``obj``."""
+    return Follow.objects.filter(user_id=user_id, **{kind_of(obj): obj}).exists()
+
+
+def papers_for_user(user_id: int) -> QuerySet[Paper]:
+    """Public papers by followed researchers, from followed institutions or in followed
+    categories (primary or cross-list), newest submission first. Empty without follows."""
+    researchers = Authorship.objects.filter(researcher__follows__user_id=user_id).values("paper_id")
+    institutions = AuthorAffiliation.objects.filter(institution__follows__user_id=user_id).values(
+        "slot__paper_id"
+    )
+    codes = list(
+        Follow.objects.filter(user_id=user_id, category__isnull=False).values_list("category_id", flat=True)
+    )
+    condition = Q(pk__in=researchers) | Q(pk__in=institutions)
+    if codes:
+        condition |= Q(categories__overlap=codes)
+    return Paper.objects.public().filter(condition).select_related("primary_category").newest()
+
+
+def digest_candidates(user_id: int) -> QuerySet[Paper]:
+    """Papers a user's next digest announces, newest submission first.
+
+    A paper is new to a follow when it reached the follow after the follow began: its
+    researcher attribution (``Authorship.created_at``) or institution link
+    (``AuthorAffiliation.created_at``) was made, or for a category the paper was archived
+    (``Paper.created_at``), at or after ``Follow.created_at``. Papers already in any digest
+    of the user (:class:`accounts.models.DigestPaper`) are left out, as are hidden and
+    deleted ones.
+    """
+    researchers = Authorship.objects.filter(
+        researcher__follows__user_id=user_id, created_at__gte=F("researcher__follows__created_at")
+    ).values("paper_id")
+    institutions = AuthorAffiliation.objects.filter(
+        institution__follows__user_id=user_id, created_at__gte=F("institution__follows__created_at")
+    ).values("slot__paper_id")
+    conditions = [Q(pk__in=researchers), Q(pk__in=institutions)]
+    for code, since in Follow.objects.filter(user_id=user_id, category__isnull=False).values_list(
+        "category_id", "created_at"
+    ):
+        conditions.append(Q(categories__contains=[code], created_at__gte=since))
+    from .models import DigestPaper
+
+    sent = DigestPaper.objects.filter(user_id=user_id).values("paper_id")
+    return (
+        Paper.objects.public()
+        .filter(reduce(or_, conditions))
+        .exclude(pk__in=sent)
+        .select_related("primary_category")
+        .newest()
+    )
+
+
+def follow_reasons(user_id: int, paper_ids: list[int]) -> dict[int, list[str]]:
+    """Why each paper is in a user's feed: ``{paper_id: ["by Ada Lovelace", "in hep-th"]}``,
+    researchers first, then institutions, then categories, each in name order."""
+    reasons: dict[int, list[str]] = {pk: [] for pk in paper_ids}
+    seen: set[tuple[int, str]] = set()
+
+    def add(paper_id: int, text: str) -> None:
+        if (paper_id, text) not in seen:
+            seen.add((paper_id, text))
+            reasons[paper_id].append(text)
+
+    rows = (
+        Authorship.objects.filter(paper_id__in=paper_ids, researcher__follows__user_id=user_id)
+        .order_by("researcher__display_name")
+        .values_list("paper_id", "researcher__display_name")
+    )
+    for paper_id, name in rows:
+        add(paper_id, f"by {name}")
+    rows = (
+        AuthorAffiliation.objects.filter(slot__paper_id__in=paper_ids, institution__follows__user_id=user_id)
+        .order_by("institution__name")
+        .values_list("slot__paper_id", "institution__name")
+    )
+    for paper_id, name in rows:
+        add(paper_id, f"from {name}")
+    codes = sorted(
+        Follow.objects.filter(user_id=user_id, category__isnull=False).values_list("category_id", flat=True)
+    )
+    if codes:
+        for paper_id, categories in Paper.objects.filter(pk__in=paper_ids).values_list("pk", "categories"):
+            for code in codes:
+                if code in categories:
+                    add(paper_id, f"in {code}")
+    return reasons

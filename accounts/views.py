@@ -1,0 +1,222 @@
+"""Account pages: follow/unfollow (POST, no JavaScript needed), Following, settings, the
+private RSS feed, data export and account deletion. Sign-in and e-mail flows are allauth's."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.contrib.auth.decorators import login_required
+from django.contrib.syndication.views import Feed
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from papers.models import Paper
+
+from . import services
+from .forms import DeleteAccountForm, DigestSettingsForm
+from .models import FollowKind
+from .selectors import follow_reasons, follow_target, follows_for_user, papers_for_user
+
+FOLLOWING_PAGE_SIZE = 25
+
+
+def _target_url(target) -> str:
+    if hasattr(target, "get_absolute_url"):
+        return target.get_absolute_url()
+    return f"/papers/?category={target.pk}"
+
+
+def _target_name(target) -> str:
+    return getattr(target, "display_name", None) or getattr(target, "name", None) or str(target.pk)
+
+
+def _next_url(request: HttpRequest, fallback: str) -> str:
+    candidate = request.POST.get("next") or request.GET.get("next") or ""
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return fallback
+
+
+def _see_other(url: str) -> HttpResponseRedirect:
+    response = HttpResponseRedirect(url)
+    response.status_code = 303
+    return response
+
+
+def _resolve(kind: str, key: str):
+    if kind not in FollowKind.values:
+        raise Http404("nothing to follow here")
+    target = follow_target(kind, key)
+    if target is None:
+        raise Http404(f"no such {kind}")
+    return target
+
+
+@require_POST
+def follow(request: HttpRequest, kind: str, key: str) -> HttpResponse:
+    """``POST /accounts/follow/<kind>/<key>``: follow, then 303 back to ``next`` (same site)
+    or the followed page. Anonymous visitors are sent to sign in first."""
+    target = _resolve(kind, key)
+    back = _next_url(request, _target_url(target))
+    if not request.user.is_authenticated:
+        return _see_other(f"{settings.LOGIN_URL}?{urlencode({'next': back})}")
+    _follow, created = services.follow_create(user_id=request.user.pk, target=target)
+    if created:
+        messages.success(request, f"You now follow {_target_name(target)}.")
+    return _see_other(back)
+
+
+@require_POST
+@login_required
+def unfollow(request: HttpRequest, kind: str, key: str) -> HttpResponse:
+    """``POST /accounts/unfollow/<kind>/<key>``: stop following, then 303 back to ``next``."""
+    target = _resolve(kind, key)
+    if services.follow_delete(user_id=request.user.pk, target=target):
+        messages.success(request, f"You no longer follow {_target_name(target)}.")
+    return _see_other(_next_url(request, _target_url(target)))
+
+
+@require_GET
+@login_required
+def following(request: HttpRequest) -> HttpResponse:
+    """``/accounts/following``: what the signed-in user follows and the newest papers from it."""
+    groups = follows_for_user(request.user.pk)
+    page = Paginator(papers_for_user(request.user.pk), FOLLOWING_PAGE_SIZE).get_page(request.GET.get("page"))
+    reasons = follow_reasons(request.user.pk, [paper.pk for paper in page])
+    row = services.account_settings_get(user_id=request.user.pk)
+    response = render(
+        request,
+        "accounts/following.html",
+        {
+            "groups": groups,
+            "page": page,
+            "items": [(paper, reasons.get(paper.pk, [])) for paper in page],
+            "account": row,
+        },
+    )
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def account_settings(request: HttpRequest) -> HttpResponse:
+    """``/accounts/settings``: digest frequency, the private feed, export, deletion, links to
+    the e-mail and password pages."""
+    row = services.account_settings_get(user_id=request.user.pk)
+    form = DigestSettingsForm(request.POST or None, initial={"digest_frequency": row.digest_frequency})
+    if request.method == "POST" and form.is_valid():
+        services.account_settings_update(
+            user_id=request.user.pk, digest_frequency=form.cleaned_data["digest_frequency"]
+        )
+        messages.success(request, "Digest settings saved.")
+        return _see_other("/accounts/settings")
+    feed_url = request.build_absolute_uri(f"/accounts/feed/{row.feed_token}.xml") if row.feed_token else ""
+    response = render(request, "accounts/settings.html", {"form": form, "account": row, "feed_url": feed_url})
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_POST
+@login_required
+def feed_token(request: HttpRequest) -> HttpResponse:
+    """``POST /accounts/feed-token`` with ``action`` ``regenerate`` (new URL, old one dead) or
+    ``revoke`` (no feed)."""
+    action = request.POST.get("action")
+    if action == "regenerate":
+        services.feed_token_regenerate(user_id=request.user.pk)
+        messages.success(request, "Your private feed has a new address; the old one no longer works.")
+    elif action == "revoke":
+        services.feed_token_revoke(user_id=request.user.pk)
+        messages.success(request, "Your private feed is turned off; its address no longer works.")
+    else:
+        return HttpResponse("unknown action", status=400, content_type="text/plain")
+    return _see_other("/accounts/settings")
+
+
+class PrivateFeed(Feed):
+    """RSS 2.0 feed of the newest papers from what one user follows, opened by its token."""
+
+    description = "Newest papers by the researchers, institutions and categories you follow on wovepaper."
+
+    def get_object(self, request: HttpRequest, token: str) -> int:
+        user_id = services.feed_user_for_token(token)
+        if user_id is None:
+            raise Http404("no such feed")
+        return user_id
+
+    def title(self, obj: int) -> str:
+        return "wovepaper: papers from what you follow"
+
+    def link(self, obj: int) -> str:
+        return "/accounts/following"
+
+    def items(self, obj: int) -> list[Paper]:
+        return services.feed_papers(user_id=obj)
+
+    def item_title(self, item: Paper) -> str:
+        return item.title
+
+    def item_description(self, item: Paper) -> str:
+        # Plain text; the feed generator XML-escapes it.
+        return f"{item.authors_text}\n\n{item.abstract}"
+
+    def item_link(self, item: Paper) -> str:
+        return item.get_absolute_url()
+
+    def item_guid(self, item: Paper) -> str:
+        return f"{settings.SITE_URL}{item.get_absolute_url()}"
+
+    def item_pubdate(self, item: Paper):
+        return item.submitted_at
+
+    def item_categories(self, item: Paper) -> list[str]:
+        return list(item.categories)
+
+
+_private_feed = PrivateFeed()
+
+
+def private_feed(request: HttpRequest, token: str) -> HttpResponse:
+    """``/accounts/feed/<token>.xml``: the private RSS feed; 404 for an unknown or revoked token."""
+    response = _private_feed(request, token=token)
+    response["Cache-Control"] = "private, no-store"
+    response["X-Robots-Tag"] = "noindex"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@require_GET
+@login_required
+def export(request: HttpRequest) -> HttpResponse:
+    """``/accounts/export.json``: everything stored about the signed-in user, as a download."""
+    data = services.account_export(user_id=request.user.pk)
+    response = HttpResponse(
+        json.dumps(data, indent=2, ensure_ascii=False), content_type="application/json; charset=utf-8"
+    )
+    response["Content-Disposition"] = 'attachment; filename="wovepaper-account.json"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def delete(request: HttpRequest) -> HttpResponse:
+    """``/accounts/delete``: confirm with the password, then delete the account and sign out."""
+    form = DeleteAccountForm(request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user_id = request.user.pk
+        logout(request)
+        services.account_delete(user_id=user_id)
+        messages.success(request, "Your account and everything stored with it have been deleted.")
+        return _see_other("/")
+    return render(request, "accounts/delete.html", {"form": form})
