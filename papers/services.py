@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
-from django.db import transaction
-from django.db.models import Q
+from django.db import connection, transaction
 from django.utils import timezone
+
+from wove.bulk import copy_upsert, db_values
 
 from .authors import AuthorSlot
 from .models import Category, HarvestRun, MetadataSource, Paper, PaperAuthor, PaperVersion
@@ -286,14 +287,28 @@ def papers_upsert(*, records: Sequence[ArxivRecord], categories: CategoryMap | N
             item.paper.modified_at = now
             if item.paper.pk is None:
                 item.paper.created_at = now
-        written = Paper.objects.bulk_create(
-            [m.paper for m in changed],
-            update_conflicts=True,
-            unique_fields=["arxiv_id"],
-            update_fields=SOURCE_FIELDS + ["modified_at"],
+        fields = [
+            "arxiv_id",
+            *SOURCE_FIELDS,
+            "created_at",
+            "modified_at",
+            "cited_by_count",
+            "hidden",
+            "editor_note",
+        ]
+        ids = dict(
+            (arxiv_id, pk)
+            for pk, arxiv_id in copy_upsert(
+                model=Paper,
+                fields=fields,
+                rows=(db_values(m.paper, fields) for m in changed),
+                conflict_fields=["arxiv_id"],
+                update_fields=[*SOURCE_FIELDS, "modified_at"],
+                returning=["id", "arxiv_id"],
+            )
         )
-        for item, row in zip(changed, written, strict=True):
-            item.paper.pk = row.pk
+        for item in changed:
+            item.paper.pk = ids[item.paper.arxiv_id]
         _write_authors([m for m in changed if m.authors is not None])
         _write_versions([m for m in changed if m.versions is not None])
     result.written = len(changed)
@@ -336,17 +351,38 @@ def _write_authors(items: list[_Merged]) -> None:
         for index, slot in enumerate(m.authors or [], start=1)
     ]
     if rows:
-        PaperAuthor.objects.bulk_create(
-            rows,
-            update_conflicts=True,
-            unique_fields=["paper", "position"],
-            update_fields=["name", "keyname", "forenames", "suffix", "affiliations", "is_collaboration"],
-            batch_size=2000,
+        fields = [
+            "paper",
+            "position",
+            "name",
+            "keyname",
+            "forenames",
+            "suffix",
+            "affiliations",
+            "is_collaboration",
+        ]
+        copy_upsert(
+            model=PaperAuthor,
+            fields=fields,
+            rows=(db_values(row, fields) for row in rows),
+            conflict_fields=["paper", "position"],
+            update_fields=fields[2:],
         )
-    stale = Q()
-    for m in items:
-        stale |= Q(paper_id=m.paper.pk, position__gt=len(m.authors or []))
-    PaperAuthor.objects.filter(stale).delete()
+    _delete_beyond(PaperAuthor, "position", [(m.paper.pk, len(m.authors or [])) for m in items])
+
+
+def _delete_beyond(model, column: str, limits: list[tuple[int, int]]) -> None:
+    """Delete each paper's child rows whose ``column`` exceeds its limit, in one statement
+    (author slots past the new author count, versions past the newest)."""
+    if not limits:
+        return
+    table = connection.ops.quote_name(model._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {table} AS t USING unnest(%s::bigint[], %s::integer[]) AS k(paper_id, n) "  # noqa: S608
+            f"WHERE t.paper_id = k.paper_id AND t.{connection.ops.quote_name(column)} > k.n",
+            [[pk for pk, _ in limits], [n for _, n in limits]],
+        )
 
 
 def _write_versions(items: list[_Merged]) -> None:
@@ -364,17 +400,19 @@ def _write_versions(items: list[_Merged]) -> None:
         for v in m.versions or []
     ]
     if rows:
-        PaperVersion.objects.bulk_create(
-            rows,
-            update_conflicts=True,
-            unique_fields=["paper", "version"],
-            update_fields=["submitted_at", "size_kb", "source_type"],
-            batch_size=2000,
+        fields = ["paper", "version", "submitted_at", "size_kb", "source_type"]
+        copy_upsert(
+            model=PaperVersion,
+            fields=fields,
+            rows=(db_values(row, fields) for row in rows),
+            conflict_fields=["paper", "version"],
+            update_fields=fields[2:],
         )
-    stale = Q()
-    for m in items:
-        stale |= Q(paper_id=m.paper.pk, version__gt=max((v.version for v in m.versions or []), default=0))
-    PaperVersion.objects.filter(stale).delete()
+    _delete_beyond(
+        PaperVersion,
+        "version",
+        [(m.paper.pk, max((v.version for v in m.versions or []), default=0)) for m in items],
+    )
 
 
 def _batched(items: Iterable, size: int) -> Iterator[list]:

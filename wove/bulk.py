@@ -1,0 +1,79 @@
+"""Bulk upserts through PostgreSQL ``COPY``: the fast path for harvesting and matching.
+
+``bulk_create(update_conflicts=True)`` builds one INSERT with a parameter per value; for
+thousands of rows psycopg spends more time splitting that query than PostgreSQL spends
+running it. Streaming the rows with ``COPY`` into a staging table and upserting from it
+with one ``INSERT ... SELECT ... ON CONFLICT`` is several times faster (see
+``bench/harvest_ingest.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+
+from django.db import connection, models
+
+_counter = itertools.count()
+
+
+def copy_upsert(
+    *,
+    model: type[models.Model],
+    fields: Sequence[str],
+    rows: Iterable[Sequence],
+    conflict_fields: Sequence[str],
+    update_fields: Sequence[str],
+    returning: Sequence[str] = (),
+) -> list[tuple]:
+    """Insert ``rows`` into ``model``'s table, updating rows that conflict.
+
+    ``fields`` names model fields (``primary_category`` means its ``_id`` column); each row
+    gives their database values in that order (lists for array columns, aware datetimes,
+    ``None`` for NULL). Rows must be unique on ``conflict_fields`` (PostgreSQL refuses to
+    update one row twice in a statement). Returns the ``returning`` columns of every row
+    inserted or updated, in no particular order. Runs in the caller's transaction; raises
+    ``django.db.DatabaseError`` on any constraint violation.
+    """
+    meta = model._meta
+    table = connection.ops.quote_name(meta.db_table)
+    columns = [meta.get_field(name).column for name in fields]
+    quoted = ", ".join(connection.ops.quote_name(c) for c in columns)
+    stage = connection.ops.quote_name(f"_stage_{meta.db_table}_{next(_counter)}")
+    conflict = ", ".join(connection.ops.quote_name(meta.get_field(f).column) for f in conflict_fields)
+    updates = ", ".join(
+        f"{connection.ops.quote_name(c)} = EXCLUDED.{connection.ops.quote_name(c)}"
+        for c in (meta.get_field(f).column for f in update_fields)
+    )
+    action = f"DO UPDATE SET {updates}" if updates else "DO NOTHING"
+    returning_sql = ""
+    if returning:
+        returning_sql = " RETURNING " + ", ".join(
+            connection.ops.quote_name(meta.get_field(f).column) for f in returning
+        )
+    with connection.cursor() as cursor:
+        # A staging table with the target's column types and no constraints.
+        cursor.execute(f"CREATE TEMP TABLE {stage} AS SELECT {quoted} FROM {table} WITH NO DATA")  # noqa: S608
+        try:
+            with cursor.cursor.copy(f"COPY {stage} ({quoted}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            cursor.execute(
+                f"INSERT INTO {table} ({quoted}) SELECT {quoted} FROM {stage} "  # noqa: S608
+                f"ON CONFLICT ({conflict}) {action}{returning_sql}"
+            )
+            result = cursor.fetchall() if returning else []
+        finally:
+            cursor.execute(f"DROP TABLE IF EXISTS {stage}")
+    return result
+
+
+def db_values(instance: models.Model, fields: Sequence[str]) -> tuple:
+    """The values of ``fields`` on a model instance, ready for :func:`copy_upsert`.
+
+    Reads attributes as they are (``primary_category`` gives ``primary_category_id``):
+    right for text, numbers, booleans, dates, datetimes and arrays of those, which psycopg
+    adapts itself. Not for fields whose Python value needs converting (JSONField).
+    """
+    meta = instance._meta
+    return tuple(getattr(instance, meta.get_field(name).attname) for name in fields)
