@@ -120,6 +120,10 @@ def records_sign(
     For the latest version, a changed canonical record gives a new record superseding the
     old one, and a changed snapshot (title, authors, categories, abstract) a new
     ``graph_snapshot`` superseding the previous one. Unchanged papers give nothing.
+    Records of earlier versions are frozen once written; arXiv sends only the current title,
+    abstract and categories, so versions first seen together share today's metadata (only
+    ``version`` and ``submitted_at`` differ). A version without its own timestamp in the
+    harvest (OAI ``arXiv`` format) is recorded as the latest version at v1's time.
 
     Batched (``batch_size`` papers: a constant number of queries and one bulk insert per
     table each). Idempotent and safe to run in two workers at once: each paper is locked

@@ -213,3 +213,21 @@ def test_admin_lists_records_and_events(admin_client, signed_raw_page):
     assert admin_client.get("/admin/provenance/publickey/").status_code == 200
     record = Record.objects.first()
     assert admin_client.get(f"/admin/provenance/record/{record.pk}/change/").status_code == 200
+
+
+def test_a_changed_title_gives_a_new_record_of_the_same_version(signed_raw_page):
+    old = Record.objects.get(source_id="0801.3673")
+    old_created = old.events.get(event_type="record_created")
+    paper_services.harvest_files(paths=[EDITED / "edited_arXivRaw_0801.3673_title.xml"])
+    result = records_sign()
+    assert (result.records_created, result.events_created) == (1, 2)
+    new = Record.objects.exclude(pk=old.pk).get(source_id="0801.3673")
+    assert new.source_version == 1
+    assert new.canonical_record["metadata"]["title_canon_sha256"] == text_canon_sha256(
+        "variational functionals for excited states of atoms"
+    )
+    assert new.events.get(event_type="record_created").content["supersedes"] == [old_created.event_id]
+    assert pith_for_paper(Paper.objects.get(arxiv_id="0801.3673")) == new
+    # The old record and its log stay as they were.
+    assert old.events.count() == 2
+    assert verify_bundle(bundle_build(record=old)).ok
