@@ -1,7 +1,9 @@
 """Site-wide URLs: search, autocomplete, feeds, sitemaps, robots.txt, llms.txt."""
 
 from django.contrib.sitemaps import views as sitemap_views
-from django.urls import path
+from django.urls import path, re_path
+
+from papers import views as paper_views
 
 from . import feeds, views
 from .sitemaps import SITEMAPS
@@ -25,6 +27,15 @@ urlpatterns = [
         sitemap_views.sitemap,
         {"sitemaps": SITEMAPS},
         name="sitemap_section",
+    ),
+    path("papers/fetch", views.fetch_request, name="fetch"),
+    path("papers/fetch/<path:arxiv_id>", views.fetch_status, name="fetch_status"),
+    path("papers/fetch-status/<path:arxiv_id>", views.fetch_status_json, name="fetch_status_json"),
+    # A researcher's whole list as citations (the researcher page links here).
+    re_path(
+        r"^researchers/(?P<pk>[0-9]+)/export\.(?P<fmt>bib|ris)$",
+        paper_views.researcher_export,
+        name="researcher_export",
     ),
     path("robots.txt", views.robots_txt, name="robots"),
     path("llms.txt", views.llms_txt, name="llms"),

@@ -8,12 +8,14 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonRes
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from papers.identifiers import try_parse_arxiv_id
 from papers.models import Paper
 
 from . import search as site_search
+from . import services
+from .models import ArxivFetch
 
 PAGE_SIZE = 20
 
@@ -80,3 +82,59 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
     sections of links)."""
     body = render_to_string("pages/llms.txt", {"SITE_URL": settings.SITE_URL})
     return HttpResponse(body, content_type="text/markdown; charset=utf-8")
+
+
+@require_POST
+def fetch_request(request: HttpRequest) -> HttpResponse:
+    """``POST /papers/fetch`` (``arxiv_id``): queue a fetch from arXiv (deduplicated) and
+    303 to its progress page, or to the paper when it is already archived. Impossible
+    identifiers get the 404 page with the reason, and no request reaches arXiv."""
+    raw = request.POST.get("arxiv_id", "")
+    try:
+        result = services.arxiv_fetch_request(raw_id=raw)
+    except services.FetchRefused as exc:
+        return render(request, "404.html", {"refused": str(exc), "arxiv_id": ""}, status=404)
+    if isinstance(result, Paper):
+        return HttpResponseRedirect(result.get_absolute_url(), status=303)
+    response = HttpResponseRedirect(f"/papers/fetch/{result.arxiv_id}")
+    response.status_code = 303
+    return response
+
+
+def _fetch_state(arxiv_id: str) -> tuple[dict, str]:
+    """``({"state", "message", "url"}, paper_url)`` for the progress page and its JSON."""
+    paper = Paper.objects.filter(arxiv_id=arxiv_id, deleted=False).only("arxiv_id", "slug").first()
+    fetch = ArxivFetch.objects.filter(arxiv_id=arxiv_id).first()
+    if paper is not None:
+        url = paper.get_absolute_url()
+        return {"state": "done", "message": "The paper is in the archive.", "url": url}, url
+    if fetch is None:
+        return {"state": "unknown", "message": "No fetch was asked for this identifier.", "url": None}, ""
+    return {"state": fetch.status, "message": fetch.message, "url": None}, ""
+
+
+@require_GET
+def fetch_status(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """``/papers/fetch/<arxiv-id>``: progress of a fetch; redirects to the paper once it is
+    archived. Without JavaScript the page refreshes itself every 3 seconds while pending;
+    with it, ``static/js/site.js`` polls :func:`fetch_status_json`."""
+    state, url = _fetch_state(arxiv_id)
+    if url:
+        return HttpResponseRedirect(url)
+    if state["state"] == "unknown":
+        return HttpResponseRedirect(f"/papers/{arxiv_id}")
+    return render(
+        request,
+        "pages/fetch.html",
+        {"arxiv_id": arxiv_id, "state": state, "pending": state["state"] in {"queued", "running"}},
+    )
+
+
+@require_GET
+def fetch_status_json(request: HttpRequest, arxiv_id: str) -> JsonResponse:
+    """``/papers/fetch-status/<arxiv-id>``: ``{"state": "queued|running|done|missing|failed|
+    unknown", "message": str, "url": str | null}`` (``url`` is the paper page once done)."""
+    state, _ = _fetch_state(arxiv_id)
+    response = JsonResponse(state)
+    response["Cache-Control"] = "no-store"
+    return response

@@ -14,6 +14,8 @@ urlpatterns = [
         views.paper_detail,
         name="detail",
     ),
+    # Citation exports, any identifier form: /papers/2401.10241/export.bib, .../export.ris.
+    re_path(r"^(?P<raw>.+)/export\.(?P<fmt>bib|ris)$", views.paper_export, name="export"),
     # Everything else under /papers/ is resolved (redirect, 404, 410) by the view.
     re_path(r"^(?P<raw>.+)$", views.paper_lookup, name="lookup"),
 ]

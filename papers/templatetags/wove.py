@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 from django import template
 from django.conf import settings
 from django.http import QueryDict
 from django.templatetags.static import static
-from django.utils.html import _json_script_escapes
+from django.utils.html import _json_script_escapes, escape
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.text import tex_to_unicode
@@ -99,3 +100,85 @@ def site_graph() -> dict:
 def site_jsonld() -> SafeString:
     """The site-wide ``Organization`` + ``WebSite`` JSON-LD block (see :func:`site_graph`)."""
     return ld_json_script(site_graph())
+
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)", re.DOTALL)
+_MACRO = re.compile(r"\\[A-Za-z]+")
+
+
+def _plain(text: str) -> str:
+    """Text-mode TeX to Unicode keeping the segment's outer spaces (collapsed to one)."""
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() and text.strip() else ""
+    return lead + tex_to_unicode(text) + trail if text.strip() else (" " if text else "")
+
+
+def _group(src: str, i: int) -> tuple[str, int]:
+    """The argument of ``^``/``_`` at ``src[i:]``: a braced group, a macro or one character."""
+    while i < len(src) and src[i].isspace():
+        i += 1
+    if i >= len(src):
+        raise ValueError("script without argument")
+    if src[i] == "{":
+        depth = 0
+        for j in range(i, len(src)):
+            if src[j] == "{":
+                depth += 1
+            elif src[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    return src[i + 1 : j], j + 1
+        raise ValueError("unbalanced braces")
+    macro = _MACRO.match(src, i)
+    if macro:
+        return macro.group(0), macro.end()
+    return src[i], i + 1
+
+
+def _math_html(src: str, depth: int = 0) -> str:
+    """Inline TeX math as escaped HTML: symbols through pylatexenc, ``^``/``_`` as
+    ``<sup>``/``<sub>``. Raises ``ValueError`` on anything it cannot read."""
+    if depth > 8:
+        raise ValueError("nested too deeply")
+    out: list[str] = []
+    buf = ""
+    i = 0
+    while i < len(src):
+        ch = src[i]
+        if ch in "^_":
+            if buf:
+                out.append(escape(tex_to_unicode(buf)))
+                buf = ""
+            arg, i = _group(src, i + 1)
+            tag = "sup" if ch == "^" else "sub"
+            out.append(f"<{tag}>{_math_html(arg, depth + 1)}</{tag}>")
+        else:
+            buf += ch
+            i += 1
+    if buf:
+        out.append(escape(tex_to_unicode(buf)))
+    return "".join(out)
+
+
+@register.filter
+def texhtml(value: str) -> SafeString:
+    """Title or abstract text with its TeX made readable as HTML: text-mode TeX decoded to
+    Unicode, inline math (``$…$``, ``\\(…\\)``) set in ``<span class="math">`` with
+    superscripts and subscripts. Every piece of harvested text is escaped; a math segment
+    that cannot be read falls back to plain Unicode text (never an exception)."""
+    text = value or ""
+    if "$" not in text and "\\(" not in text:
+        return escape(tex_to_unicode(text))
+    out: list[str] = []
+    pos = 0
+    for match in _MATH.finditer(text):
+        out.append(escape(_plain(text[pos : match.start()])))
+        src = next(g for g in match.groups() if g is not None)
+        try:
+            rendered = _math_html(src)
+        except Exception:  # broken TeX: keep it readable as plain text
+            rendered = escape(tex_to_unicode(match.group(0)))
+        out.append(f'<span class="math">{rendered}</span>')
+        pos = match.end()
+    out.append(escape(_plain(text[pos:])))
+    return mark_safe("".join(out).strip())  # noqa: S308 (every piece escaped above)

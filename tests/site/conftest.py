@@ -1,0 +1,75 @@
+"""Fixtures for the public site's tests: the real sample loaded once per module, a small
+set of linked records (a researcher, an institution), and the real-browser fixtures."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import browser, page  # noqa: F401 (re-exported fixtures)
+from tests.conftest import FIXTURES, SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
+
+OAI = FIXTURES / "arxiv" / "oai"
+
+
+def _wipe() -> None:
+    """Delete what the module fixture wrote, child tables first, in plain SQL (the ORM's
+    cascade collector takes seconds over 2,800 papers)."""
+    from django.db import connection
+
+    from institutions.models import AuthorAffiliation, Institution, InstitutionName
+    from pages.models import ArxivFetch
+    from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
+    from researchers.models import Authorship, Researcher
+
+    models = [AuthorAffiliation, InstitutionName, Institution, Authorship, Researcher, ArxivFetch]
+    models += [PaperAuthor, PaperVersion, Paper, HarvestRun]
+    with connection.cursor() as cursor:
+        for model in models:
+            cursor.execute(f"DELETE FROM {connection.ops.quote_name(model._meta.db_table)}")
+
+
+@pytest.fixture(scope="module")
+def site_sample(django_db_setup, django_db_blocker):
+    """The whole real sample (2,800 papers) harvested once for the module, with Andrew
+    Strominger linked as a researcher on 0801.4566 and the University of Tokyo linked to
+    the first author of 0801.4614; removed again when the module ends."""
+    from institutions.models import AuthorAffiliation, Institution
+    from papers import services
+    from papers.models import Paper
+    from researchers.models import Authorship, Researcher
+
+    with django_db_blocker.unblock():
+        _wipe()
+        services.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+        services.harvest_kaggle(path=SAMPLE_KAGGLE)
+        paper = Paper.objects.get(arxiv_id="0801.4566")
+        slot = paper.authors.get(position=3)
+        strominger = Researcher.objects.create(display_name="Andrew Strominger", paper_count=1)
+        Authorship.objects.create(
+            slot=slot,
+            paper=paper,
+            researcher=strominger,
+            method="editor",
+            confidence=1.0,
+            block="a strominger",
+        )
+        other = Paper.objects.get(arxiv_id="0801.4614")
+        tokyo = Institution.objects.create(
+            ror_id="057zh3y96",
+            name="The University of Tokyo",
+            country_code="JP",
+            country_name="Japan",
+            city="Tokyo",
+        )
+        from institutions.matching import normalize
+        from institutions.models import InstitutionName
+
+        for kind, value in (("ror_display", "The University of Tokyo"), ("acronym", "UTokyo")):
+            InstitutionName.objects.create(
+                institution=tokyo, kind=kind, value=value, normalized=normalize(value)
+            )
+        AuthorAffiliation.objects.create(
+            slot=other.authors.get(position=1), institution=tokyo, source="string-match", confidence=0.9
+        )
+        yield {"strominger": strominger, "tokyo": tokyo}
+        _wipe()
