@@ -2,6 +2,8 @@
 
 from django.contrib import admin
 
+from curation.actions import CurationActionsMixin
+
 from .models import Authorship, ExternalIdentity, MatchConstraint, Researcher
 
 
@@ -12,7 +14,7 @@ class ExternalIdentityInline(admin.TabularInline):
 
 
 @admin.register(Researcher)
-class ResearcherAdmin(admin.ModelAdmin):
+class ResearcherAdmin(CurationActionsMixin, admin.ModelAdmin):
     list_display = ["id", "display_name", "orcid", "paper_count", "merged_into", "modified_at"]
     list_filter = ["identities__source", ("merged_into", admin.EmptyFieldListFilter)]
     search_fields = ["display_name", "orcid", "=id", "identities__external_id"]

@@ -316,3 +316,6 @@ CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
     "schedule": 60 * 60,
     "kwargs": {},
 }
+
+# Editor curation of researcher identities (issue 6): merge, split, undo, same-name queue.
+INSTALLED_APPS.append("curation")

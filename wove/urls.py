@@ -12,6 +12,7 @@ from researchers import views as researcher_views
 urlpatterns = [
     path("", include("pages.urls")),
     path("", paper_views.home, name="home"),
+    path("admin/curation/", include("curation.urls")),  # before the admin and its catch-all
     path("admin/", admin.site.urls),
     path("papers/", include("papers.urls")),
     path("researchers", researcher_views.researcher_list),

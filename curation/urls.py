@@ -1,0 +1,15 @@
+"""Curation screens, mounted under ``/admin/curation/`` (before the admin's own URLs)."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "curation"
+
+urlpatterns = [
+    path("merge/", views.merge_confirm, name="merge"),
+    path("split/<int:pk>/", views.split_confirm, name="split"),
+    path("undo/<int:pk>/", views.undo_confirm, name="undo"),
+    path("queue/", views.same_name_queue_view, name="queue"),
+    path("distinct/", views.pair_distinct, name="distinct"),
+]

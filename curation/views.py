@@ -1,0 +1,212 @@
+"""Curation screens in the admin: merge and split confirmations, undo, the same-name queue.
+
+Each view checks the editor permission (403 otherwise), parses input, calls one service and
+renders or redirects; the services hold the rules.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from researchers.models import Authorship, Researcher
+
+from . import services
+from .forms import DistinctForm, MergeForm, ReasonForm, SplitForm, parse_ids
+from .models import CurationRecord
+from .permissions import editor_required
+from .selectors import curation_history, merge_evidence, same_name_queue
+
+QUEUE_PAGE_SIZE = 50
+SPLIT_AUTHORSHIPS_SHOWN = 1000
+
+
+def _context(request: HttpRequest, title: str, **extra) -> dict:
+    return {**admin.site.each_context(request), "title": title, **extra}
+
+
+def _record_url(record: CurationRecord) -> str:
+    return reverse("admin:curation_curationrecord_change", args=[record.pk])
+
+
+@editor_required
+def merge_confirm(request: HttpRequest) -> HttpResponse:
+    """``/admin/curation/merge/?ids=1,2``: the records side by side; POST merges.
+
+    POST fields: ``ids``, ``survivor``, ``reason``, ``override_orcid``. A refused merge
+    (ORCID iDs differ, a record merged meanwhile) re-renders the page with the reason.
+    """
+    ids = parse_ids(request.POST.getlist("ids") if request.method == "POST" else request.GET.getlist("ids"))
+    evidence = merge_evidence(ids)
+    if len(evidence) < 2:
+        messages.error(request, "Select at least two researchers to merge.")
+        return redirect("admin:researchers_researcher_changelist")
+    orcids = {e.researcher.orcid for e in evidence if e.researcher.orcid}
+    default_survivor = max(
+        evidence, key=lambda e: (bool(e.researcher.orcid), e.paper_count, -e.researcher.pk)
+    )
+    form = MergeForm(request.POST or None, initial={"survivor": default_survivor.researcher.pk})
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        survivor = form.cleaned_data["survivor"]
+        try:
+            record = services.researcher_merge(
+                survivor_id=survivor,
+                merged_ids=[i for i in ids if i != survivor],
+                editor=request.user,
+                reason=form.cleaned_data["reason"],
+                override_orcid=form.cleaned_data["override_orcid"],
+            )
+        except services.CurationError as exc:
+            error = str(exc)
+        else:
+            messages.success(
+                request,
+                f"Merged {len(ids) - 1} record(s) into researcher {survivor} (curation #{record.pk}).",
+            )
+            return redirect(_record_url(record))
+    return render(
+        request,
+        "admin/curation/merge_confirm.html",
+        _context(
+            request,
+            "Merge researchers",
+            evidence=evidence,
+            ids=",".join(str(e.researcher.pk) for e in evidence),
+            form=form,
+            error=error,
+            orcid_conflict=len(orcids) > 1,
+            inactive=[e.researcher for e in evidence if e.researcher.merged_into_id],
+        ),
+    )
+
+
+@editor_required
+def split_confirm(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/admin/curation/split/<id>/``: pick authorships (and identities) to move; POST splits."""
+    researcher = Researcher.objects.filter(pk=pk).first()
+    if researcher is None:
+        raise Http404("no such researcher")
+    authorships = list(
+        Authorship.objects.filter(researcher=researcher)
+        .select_related("paper", "slot")
+        .order_by("-paper__submitted_at", "paper__arxiv_id", "slot__position")[:SPLIT_AUTHORSHIPS_SHOWN]
+    )
+    identities = list(researcher.identities.all())
+    form = SplitForm(
+        request.POST or None,
+        authorship_choices=[(a.pk, str(a.pk)) for a in authorships],
+        identity_choices=[(i.pk, str(i)) for i in identities],
+    )
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            record = services.researcher_split(
+                researcher_id=researcher.pk,
+                authorship_ids=data["authorships"],
+                identity_ids=data["identities"],
+                editor=request.user,
+                reason=data["reason"],
+                target_id=data["target_id"] if data["target"] == "existing" else None,
+                display_name=data["display_name"],
+            )
+        except services.CurationError as exc:
+            error = str(exc)
+        else:
+            messages.success(
+                request,
+                f"Moved {len(data['authorships'])} authorship(s) to researcher "
+                f"{record.changes['target']} (curation #{record.pk}).",
+            )
+            return redirect(_record_url(record))
+    chosen = {int(v) for v in form["authorships"].value() or [] if str(v).isdigit()}
+    return render(
+        request,
+        "admin/curation/split_confirm.html",
+        _context(
+            request,
+            f"Split {researcher.display_name}",
+            researcher=researcher,
+            authorships=authorships,
+            identities=identities,
+            chosen=chosen,
+            form=form,
+            error=error,
+        ),
+    )
+
+
+@editor_required
+def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/admin/curation/undo/<record id>/``: what the undo restores; POST (reason) undoes."""
+    record = CurationRecord.objects.filter(pk=pk).first()
+    if record is None:
+        raise Http404("no such curation record")
+    form = ReasonForm(request.POST or None)
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        try:
+            undo = services.curation_undo(
+                record_id=record.pk, editor=request.user, reason=form.cleaned_data["reason"]
+            )
+        except services.CurationError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Curation #{record.pk} undone (curation #{undo.pk}).")
+            return redirect(_record_url(undo))
+    return render(
+        request,
+        "admin/curation/undo_confirm.html",
+        _context(
+            request,
+            f"Undo curation #{record.pk}",
+            record=record,
+            form=form,
+            error=error,
+            undone=CurationRecord.objects.filter(undoes=record).first(),
+            history=curation_history(record.researcher_id),
+        ),
+    )
+
+
+@editor_required
+def same_name_queue_view(request: HttpRequest) -> HttpResponse:
+    """``/admin/curation/queue/``: same-name pairs ranked by evidence, 50 per page."""
+    page = Paginator(same_name_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "admin/curation/queue.html",
+        _context(
+            request, "Same-name queue", page=page, default_reason=DistinctForm.base_fields["reason"].initial
+        ),
+    )
+
+
+@require_POST
+@editor_required
+def pair_distinct(request: HttpRequest) -> HttpResponse:
+    """POST ``a``, ``b``, ``reason``: record "not the same person"; back to the queue."""
+    form = DistinctForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "A decision needs two researcher ids and a reason.")
+    else:
+        data = form.cleaned_data
+        try:
+            record = services.pair_mark_distinct(
+                researcher_ids=[data["a"], data["b"]], editor=request.user, reason=data["reason"]
+            )
+        except services.CurationError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(
+                request,
+                f"Researchers {data['a']} and {data['b']} are not the same person (curation #{record.pk}).",
+            )
+    url = reverse("curation:queue")
+    page = request.POST.get("page", "")
+    return redirect(f"{url}?page={page}" if page.isdigit() else url)
