@@ -120,7 +120,9 @@ def list_papers(request: HttpRequest, filters: Query[PaperFilter], paging: Query
     return {"items": paged.items, **paged.meta}
 
 
-@router.post("/batch", response={200: BatchOut, 422: Error, 429: Error}, summary="Look up many papers")
+@router.post(
+    "/batch", response={200: BatchOut, 400: Error, 422: Error, 429: Error}, summary="Look up many papers"
+)
 def batch_papers(request: HttpRequest, body: BatchIn):
     """Look up to 500 identifiers (any form) in one request; answers keep the order asked.
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from typing import Literal
 
 from django.conf import settings
 from ninja import Schema
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from institutions.schemas import InstitutionRef
 from researchers.schemas import ResearcherRef
@@ -15,6 +16,7 @@ from wove.pagination import PageMeta
 
 PaperSort = Literal["newest", "oldest", "cited", "relevance"]
 MAX_BATCH = 500
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 class PaperOut(Schema):
@@ -122,6 +124,14 @@ class PaperFilter(Schema):
     submitted_from: date | None = Field(None, description="First submission on or after (UTC date)")
     submitted_until: date | None = Field(None, description="First submission on or before (UTC date)")
     sort: PaperSort = "newest"
+
+    @field_validator("submitted_from", "submitted_until", mode="before")
+    @classmethod
+    def _iso_date_only(cls, value: object) -> object:
+        # Pydantic would read "0" as a Unix timestamp; only YYYY-MM-DD dates are meant here.
+        if isinstance(value, str) and not _ISO_DATE.fullmatch(value):
+            raise ValueError("expected a date as YYYY-MM-DD")
+        return value
 
 
 class PaperPage(PageMeta):
