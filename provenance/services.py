@@ -435,25 +435,125 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
     return result
 
 
-def record_for_subject(subject: Record | Paper | str) -> Record:
-    """Resolve an event subject: a record, a paper (its current record, signing it first when
-    needed) or a pith number. Raises ``Record.DoesNotExist`` when nothing matches."""
-    from .selectors import pith_for_paper, record_resolve
+@dataclass(frozen=True)
+class EventSpec:
+    """One event to append: see :func:`event_append` for the meaning of each field."""
 
-    if isinstance(subject, Record):
-        return subject
-    if isinstance(subject, Paper):
-        record = pith_for_paper(subject)
+    subject: Record | Paper | str
+    event_type: str
+    payload: dict
+    target: str | None = None
+    supersedes: Sequence[str] = ()
+
+
+def _check_spec(spec: EventSpec) -> None:
+    if spec.event_type == "record_created" or spec.event_type not in EVENT_TYPES:
+        raise ValueError(f"event_append: event type {spec.event_type!r} is not appendable")
+    if not isinstance(spec.payload, dict):
+        raise ValueError("event_append: payload must be a JSON object")
+
+
+def _records_for_subjects(subjects: Sequence[Record | Paper | str]) -> list[Record]:
+    """Resolve subjects in bulk: records as they are, papers to their current record (signing
+    unsigned ones first), strings by :func:`provenance.selectors.record_resolve`.
+    Raises ``Record.DoesNotExist`` for a subject without a record."""
+    from .selectors import record_resolve
+
+    paper_ids = {s.pk for s in subjects if isinstance(s, Paper)}
+
+    def current(ids: set[int]) -> dict[int, Record]:
+        rows = (
+            Record.objects.filter(paper_id__in=ids)
+            .order_by("paper_id", "-source_version", "-created_at")
+            .distinct("paper_id")
+        )
+        return {r.paper_id: r for r in rows}
+
+    by_paper = current(paper_ids) if paper_ids else {}
+    missing = paper_ids - set(by_paper)
+    if missing:
+        records_sign(paper_ids=missing)
+        by_paper.update(current(missing))
+    records = []
+    for subject in subjects:
+        if isinstance(subject, Record):
+            record = subject
+        elif isinstance(subject, Paper):
+            record = by_paper.get(subject.pk)
+        else:
+            record = record_resolve(str(subject)).record
         if record is None:
-            records_sign(paper_ids=[subject.id])
-            record = pith_for_paper(subject)
-        if record is None:
-            raise Record.DoesNotExist(f"paper {subject.arxiv_id} cannot be signed")
-        return record
-    record = record_resolve(str(subject)).record
-    if record is None:
-        raise Record.DoesNotExist(f"no record {subject!r}")
-    return record
+            raise Record.DoesNotExist(f"no signed record for {subject!r}")
+        records.append(record)
+    return records
+
+
+def record_for_subject(subject: Record | Paper | str) -> Record:
+    """Resolve one event subject (see :func:`_records_for_subjects`)."""
+    return _records_for_subjects([subject])[0]
+
+
+def events_append(*, items: Sequence[EventSpec]) -> list[str]:
+    """Append many signed events at once (e.g. every authorship match of a matching run).
+
+    Same rules as :func:`event_append`, in a constant number of queries: subjects resolved
+    in bulk, the papers' advisory locks taken in id order, chain tips read in one query,
+    rows written by one ``COPY``. Items on the same chain (record and target) link in the
+    order given. Returns the new event ids in item order. Raises ``ValueError`` (type or
+    payload), :class:`~provenance.canonical.CanonicalJsonError` (a float) or
+    ``Record.DoesNotExist``; nothing is written then.
+    """
+    if not items:
+        return []
+    for spec in items:
+        _check_spec(spec)
+    records = _records_for_subjects([spec.subject for spec in items])
+    signer, key_row = signer_current()
+    signer_id = settings.PROVENANCE_SIGNER_ID
+    targets = [spec.target or EVENT_TARGETS[spec.event_type] for spec in items]
+    with transaction.atomic():
+        _lock_papers(sorted({r.paper_id for r in records}), wait=True)
+        tips = {
+            key: f"sha256:{tip['content_sha256']}"
+            for key, tip in _chain_tips(
+                Event.objects.filter(record_id__in={r.pk for r in records}, target__in=set(targets)).values(
+                    "content_sha256", "record_id", "target", "prev_event", "created_at", "event_type"
+                )
+            ).items()
+        }
+        now = _now()
+        stamp = now.replace(microsecond=0)
+        rows, ids = [], []
+        for spec, record, target in zip(items, records, targets, strict=True):
+            built = event_build(
+                signer,
+                signer_id=signer_id,
+                event_type=spec.event_type,
+                subject_pith_number=record.pith_number,
+                target=target,
+                payload=spec.payload,
+                created_at=now,
+                signed_at=now,
+                supersedes=list(spec.supersedes),
+                prev_event=tips.get((record.pk, target)),
+            )
+            tips[(record.pk, target)] = built.event_id
+            ids.append(built.event_id)
+            rows.append(
+                (
+                    built.content_sha256,
+                    record.pk,
+                    spec.event_type,
+                    target,
+                    built.content["prev_event"],
+                    stamp,
+                    key_row.pk,
+                    built.canonical.decode("utf-8"),
+                    json.dumps(built.signature),
+                )
+            )
+        _insert_ignoring_conflicts(Event, _EVENT_COLUMNS, rows)
+    return ids
 
 
 def event_append(
@@ -466,53 +566,19 @@ def event_append(
 ) -> Event:
     """Append one signed event to a record's log; the one way events other than signing's are written.
 
-    ``subject`` is a :class:`Record`, a :class:`~papers.models.Paper` (its current record)
-    or a pith number; ``event_type`` one of ``graph_snapshot``, ``authorship_matched``,
-    ``researcher_merged``, ``researcher_split``, ``curation_undone`` (``record_created`` is
-    written by :func:`records_sign` only); ``payload`` a JSON object of strings, integers,
-    booleans, nulls, lists and objects (floats raise
-    :class:`~provenance.canonical.CanonicalJsonError`); ``target`` names the chain
-    (default per type: ``authorship``, ``curation``, ``graph``; use e.g.
+    ``subject`` is a :class:`Record`, a :class:`~papers.models.Paper` (its current record,
+    signed first when needed) or a pith number; ``event_type`` one of ``graph_snapshot``,
+    ``authorship_matched``, ``researcher_merged``, ``researcher_split``,
+    ``curation_undone`` (``record_created`` is written by :func:`records_sign` only);
+    ``payload`` a JSON object of strings, integers, booleans, nulls, lists and objects
+    (floats raise :class:`~provenance.canonical.CanonicalJsonError`); ``target`` names the
+    chain (default per type: ``authorship``, ``curation``, ``graph``; use e.g.
     ``authorship:3`` for one author slot); ``supersedes`` lists event ids this event
     replaces or undoes (they leave the state's ``current``). ``prev_event`` is the chain's
     last event, read under the paper's advisory lock. Returns the stored :class:`Event`.
-    Raises ``ValueError`` on an unknown or reserved type.
+    Raises ``ValueError`` on an unknown or reserved type. For many events use
+    :func:`events_append`.
     """
-    if event_type == "record_created" or event_type not in EVENT_TYPES:
-        raise ValueError(f"event_append: event type {event_type!r} is not appendable")
-    if not isinstance(payload, dict):
-        raise ValueError("event_append: payload must be a JSON object")
-    record = record_for_subject(subject)
-    signer, key_row = signer_current()
-    target = target or EVENT_TARGETS[event_type]
-    with transaction.atomic():
-        _lock_papers([record.paper_id], wait=True)
-        tip = _chain_tips(
-            Event.objects.filter(record=record, target=target).values(
-                "content_sha256", "record_id", "target", "prev_event", "created_at", "event_type"
-            )
-        ).get((record.pk, target))
-        now = _now()
-        built = event_build(
-            signer,
-            signer_id=settings.PROVENANCE_SIGNER_ID,
-            event_type=event_type,
-            subject_pith_number=record.pith_number,
-            target=target,
-            payload=payload,
-            created_at=now,
-            signed_at=now,
-            supersedes=list(supersedes),
-            prev_event=f"sha256:{tip['content_sha256']}" if tip else None,
-        )
-        return Event.objects.create(
-            content_sha256=built.content_sha256,
-            record=record,
-            event_type=event_type,
-            target=target,
-            prev_event=built.content["prev_event"],
-            created_at=now.replace(microsecond=0),
-            key=key_row,
-            content=built.content,
-            signature=built.signature,
-        )
+    spec = EventSpec(subject, event_type, payload, target, tuple(supersedes))
+    (event_id,) = events_append(items=[spec])
+    return Event.objects.select_related("record", "key").get(pk=event_id.removeprefix("sha256:"))

@@ -89,3 +89,25 @@ def test_payload_text_is_escaped_on_the_page(client, signed_raw_page):
     html = client.get(f"/pith/{record.pith_body}").content.decode()
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_bulk_append_chains_in_order_in_constant_queries(signed_raw_page, django_assert_max_num_queries):
+    from provenance.services import EventSpec, events_append, signer_current
+
+    papers = list(Paper.objects.order_by("arxiv_id"))  # 0801.3673, 0801.3674, 0801.3675
+    signer_current()
+    items = [
+        EventSpec(paper, "authorship_matched", {"position": 1, "researcher_id": n}, target="authorship:1")
+        for n in range(4)
+        for paper in papers
+    ]
+    with django_assert_max_num_queries(12):
+        ids = events_append(items=items)
+    assert len(ids) == 12 == len(set(ids))
+    assert Event.objects.filter(event_type="authorship_matched").count() == 12
+    # Papers resolve to their current record (0801.3674 v4), and each slot's chain links in order.
+    record = Record.objects.get(source_id="0801.3674", source_version=4)
+    chain = {e.event_id: e.content["prev_event"] for e in record.events.filter(target="authorship:1")}
+    assert chain[ids[1]] is None
+    assert chain[ids[4]] == ids[1] and chain[ids[7]] == ids[4] and chain[ids[10]] == ids[7]
+    assert verify_bundle(bundle_build(record=record)).ok
