@@ -37,6 +37,9 @@ W_CATEGORY = 0.4
 W_SAME_GIVEN = 0.15
 W_SAME_INITIALS = 0.1
 SMALL_BLOCK = 50
+# Blocks up to this size score every pair; larger ones only pairs sharing some evidence.
+ALL_PAIRS_MAX = 500
+WINDOW = 50
 W_YEAR_GAP = 0.15
 YEAR_GAP = 12
 # Leftover groups this small join their name's dominant group (one holding this share).
@@ -262,6 +265,38 @@ def pair_score(a: Mention, b: Mention, idf: dict[str, float], *, small_block: bo
     return score
 
 
+def _candidate_pairs(members: list[int], mentions: list[Mention]) -> Iterable[tuple[int, int]]:
+    """Pairs of a block worth scoring, ``(i, j)`` with ``i < j`` in block order.
+
+    Every pair for a block of at most ``ALL_PAIRS_MAX`` mentions. A larger block (a very
+    common name in a large archive) only pairs mentions sharing a key that can lift the
+    score (a co-author, an affiliation token, a category with the same spelled given
+    name), each with at most ``WINDOW`` others per key: work grows linearly with the block.
+    """
+    if len(members) <= ALL_PAIRS_MAX:
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                yield members[x], members[y]
+        return
+    index: dict[tuple, list[int]] = defaultdict(list)
+    for mi in members:
+        m = mentions[mi]
+        keys = {("c", c) for c in m.coauthors} | {("a", t) for t in m.aff_tokens}
+        keys |= {("k", m.name.given, c) for c in m.categories}
+        for key in keys:
+            index[key].append(mi)
+    seen: set[tuple[int, int]] = set()
+    order = {mi: k for k, mi in enumerate(members)}
+    for bucket in index.values():
+        bucket.sort(key=order.__getitem__)
+        # A crowded key ("Fudan University" on 500 papers) pairs each mention with the
+        # WINDOW before it: enough for single-link merging to chain them, linear in size.
+        for y in range(1, len(bucket)):
+            for x in range(max(0, y - WINDOW), y):
+                seen.add((bucket[x], bucket[y]))
+    yield from sorted(seen, key=lambda p: (order[p[0]], order[p[1]]))
+
+
 def _attach_to_dominant(clusterer: _Clusterer, members: list[int], mentions: list[Mention]) -> None:
     """Give small leftover groups to the dominant person of their spelled name.
 
@@ -339,17 +374,13 @@ def cluster_mentions(
             continue
         pairs: list[tuple[float, int, int]] = []
         small_block = len(members) <= SMALL_BLOCK
-        for x in range(len(members)):
-            mi = members[x]
-            a = mentions[mi]
-            for y in range(x + 1, len(members)):
-                mj = members[y]
-                b = mentions[mj]
-                if not given_compatible(a.name.given, b.name.given):
-                    continue
-                score = pair_score(a, b, idf, small_block=small_block)
-                if score >= threshold:
-                    pairs.append((score, mi, mj))
+        for mi, mj in _candidate_pairs(members, mentions):
+            a, b = mentions[mi], mentions[mj]
+            if not given_compatible(a.name.given, b.name.given):
+                continue
+            score = pair_score(a, b, idf, small_block=small_block)
+            if score >= threshold:
+                pairs.append((score, mi, mj))
         pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
         for _score, mi, mj in pairs:
             clusterer.union(mi, mj)

@@ -540,11 +540,26 @@ def researchers_match_authors(
                         logger.warning("%s answered for unknown paper %s", source, work.arxiv_id)
             if progress:
                 progress(len(batch))
-    local = researchers_match_local(limit=limit, progress=progress)
-    summary.papers = max(summary.papers, local.papers)
-    summary.slots = local.slots + summary.matched_by_source
-    summary.matched_locally = local.matched_locally
-    summary.researchers_created += local.researchers_created
+    # Local matching in chunks of newest slots: memory stays bounded on a large archive, and
+    # each chunk sees the previous chunks' researchers as fixed groups to join.
+    chunk = max(1, int(getattr(settings, "RESEARCHER_MATCH_CHUNK", 50_000)))
+    remaining = limit
+    papers = 0
+    while remaining is None or remaining > 0:
+        size = chunk if remaining is None else min(chunk, remaining)
+        local = researchers_match_local(limit=size, progress=progress)
+        if not local.slots:
+            break
+        papers += local.papers
+        summary.slots += local.slots
+        summary.matched_locally += local.matched_locally
+        summary.researchers_created += local.researchers_created
+        if remaining is not None:
+            remaining -= local.slots
+        if local.slots < size:
+            break
+    summary.papers = max(summary.papers, papers)
+    summary.slots += summary.matched_by_source
     summary.seconds = time.perf_counter() - started
     return summary
 
