@@ -232,7 +232,7 @@ OPENALEX_API_URL = os.environ.get("OPENALEX_API_URL", "https://api.openalex.org"
 OPENALEX_API_KEY = os.environ.get("OPENALEX_API_KEY", "")
 OPENALEX_MAILTO = os.environ.get("OPENALEX_MAILTO", "")
 RESEARCHER_SOURCE_TIMEOUT = float(os.environ.get("RESEARCHER_SOURCE_TIMEOUT", "30"))
-RESEARCHER_MATCH_CHUNK = int(os.environ.get("RESEARCHER_MATCH_CHUNK", "50000"))  # slots per local-matching pass
+RESEARCHER_MATCH_CHUNK = int(os.environ.get("RESEARCHER_MATCH_CHUNK", "50000"))  # slots per pass
 
 # Public site (issue 7): search, feeds, sitemaps, llms.txt (pages) and the Wagtail CMS pages
 # (cms: /about, /contact, /privacy, /developers; admin at /cms/).
