@@ -46,23 +46,28 @@ def _lock_researchers(ids: Iterable[int]) -> dict[int, Researcher]:
 
     One global order (ascending id) for every curation transaction means two editors
     working on overlapping sets queue instead of deadlocking. Records merged into a locked
-    one are locked too because a merge re-points them (chain flattening); nobody can add a
-    new one while we hold its target, and the loop catches one added before our lock.
-    Returns ``{id: Researcher}`` (locked rows, read after the lock).
+    one are locked too because a merge re-points them (chain flattening). A merge that
+    committed while we waited can have pointed a new record at ours: it is found by a
+    re-read once we hold the locks (nobody can add another then), and the locks are taken
+    again in order with it, after rolling back a savepoint so none is held out of order.
+    Must run inside a transaction. Returns ``{id: Researcher}`` (rows read under the lock).
     """
     core = sorted(set(ids))
     wanted: set[int] = set(core)
     while True:
+        savepoint = transaction.savepoint()
         rows = {
             r.pk: r
             for r in Researcher.objects.select_for_update()
             .filter(Q(pk__in=wanted) | Q(merged_into_id__in=core))
             .order_by("pk")
         }
-        extra = set(rows) - wanted
-        if not extra:
+        pointing = set(Researcher.objects.filter(merged_into_id__in=core).values_list("pk", flat=True))
+        if pointing <= set(rows):
+            transaction.savepoint_commit(savepoint)
             return rows
-        wanted |= extra
+        transaction.savepoint_rollback(savepoint)
+        wanted |= pointing
 
 
 def _state(researcher: Researcher) -> dict[str, Any]:
