@@ -1,0 +1,143 @@
+"""The account itself: sign-up with e-mail verification, sign-in, e-mail and password pages,
+export as JSON, deletion."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.test import Client
+
+from accounts import services
+from accounts.models import AccountSettings, Digest, DigestNote, DigestPaper, Follow
+from papers.models import Category
+from tests.accounts.conftest import PASSWORD, backdate_follows
+
+pytestmark = pytest.mark.django_db
+
+
+def test_sign_up_requires_a_verified_address(client):
+    response = client.post(
+        "/accounts/signup/", {"email": "lin@example.org", "password1": PASSWORD, "password2": PASSWORD}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/confirm-email/"
+    assert len(mail.outbox) == 1
+    message = mail.outbox[0]
+    assert message.to == ["lin@example.org"]
+    assert message.subject == "[wovepaper] Please Confirm Your Email Address"
+    assert message.body.startswith("Hello from wovepaper!")
+    link = re.search(r"https?://testserver(/accounts/confirm-email/[^/\s]+/)", message.body).group(1)
+
+    # Not verified: signing in is refused (sent to verification again).
+    client.logout()
+    response = client.post("/accounts/login/", {"login": "lin@example.org", "password": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == "/accounts/confirm-email/"
+    assert client.get("/accounts/following").status_code == 302
+
+    html = client.get(link).content.decode()
+    assert "lin@example.org" in html
+    response = client.post(link)
+    assert response.status_code == 302
+    assert EmailAddress.objects.get(email="lin@example.org").verified
+    assert client.get("/accounts/following").status_code == 200
+
+
+def test_sign_in_and_out(reader, client):
+    response = client.post("/accounts/login/", {"login": "ada@example.org", "password": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == "/accounts/following"
+    html = client.get("/accounts/following").content.decode()
+    assert "ada@example.org" in html
+    assert client.post("/accounts/logout/").status_code == 302
+    assert client.get("/accounts/following").status_code == 302
+
+
+def test_account_pages_render_in_the_site_layout(follower):
+    visitor = Client()  # the visitor fixture is the same client as follower
+    pages = [
+        (follower, "/accounts/password/change/", "Change Password"),
+        (follower, "/accounts/email/", "Email Address"),
+        (visitor, "/accounts/login/", "Sign In"),
+        (visitor, "/accounts/signup/", "Sign Up"),
+        (visitor, "/accounts/password/reset/", "Password Reset"),
+    ]
+    for client, url, heading in pages:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        html = response.content.decode()
+        flat = re.sub(r"\s+", " ", html)
+        assert f"<h1> {heading} </h1>" in flat, url
+        assert " · wovepaper</title>" in flat, url
+        assert 'class="site-header"' in html, url
+        assert '<meta name="robots" content="noindex, nofollow">' in html, url
+
+
+def test_password_reset_mails_a_link(reader, client):
+    response = client.post("/accounts/password/reset/", {"email": "ada@example.org"})
+    assert response.status_code == 302
+    assert len(mail.outbox) == 1
+    assert "/accounts/password/reset/key/" in mail.outbox[0].body
+
+
+def test_export_holds_everything_stored(archive, follower, reader):
+    services.follow_create(user_id=reader.pk, target=archive["aickelin"])
+    services.follow_create(user_id=reader.pk, target=Category.objects.get(code="cs.NE"))
+    backdate_follows(reader)
+    services.digest_run(user_id=reader.pk)
+    token = services.feed_token_regenerate(user_id=reader.pk)
+    response = follower.get("/accounts/export.json")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == 'attachment; filename="wovepaper-account.json"'
+    data = json.loads(response.content)
+    assert sorted(data) == [
+        "digests",
+        "email_addresses",
+        "exported_at",
+        "follows",
+        "pending_notes",
+        "settings",
+        "user",
+    ]
+    assert data["user"]["email"] == "ada@example.org"
+    assert data["email_addresses"] == [{"email": "ada@example.org", "verified": True, "primary": True}]
+    assert data["settings"]["digest_frequency"] == "weekly"
+    assert data["settings"]["private_feed_url"].endswith(f"/accounts/feed/{token}.xml")
+    assert sorted((f["kind"], f["name"]) for f in data["follows"]) == [
+        ("category", "Neural and Evolutionary Computing"),
+        ("researcher", "Uwe Aickelin"),
+    ]
+    # Aickelin's six papers are all cs.NE: one digest of six.
+    assert len(data["digests"]) == 1
+    assert data["digests"][0]["papers"] == [
+        "0801.3971",
+        "0801.4119",
+        "0801.4287",
+        "0801.4307",
+        "0801.4312",
+        "0801.4314",
+    ]
+
+
+def test_delete_account_removes_everything(archive, follower, reader):
+    services.follow_create(user_id=reader.pk, target=archive["aickelin"])
+    backdate_follows(reader)
+    services.digest_run(user_id=reader.pk)
+    services.follows_note_split(researcher_id=archive["aickelin"].pk, new_researcher_ids=[])
+    assert DigestPaper.objects.filter(user=reader).count() == 6
+
+    response = follower.post("/accounts/delete", {"password": "wrong"})
+    assert response.status_code == 200
+    assert "That is not your password." in response.content.decode()
+    assert get_user_model().objects.filter(pk=reader.pk).exists()
+
+    response = follower.post("/accounts/delete", {"password": PASSWORD})
+    assert response.status_code == 303 and response["Location"] == "/"
+    assert not get_user_model().objects.filter(pk=reader.pk).exists()
+    for model in (Follow, AccountSettings, Digest, DigestNote, EmailAddress):
+        assert not model.objects.exists(), model
+    assert not DigestPaper.objects.exists()
+    assert follower.get("/accounts/following").status_code == 302  # signed out
