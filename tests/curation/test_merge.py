@@ -7,7 +7,14 @@ import pytest
 from django.db import Error, transaction
 
 from curation.models import CurationRecord
-from curation.services import CurationConflict, CurationError, OrcidConflict, curation_undo, researcher_merge
+from curation.services import (
+    CurationConflict,
+    CurationError,
+    OrcidConflict,
+    curation_undo,
+    researcher_merge,
+    researcher_split,
+)
 from provenance.models import Event
 from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Researcher
 
@@ -197,3 +204,40 @@ def test_history_on_the_survivor_page_is_escaped(curation_sample, editor_user, c
     curation_undo(record_id=record.pk, editor=editor_user, reason="Not the same")
     page = client.get(b.get_absolute_url()).content.decode()
     assert f"Undid curation #{record.pk}" in page and "(undone)" in page
+
+
+def test_follows_move_to_the_survivor_and_come_back(curation_sample, editor_user, django_user_model):
+    from accounts.models import DigestNote, Follow
+
+    a, b = cieza()
+    ann = django_user_model.objects.create_user("ann", "ann@example.org", "pw-ann-12345")
+    bob = django_user_model.objects.create_user("bob", "bob@example.org", "pw-bob-12345")
+    Follow.objects.create(user=ann, researcher=a)
+    Follow.objects.create(user=bob, researcher=a)
+    Follow.objects.create(user=bob, researcher=b)  # bob follows both: his follow of A is dropped
+
+    def follows():
+        return sorted(Follow.objects.values_list("user__username", "researcher_id", "created_at"))
+
+    before = follows()
+    record = researcher_merge(survivor_id=b.pk, merged_ids=[a.pk], editor=editor_user, reason="Same person")
+    assert sorted(Follow.objects.values_list("user__username", "researcher_id")) == [
+        ("ann", b.pk),
+        ("bob", b.pk),
+    ]
+    (move,) = record.changes["follows"]["moves"]
+    assert move["from_researcher_id"] == a.pk and len(move["moved"]) == 1 and len(move["dropped"]) == 1
+    curation_undo(record_id=record.pk, editor=editor_user, reason="undo")
+    assert follows() == before
+
+    # A split tells the source's followers in their next digest.
+    split = researcher_split(
+        researcher_id=b.pk,
+        authorship_ids=list(
+            Authorship.objects.filter(researcher=b, paper__arxiv_id="0704.0253").values_list("pk", flat=True)
+        ),
+        editor=editor_user,
+        reason="Other person",
+    )
+    assert split.changes["followers_notified"] == 1
+    assert DigestNote.objects.get(user=bob, researcher=b).text.startswith("An editor split Lucas Cieza")
