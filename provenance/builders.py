@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from .canonical import SHORT_LENGTHS, canonical_json, pith_body, pith_number, sha256_hex, text_canon_sha256
 from .keys import ALGORITHM, Signer
@@ -33,11 +34,13 @@ EVENT_TARGETS = {
 EVENT_TYPES = frozenset(EVENT_TARGETS)
 
 
+@lru_cache(maxsize=256)  # a signing batch stamps thousands of events with one moment
 def iso_seconds(moment: datetime) -> str:
     """``YYYY-MM-DDTHH:MM:SSZ`` in UTC (the format of ``created_at`` and ``submitted_at``)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@lru_cache(maxsize=256)
 def iso_micro(moment: datetime) -> str:
     """``YYYY-MM-DDTHH:MM:SS.ffffffZ`` in UTC (``signed_at`` in receipts and signatures)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -134,3 +134,14 @@ def test_verify_bundle_command_names_failures_and_exits_non_zero(seed, tmp_path,
     out = capsys.readouterr().out
     assert "FAIL canonical_hash" in out
     assert "bundle INVALID" in out
+
+
+def test_verify_bundle_command_with_pinned_keys(seed, tmp_path, capsys):
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps({"public_keys": seed["public_keys"]}), encoding="utf-8")
+    call_command("verify_bundle", str(SEED), "--trusted-keys", str(keys))
+    assert "bundle OK" in capsys.readouterr().out
+    keys.write_text(json.dumps({"public_keys": []}), encoding="utf-8")
+    with pytest.raises(SystemExit):
+        call_command("verify_bundle", str(SEED), "--trusted-keys", str(keys))
+    assert "FAIL key_fingerprints" in capsys.readouterr().out
