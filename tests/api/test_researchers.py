@@ -1,0 +1,131 @@
+"""Researchers API on the matched sample: list, search, profile, papers, co-authors, lookup, merges."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def _id(name: str) -> int:
+    from researchers.models import Researcher
+
+    return Researcher.objects.get(display_name=name, merged_into=None).pk
+
+
+def test_name_search_finds_strominger(api):
+    body = api.get("/api/v1/researchers", {"q": "strominger"}).json()
+    assert body["count"] == 1
+    only = body["items"][0]
+    assert only["name"] == "Andrew Strominger"
+    assert only["paper_count"] == 1  # 0801.4566, "Chiral Gravity in Three Dimensions"
+    assert only["url"] == f"http://testserver/researchers/{only['id']}-andrew-strominger"
+
+
+def test_name_search_matches_variants(api):
+    # "C. Balazs" (0705.0431) and "C. Balázs" (0704.0001) are one researcher.
+    body = api.get("/api/v1/researchers", {"q": "C. Balazs"}).json()
+    assert [r["name"] for r in body["items"]] == ["C. Balázs"]
+    assert body["items"][0]["name_variants"] == ["C. Balazs", "C. Balázs"]
+
+
+def test_list_most_papers_first(api):
+    body = api.get("/api/v1/researchers", {"size": 3}).json()
+    # Damien Chablat signs 8 sample papers, more than anyone else.
+    assert body["items"][0]["name"] == "Damien Chablat"
+    assert body["items"][0]["paper_count"] == 8
+    counts = [r["paper_count"] for r in body["items"]]
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_profile_of_strominger(api):
+    body = api.get(f"/api/v1/researchers/{_id('Andrew Strominger')}").json()
+    # Third and last of three authors, all three matched: position known.
+    assert body["positions"] == {"first": 0, "middle": 0, "last": 1, "known_papers": 1, "total_papers": 1}
+    assert body["fields"] == [{"code": "hep-th", "name": "High Energy Physics - Theory", "count": 1}]
+    assert body["merged_into"] is None and body["requested_id"] == body["id"]
+    assert body["external_ids"] == [] and body["orcid"] is None
+
+
+def test_profile_of_balazs_first_author_twice(api):
+    body = api.get(f"/api/v1/researchers/{_id('C. Balázs')}").json()
+    assert body["paper_count"] == 2
+    assert body["positions"]["first"] == 2
+    assert body["fields"] == [{"code": "hep-ph", "name": "High Energy Physics - Phenomenology", "count": 2}]
+
+
+def test_papers_and_coauthors(api):
+    rid = _id("Andrew Strominger")
+    papers = api.get(f"/api/v1/researchers/{rid}/papers").json()
+    assert [p["arxiv_id"] for p in papers["items"]] == ["0801.4566"]
+    coauthors = api.get(f"/api/v1/researchers/{rid}/coauthors").json()
+    assert [(c["researcher"]["name"], c["shared_papers"]) for c in coauthors["items"]] == [
+        ("Wei Li", 1),
+        ("Wei Song", 1),
+    ]
+    balazs = api.get(f"/api/v1/researchers/{_id('C. Balázs')}/papers", {"sort": "oldest"}).json()
+    assert [p["arxiv_id"] for p in balazs["items"]] == ["0704.0001", "0705.0431"]
+
+
+def test_merged_away_id_answers_with_the_survivor(api):
+    from researchers.models import Researcher
+
+    survivor = _id("Andrew Strominger")
+    other = _id("Wei Song")
+    Researcher.objects.filter(pk=other).update(merged_into=survivor)
+    response = api.get(f"/api/v1/researchers/{other}")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["id"] == survivor and body["name"] == "Andrew Strominger"
+    assert body["requested_id"] == other
+    assert body["merged_into"] == survivor
+    # Merged-away records leave the list.
+    names = [r["name"] for r in api.get("/api/v1/researchers", {"q": "Wei Song"}).json()["items"]]
+    assert "Wei Song" not in names
+
+
+def test_lookup_by_orcid_semantic_scholar_openalex(api):
+    from researchers.models import ExternalIdentity, Researcher
+    from researchers.services import researcher_set_orcid
+
+    rid = _id("Andrew Strominger")
+    researcher = Researcher.objects.get(pk=rid)
+    # The ORCID iD from the seed researcher page (check digit valid).
+    researcher_set_orcid(researcher=researcher, orcid="https://orcid.org/0000-0002-5250-9277")
+    ExternalIdentity.objects.create(researcher=researcher, source="semantic_scholar", external_id="2270251")
+    ExternalIdentity.objects.create(researcher=researcher, source="openalex", external_id="A5023888391")
+    for params in (
+        {"orcid": "0000-0002-5250-9277"},
+        {"orcid": "https://orcid.org/0000-0002-5250-9277"},
+        {"semantic_scholar": "2270251"},
+        {"openalex": "https://openalex.org/a5023888391"},
+    ):
+        response = api.get("/api/v1/researchers/lookup", params)
+        assert response.status_code == 200, params
+        assert response.json()["id"] == rid
+    body = api.get(f"/api/v1/researchers/{rid}").json()
+    assert body["orcid_url"] == "https://orcid.org/0000-0002-5250-9277"
+    assert {(e["source"], e["url"]) for e in body["external_ids"]} == {
+        ("semantic_scholar", "https://www.semanticscholar.org/author/2270251"),
+        ("openalex", "https://openalex.org/A5023888391"),
+    }
+
+
+def test_lookup_errors(api):
+    response = api.get("/api/v1/researchers/lookup")
+    assert response.status_code == 400 and response.json()["code"] == "bad_request"
+    response = api.get("/api/v1/researchers/lookup", {"orcid": "0000-0002-5250-9278"})  # bad check digit
+    assert response.status_code == 400
+    response = api.get("/api/v1/researchers/lookup", {"semantic_scholar": "999999999999"})
+    assert response.status_code == 404
+    assert api.get("/api/v1/researchers/999999999").status_code == 404
+
+
+def test_list_query_counts(api, django_assert_num_queries):
+    with django_assert_num_queries(2):  # page + COUNT
+        api.get("/api/v1/researchers", {"size": 100})
+    rid = _id("C. Balázs")
+    with django_assert_num_queries(2):  # resolve, page (the whole list: no COUNT)
+        api.get(f"/api/v1/researchers/{rid}/papers", {"size": 100})
+    with django_assert_num_queries(2):  # resolve, page (whole list)
+        api.get(f"/api/v1/researchers/{rid}/coauthors", {"size": 100})
