@@ -51,6 +51,17 @@ class Researcher(models.Model):
             models.Index(fields=["display_name"], name="researcher_name_idx"),
             models.Index(fields=["-paper_count"], name="researcher_papers_idx"),
         ]
+        constraints = [
+            # The stored shape; the check digit is verified by validate_orcid/normalize_orcid.
+            models.CheckConstraint(
+                condition=models.Q(orcid__isnull=True)
+                | models.Q(orcid__regex=r"^\d{4}-\d{4}-\d{4}-\d{3}[0-9X]$"),
+                name="researcher_orcid_shape",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(merged_into=models.F("id")), name="researcher_not_merged_into_self"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.pk})"

@@ -75,3 +75,16 @@ def test_same_name_different_orcids_stay_apart():
     assert researcher("9903.00003", 1) in {first, other}
     assert Researcher.objects.filter(display_name="Wei Wang").count() == 2
     assert a.authorships.count() == 1
+
+
+def test_database_refuses_a_malformed_orcid_and_a_second_holder():
+    from django.core.exceptions import ValidationError
+    from django.db import IntegrityError, transaction
+
+    Researcher.objects.create(display_name="A", slug="a", orcid="0000-0002-5250-9277")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Researcher.objects.create(display_name="B", slug="b", orcid="0000-0002-5250-9277")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Researcher.objects.create(display_name="C", slug="c", orcid="0000000252509277")
+    with pytest.raises(ValidationError):  # right shape, wrong check digit: the model validator
+        Researcher(display_name="D", slug="d", orcid="0000-0002-5250-9278").full_clean()

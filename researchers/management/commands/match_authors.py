@@ -6,7 +6,6 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from tqdm import tqdm
 
-from papers.models import PaperAuthor
 from researchers import services
 
 
@@ -30,7 +29,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         sources = [] if options["local_only"] else (options["sources"] or settings.RESEARCHER_SOURCES)
-        total = PaperAuthor.objects.filter(is_collaboration=False).count()
+        total = services.unmatched_slots().count()
         bar = tqdm(
             total=total, unit="slot", disable=options["no_progress"] or None, desc="match", leave=False
         )
