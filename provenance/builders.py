@@ -7,7 +7,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from .canonical import SHORT_LENGTHS, canonical_json, pith_body, pith_number, sha256_hex, text_canon_sha256
+from .canonical import (
+    SHORT_LENGTHS,
+    canonical_json,
+    canonical_json_trusted,
+    is_plain,
+    pith_body,
+    pith_number,
+    sha256_hex,
+    text_canon_sha256,
+)
 from .keys import ALGORITHM, Signer
 
 SCHEMA_VERSION = "1.0"
@@ -87,7 +96,8 @@ def canonical_record_build(
             "abstract_canon_sha256": text_canon_sha256(abstract),
         },
     }
-    canonical = canonical_json(record)
+    # Strings and one integer, all keys ASCII: the plain subset, no walk needed.
+    canonical = canonical_json_trusted(record)
     digest = sha256_hex(canonical)
     year = submitted_at.astimezone(UTC).year
     return CanonicalRecord(record, canonical, digest, pith_number(digest, year), pith_body(digest), year)
@@ -225,11 +235,14 @@ def event_build(
     supersedes: Sequence[str] = (),
     prev_event: str | None = None,
     signed_at: datetime | None = None,
+    trusted_payload: bool = False,
 ) -> SignedEvent:
     """Build and sign one event (PROVENANCE.md, "Signatures": content hash, then id, then sign).
 
-    Raises :class:`provenance.canonical.CanonicalJsonError` when ``payload`` holds a float
-    or a non-JSON value.
+    ``trusted_payload`` skips the payload's type walk, for payloads built here from
+    strings and integers (signing's own). Raises
+    :class:`provenance.canonical.CanonicalJsonError` when ``payload`` holds a float or a
+    non-JSON value.
     """
     content = {
         "event_type": event_type,
@@ -242,7 +255,9 @@ def event_build(
         "prev_event": prev_event,
         "schema_version": SCHEMA_VERSION,
     }
-    canonical = canonical_json(content)
+    # The envelope is ours (ASCII keys, strings); only the payload may need RFC 8785's path.
+    plain = trusted_payload or is_plain(payload)
+    canonical = canonical_json_trusted(content) if plain else canonical_json(content)
     digest = sha256_hex(canonical)
     signature = signature_block(signer, digest, EVENT_SIGNED_MESSAGE, signed_at or created_at)
     return SignedEvent(content, canonical, digest, signature)

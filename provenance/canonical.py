@@ -68,6 +68,22 @@ def canonical_json(value: Any) -> bytes:
     return rfc8785.dumps(value)
 
 
+def canonical_json_trusted(value: Any) -> bytes:
+    """:func:`canonical_json` without the type walk, for documents this package builds itself.
+
+    Only for values already known to be in the plain subset (strings, in-range integers,
+    booleans, nulls, ASCII keys): :mod:`provenance.builders` builds records and event
+    envelopes from such values and checks caller payloads with :func:`is_plain` first.
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def is_plain(value: Any) -> bool:
+    """True when ``value`` may take the fast path; raises :class:`CanonicalJsonError` on floats
+    and non-JSON values (see :func:`canonical_json`)."""
+    return _plain(value)
+
+
 def rfc8785_json(value: Any) -> bytes:
     """RFC 8785 bytes from the reference implementation only (used when verifying others' bundles)."""
     _plain(value)  # rejects floats: the format signs integers and strings only

@@ -111,3 +111,17 @@ def test_bulk_append_chains_in_order_in_constant_queries(signed_raw_page, django
     assert chain[ids[1]] is None
     assert chain[ids[4]] == ids[1] and chain[ids[7]] == ids[4] and chain[ids[10]] == ids[7]
     assert verify_bundle(bundle_build(record=record)).ok
+
+
+def test_non_ascii_payload_keys_take_the_rfc8785_path_and_verify(signed_raw_page):
+    import rfc8785
+
+    from provenance.canonical import sha256_hex
+    from provenance.merge import event_content
+
+    record = Record.objects.get(source_id="0801.3675")
+    event = event_append(
+        subject=record, event_type="researcher_merged", payload={"\ufb33": 1, "\U0001f600": 2, "Müller": "Ж"}
+    )
+    assert event.content_sha256 == sha256_hex(rfc8785.dumps(event_content(event.as_dict())))
+    assert verify_bundle(bundle_build(record=record)).ok
