@@ -14,7 +14,8 @@ from django.http import Http404, HttpRequest
 from django.utils.feedgenerator import Rss201rev2Feed
 
 from papers.models import Category, Paper
-from papers.text import strip_control, tex_to_unicode
+from papers.templatetags.wove import readable_text
+from papers.text import strip_control
 from researchers.models import Researcher
 
 FEED_SIZE = 50
@@ -23,7 +24,7 @@ FEED_SIZE = 50
 def feed_text(value: str | None, *, limit: int | None = None) -> str:
     """Harvested text fit for XML: TeX decoded to Unicode, forbidden characters removed
     (C0 controls, lone surrogates, U+FFFE/U+FFFF), optionally cut to ``limit`` characters."""
-    text = strip_control(tex_to_unicode(value or ""))
+    text = strip_control(readable_text(value))
     text = "".join(ch for ch in text if not (0xD800 <= ord(ch) <= 0xDFFF or ch in "\ufffe\uffff"))
     if limit and len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"

@@ -20,7 +20,7 @@ from researchers.models import Authorship
 from . import export
 from .models import Category, Paper
 from .selectors import authors_for_page, category_names, paper_for_page, resolve_identifier
-from .text import tex_to_unicode
+from .templatetags.wove import readable_text
 
 PAGE_SIZE = 24
 
@@ -94,7 +94,7 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
     ``identifier``, arXiv pages as ``sameAs``, the PDF as ``encoding``, licence, keywords."""
     base = settings.SITE_URL
     url = f"{base}{paper.get_absolute_url()}"
-    title = tex_to_unicode(paper.title)
+    title = readable_text(paper.title)
     people = []
     for item in authors:
         slot = item["slot"]
@@ -114,7 +114,7 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
         "url": url,
         "name": title,
         "headline": title if len(title) <= 110 else title[:109] + "…",
-        "abstract": tex_to_unicode(paper.abstract) if paper.abstract else None,
+        "abstract": readable_text(paper.abstract) if paper.abstract else None,
         "author": people,
         "datePublished": paper.submitted_at.date().isoformat() if paper.submitted_at else None,
         "dateModified": paper.updated_date.isoformat() if paper.updated_date else None,

@@ -18,11 +18,23 @@ from wove.context_processors import SITE_DESCRIPTION
 register = template.Library()
 
 
+_AMPERSAND = re.compile(r"(?<!\\)&")
+_SPACE_AFTER_MACRO = re.compile(r"(\\[A-Za-z]+) (?=[A-Za-z]{2})")
+
+
+def readable_text(value: str | None) -> str:
+    """Harvested TeX as plain Unicode text for titles, meta tags, JSON-LD and feeds:
+    :func:`papers.text.tex_to_unicode`, except that a bare ``&`` (TeX's alignment tab, but
+    in titles the word "and") and the space after a control word (``1/\\mu is``) are kept."""
+    text = _SPACE_AFTER_MACRO.sub(r"\1{} ", value or "")
+    return tex_to_unicode(_AMPERSAND.sub(r"\\&", text))
+
+
 @register.filter
 def tex(value: str) -> str:
     """TeX accents and simple math made readable as plain Unicode text (still escaped by the
-    template engine, since the result is a plain string)."""
-    return tex_to_unicode(value or "")
+    template engine, since the result is a plain string); see :func:`readable_text`."""
+    return readable_text(value)
 
 
 @register.filter
@@ -104,13 +116,19 @@ def site_jsonld() -> SafeString:
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)", re.DOTALL)
 _MACRO = re.compile(r"\\[A-Za-z]+")
+# TeX drops the space after a control word ("1/\mu is" would read "1/μis"); an empty group
+# keeps it. Only before a real word, so macros taking a one-letter argument are untouched.
+_MACRO_SPACE = re.compile(r"(\\[A-Za-z]+) (?=[A-Za-z]{2})")
+# Scripts written outside $...$ (common in arXiv abstracts: "AdS_3", "c_L", "\ell^2"): a
+# braced group, a macro or one character not followed by a letter or digit ("file_name" stays).
+_BARE_SCRIPT = re.compile(r"(?<=\S)([\^_])(\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z0-9+*-](?![A-Za-z0-9]))")
 
 
 def _plain(text: str) -> str:
     """Text-mode TeX to Unicode keeping the segment's outer spaces (collapsed to one)."""
     lead = " " if text[:1].isspace() else ""
     trail = " " if text[-1:].isspace() and text.strip() else ""
-    return lead + tex_to_unicode(text) + trail if text.strip() else (" " if text else "")
+    return lead + readable_text(text) + trail if text.strip() else (" " if text else "")
 
 
 def _group(src: str, i: int) -> tuple[str, int]:
@@ -160,15 +178,35 @@ def _math_html(src: str, depth: int = 0) -> str:
     return "".join(out)
 
 
+def _bare_html(text: str) -> str:
+    """Escaped HTML for text holding scripts outside math delimiters."""
+    out: list[str] = []
+    pos = 0
+    for match in _BARE_SCRIPT.finditer(text):
+        out.append(escape(_plain(text[pos : match.start()])))
+        arg = match.group(2)
+        arg = arg[1:-1] if arg.startswith("{") else arg
+        tag = "sup" if match.group(1) == "^" else "sub"
+        try:
+            out.append(f'<span class="math"><{tag}>{_math_html(arg)}</{tag}></span>')
+        except Exception:  # unreadable: keep the characters as text
+            out.append(escape(match.group(0)))
+        pos = match.end()
+    out.append(escape(_plain(text[pos:])))
+    return "".join(out)
+
+
 @register.filter
 def texhtml(value: str) -> SafeString:
     """Title or abstract text with its TeX made readable as HTML: text-mode TeX decoded to
     Unicode, inline math (``$…$``, ``\\(…\\)``) set in ``<span class="math">`` with
     superscripts and subscripts. Every piece of harvested text is escaped; a math segment
     that cannot be read falls back to plain Unicode text (never an exception)."""
-    text = value or ""
+    text = _MACRO_SPACE.sub(r"\1{} ", value or "")
     if "$" not in text and "\\(" not in text:
-        return escape(tex_to_unicode(text))
+        if not _BARE_SCRIPT.search(text):
+            return escape(readable_text(text))
+        return mark_safe(_bare_html(text).strip())  # noqa: S308 (escaped piece by piece)
     out: list[str] = []
     pos = 0
     for match in _MATH.finditer(text):
