@@ -20,6 +20,9 @@ def matched_sample(django_db_setup, django_db_blocker):
         paper_services.harvest_kaggle(path=SAMPLE_KAGGLE)
         summary = researchers_match_authors(sources=[])
         yield summary
-        Researcher.objects.all().delete()
-        Paper.objects.all().delete()
-        HarvestRun.objects.all().delete()
+        from django.db import connection
+
+        # TRUNCATE: the ORM's cascading delete of 2,800 papers takes tens of seconds.
+        tables = [Researcher._meta.db_table, Paper._meta.db_table, HarvestRun._meta.db_table]
+        with connection.cursor() as cursor:
+            cursor.execute(f"TRUNCATE {', '.join(tables)} CASCADE")
