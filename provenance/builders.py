@@ -13,7 +13,6 @@ from .canonical import (
     canonical_json_trusted,
     is_plain,
     pith_body,
-    pith_number,
     sha256_hex,
     text_canon_sha256,
 )
@@ -100,7 +99,8 @@ def canonical_record_build(
     canonical = canonical_json_trusted(record)
     digest = sha256_hex(canonical)
     year = submitted_at.astimezone(UTC).year
-    return CanonicalRecord(record, canonical, digest, pith_number(digest, year), pith_body(digest), year)
+    body = pith_body(digest)
+    return CanonicalRecord(record, canonical, digest, f"pith:{year}:{body}", body, year)
 
 
 def aliases_build(*, source_id: str, version: int, body: str, created_at: str) -> list[dict]:
