@@ -133,8 +133,14 @@ def feed_token(request: HttpRequest) -> HttpResponse:
     ``revoke`` (no feed)."""
     action = request.POST.get("action")
     if action == "regenerate":
+        had_feed = bool(services.account_settings_get(user_id=request.user.pk).feed_token)
         services.feed_token_regenerate(user_id=request.user.pk)
-        messages.success(request, "Your private feed has a new address; the old one no longer works.")
+        messages.success(
+            request,
+            "Your private feed has a new address; the old one no longer works."
+            if had_feed
+            else "Your private feed is ready.",
+        )
     elif action == "revoke":
         services.feed_token_revoke(user_id=request.user.pk)
         messages.success(request, "Your private feed is turned off; its address no longer works.")

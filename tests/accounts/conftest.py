@@ -28,6 +28,15 @@ JHU_ROR = "00za53h95"
 PASSWORD = "quiet-harbour-4821"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """allauth counts rate limits (one confirmation mail per address per 3 minutes, sign-ups
+    per IP) in the cache, which outlives a test: start each test with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 def harvest(path) -> None:
     """Harvest one OAI file, then match affiliations and authors as ``make sample`` does."""
     from institutions.services import affiliations_match
@@ -45,8 +54,13 @@ def archive(db):
     returns ``{"aickelin", "troccaz", "jhu"}`` (a Researcher, a Researcher, an Institution)."""
     from institutions.models import Institution
     from institutions.services import institutions_load
+    from papers.models import Category
+    from papers.taxonomy import load_taxonomy
     from researchers.models import Researcher
 
+    if not Category.objects.filter(code="cs.DC", active=True).exists():
+        # A transactional test (browser, concurrency) flushed the migration's taxonomy.
+        load_taxonomy(Category)
     institutions_load(paths=[ROR_DUMP])
     harvest(FOLLOWS_XML)
     return {
