@@ -47,6 +47,8 @@ MAX_NAME_WORDS = 16
 
 def _fold(text: str) -> str:
     """Decompose, drop combining marks, case-fold: ``Zürich`` → ``zurich``, ``ß`` → ``ss``."""
+    if text.isascii():
+        return text.casefold()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
@@ -72,7 +74,7 @@ def tokens(text: str, *, breaks: bool = False) -> list[str]:
     # Crossref glues fields together ("SystemsÉcole …LausanneLausanne1015Switzerland").
     text = _CAMEL.sub(" ", text)
     text = _DIGIT_EDGE.sub(" ", text)
-    text = _BREAK.sub(" \x00 ", text)
+    text = _fold(_BREAK.sub(" \x00 ", text))
     out: list[str] = []
     for piece in text.split():
         if piece == "\x00":
@@ -83,7 +85,7 @@ def tokens(text: str, *, breaks: bool = False) -> list[str]:
         for index, part in enumerate(parts):
             if index and out and out[-1] not in (BREAK, DASH):
                 out.append(DASH)
-            for word in _NON_WORD.split(_fold(part)):
+            for word in _NON_WORD.split(part):
                 if not word:
                     continue
                 word = _ABBREVIATIONS.get(word, word)
@@ -253,6 +255,9 @@ class AffiliationMatcher:
         self.acronyms: dict[str, dict[int, NameEntry]] = {}
         self.countries: dict[str, str] = dict(COUNTRY_VARIANTS)
         self.max_words = 1
+        # Every word-prefix of every name key: lets the n-gram scan stop as soon as the
+        # words so far begin no name.
+        self.prefixes: set[str] = set()
         for institution_id, value, kind, country in names:
             entry = NameEntry(institution_id, kind, country or "")
             if kind == "acronym":
@@ -277,7 +282,10 @@ class AffiliationMatcher:
                 old = bucket.get(institution_id)
                 if old is None or _CONFIDENCE.get(kind, 0) > _CONFIDENCE.get(old.kind, 0):
                     bucket[institution_id] = entry
-                self.max_words = max(self.max_words, min(key.count(" ") + 1, MAX_NAME_WORDS))
+                parts = key.split(" ")
+                self.max_words = max(self.max_words, min(len(parts), MAX_NAME_WORDS))
+                for size in range(1, len(parts) + 1):
+                    self.prefixes.add(" ".join(parts[:size]))
 
     def add_country_names(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Add ``(country_name, country_code)`` pairs (from loaded institutions) to the hints."""
@@ -286,9 +294,11 @@ class AffiliationMatcher:
             if key and code:
                 self.countries.setdefault(key, code.upper())
 
-    def countries_in(self, text: str) -> set[str]:
-        """ISO codes of the countries ``text`` names (a hint; empty when it names none)."""
-        words = tokens(text, breaks=True)
+    def countries_in(self, text: str, words: list[str] | None = None) -> set[str]:
+        """ISO codes of the countries ``text`` names (a hint; empty when it names none).
+        ``words``: ``tokens(text, breaks=True)`` when the caller has them already."""
+        if words is None:
+            words = tokens(text, breaks=True)
         raw_words = set(re.findall(r"\b[A-Z]{2}\b", text))
         found: set[str] = set()
         for size in (4, 3, 2, 1):
@@ -308,15 +318,20 @@ class AffiliationMatcher:
         words = tokens(text, breaks=True)
         if not words:
             return []
-        countries = self.countries_in(text)
+        countries = self.countries_in(text, words)
         spans: list[tuple[int, int, str, dict[int, NameEntry]]] = []
         for start in range(len(words)):
-            for size in range(min(self.max_words, len(words) - start), 0, -1):
-                key = " ".join(words[start : start + size])
+            key = ""
+            longest = None
+            for end in range(start, min(start + self.max_words, len(words))):
+                key = f"{key} {words[end]}" if key else words[end]
+                if key not in self.prefixes:
+                    break
                 bucket = self.by_name.get(key)
                 if bucket:
-                    spans.append((start, start + size, key, bucket))
-                    break  # the longest name starting here
+                    longest = (start, end + 1, key, bucket)  # keep extending: longest wins
+            if longest:
+                spans.append(longest)
         # Drop names that sit inside a longer name found elsewhere ("University of Paris"
         # inside "University of Paris-Sud").
         kept = [s for s in spans if not any(o is not s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]

@@ -65,7 +65,10 @@ class Institution(models.Model):
 
     class Meta:
         ordering = ["name"]
-        indexes = [models.Index(fields=["status", "country_code"], name="institution_status_country")]
+        indexes = [
+            models.Index(fields=["status", "country_code"], name="institution_status_country"),
+            models.Index(fields=["name", "id"], name="institution_name_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.ror_id})"
@@ -92,6 +95,30 @@ class Institution(models.Model):
         ``fundref``), or ``""``."""
         item = (self.external_ids or {}).get(kind) or {}
         return item.get("preferred") or next(iter(item.get("all") or []), "")
+
+    def external_links(self) -> list[tuple[str, str, str]]:
+        """``(label, id, url)`` for the preferred GRID, ISNI, Wikidata and FundRef ids; ``url``
+        is ``""`` where the id has no resolver (GRID retired in 2021)."""
+        out = []
+        for kind, label in (
+            ("wikidata", "Wikidata"),
+            ("isni", "ISNI"),
+            ("fundref", "Crossref Funder ID"),
+            ("grid", "GRID"),
+        ):
+            value = self.external_id(kind)
+            if not value:
+                continue
+            if kind == "wikidata":
+                url = f"https://www.wikidata.org/wiki/{value}"
+            elif kind == "isni":
+                url = "https://isni.org/isni/" + value.replace(" ", "")
+            elif kind == "fundref":
+                url = f"https://doi.org/10.13039/{value}"
+            else:
+                url = ""
+            out.append((label, value, url))
+        return out
 
     def related_ror_ids(self, rel_type: str) -> list[str]:
         """ROR IDs this record names with a relationship of ``rel_type``."""

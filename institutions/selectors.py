@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, F, Max, Min, QuerySet
-from django.db.models.functions import ExtractYear
+from django.db.models import Count, F, Max, Min, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce, ExtractYear
 
 from papers.models import Paper
 from researchers.models import Authorship, Researcher
@@ -238,7 +238,16 @@ def institution_list(*, q: str = "", country: str = "") -> QuerySet[Institution]
         queryset = queryset.search(q)
     if country:
         queryset = queryset.in_country(country)
-    return queryset.annotate(paper_slots=Count("author_links")).order_by("name", "pk")
+    # A correlated subquery, not a JOIN + GROUP BY: PostgreSQL evaluates it for the page's
+    # rows only (after ORDER BY name ... LIMIT), not for the whole registry.
+    links = (
+        AuthorAffiliation.objects.filter(institution=OuterRef("pk"))
+        .order_by()
+        .values("institution")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return queryset.annotate(paper_slots=Coalesce(Subquery(links), 0)).order_by("name", "pk")
 
 
 def institution_countries() -> list[tuple[str, str]]:

@@ -54,7 +54,9 @@ def organization_json_ld(institution: Institution, *, parents: list, page_url: s
         "name": institution.name,
         "url": page_url,
         "identifier": {"@type": "PropertyValue", "propertyID": "ROR", "value": institution.ror_url},
-        "sameAs": [institution.ror_url] + [u for u in (institution.website, institution.wikipedia_url) if u],
+        "sameAs": [institution.ror_url]
+        + [u for u in (institution.website, institution.wikipedia_url) if u]
+        + [url for label, _value, url in institution.external_links() if label == "Wikidata"],
     }
     if names:
         data["alternateName"] = sorted(set(names))

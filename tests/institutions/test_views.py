@@ -49,7 +49,9 @@ def test_internal_id_and_wrong_slug_redirect(visitor, ror_registry):
     assert (response.status_code, response["Location"]) == (301, mit.get_absolute_url())
 
 
-@pytest.mark.parametrize("key", ["042nb2s45", "nowhere-university", "999999", "999999-x"])
+# Bad check digits; a valid ROR ID that is not loaded (California Digital Library); a
+# name nobody has; internal ids that do not exist.
+@pytest.mark.parametrize("key", ["042nb2s45", "03yrm5c26", "nowhere-university", "999999", "999999-x"])
 def test_unknown_is_404(visitor, ror_registry, key):
     assert visitor.get(f"/institutions/{key}").status_code == 404
 
@@ -87,7 +89,13 @@ def test_page_shows_the_record(visitor, ror_registry):
     assert "Munich, Germany" in html
     assert 'href="https://ror.org/02kkvpp62"' in html
     assert 'href="https://www.tum.de"' in html
+    # External ids: Wikidata Q157808, ISNI 0000 0001 2322 2966, FundRef 501100005713, GRID grid.6936.a.
+    assert '<a href="https://www.wikidata.org/wiki/Q157808" rel="noopener nofollow">Q157808</a>' in html
+    assert 'href="https://isni.org/isni/0000000123222966"' in html
+    assert 'href="https://doi.org/10.13039/501100005713"' in html
+    assert "grid.6936.a" in html
     data = _json_ld(html)
+    assert "https://www.wikidata.org/wiki/Q157808" in data["sameAs"]
     assert data["@type"] == "Organization"
     assert data["identifier"] == {
         "@type": "PropertyValue",
