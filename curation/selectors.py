@@ -25,6 +25,7 @@ W_CATEGORY = 0.4
 W_AFFILIATION = 1.0
 W_NAME = 0.5
 W_ORCID = 3.0
+W_SAME_GIVEN = 0.2  # the first given name spelled out identically ("Lucas"), not just an initial
 
 
 @dataclass
@@ -141,7 +142,7 @@ class HistoryItem:
     record: CurationRecord
     summary: str
     undone: bool
-    pith_number: str = ""  # the provenance record carrying the signed event (its page link)
+    pith_body: str = ""  # the provenance record carrying the signed event (``/pith/<body>``)
 
 
 def _summary(record: CurationRecord, researcher_id: int) -> str:
@@ -170,8 +171,8 @@ def curation_history(researcher: Researcher | int, *, limit: int = HISTORY_SHOWN
     """The latest curation records involving a researcher, newest first (at most ``limit``).
 
     Each item carries the record (when, why, the signed provenance event id), a one-line
-    summary from this researcher's point of view, whether it was undone and the pith number
-    of the provenance record holding its signed event. Three queries.
+    summary from this researcher's point of view, whether it was undone and the pith body
+    of the provenance record holding its signed event (its page is ``/pith/<body>``). Three queries.
     """
     rid = getattr(researcher, "pk", researcher)
     records = list(CurationRecord.objects.for_researcher(rid).order_by("-created_at", "-id")[:limit])
@@ -184,7 +185,7 @@ def curation_history(researcher: Researcher | int, *, limit: int = HISTORY_SHOWN
 
     digests = [r.provenance_event.removeprefix("sha256:") for r in records if r.provenance_event]
     piths = dict(
-        Event.objects.filter(content_sha256__in=digests).values_list("content_sha256", "record__pith_number")
+        Event.objects.filter(content_sha256__in=digests).values_list("content_sha256", "record__pith_body")
     )
     return [
         HistoryItem(
@@ -271,7 +272,8 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
     category overlap coefficient, ``W_AFFILIATION`` times the Jaccard index of affiliation
     words, ``W_NAME`` times the name similarity (0..1), ``+W_ORCID`` when one record's ORCID
     iD is an ORCID identity of the other, ``-W_ORCID`` for two different iDs. Blocks of more
-    than ``max_block`` records are skipped. A fixed number of queries.
+    than ``max_block`` records are skipped; ties go to pairs with more papers. A fixed number
+    of queries.
     """
     with connection.cursor() as cursor:
         cursor.execute(_QUEUE_SQL, [max_block])
@@ -300,6 +302,8 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
         shared_affs = sorted(affs_a & affs_b)
         aff_jaccard = len(shared_affs) / len(affs_a | affs_b) if affs_a and affs_b else 0.0
         similarity = name_similarity(parsed[a_id], parsed[b_id])
+        given_a, given_b = parsed[a_id].given, parsed[b_id].given
+        same_given = bool(given_a and given_b and len(given_a[0]) > 1 and given_a[0] == given_b[0])
         orcid = ""
         if (a.orcid and a.orcid in orcid_ids[b_id]) or (b.orcid and b.orcid in orcid_ids[a_id]):
             orcid = "same person"
@@ -310,6 +314,7 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
             + W_CATEGORY * cat_overlap
             + W_AFFILIATION * aff_jaccard
             + W_NAME * similarity
+            + (W_SAME_GIVEN if same_given else 0.0)
             + (W_ORCID if orcid == "same person" else -W_ORCID if orcid == "different" else 0.0)
         )
         out.append(
@@ -317,7 +322,8 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
                 a, b, round(score, 3), shared_co, shared_cats, shared_affs, round(similarity, 2), orcid
             )
         )
-    out.sort(key=lambda c: (-c.score, c.a.pk, c.b.pk))
+    # Ties: the pair with more papers first (more to compare, more readers affected).
+    out.sort(key=lambda c: (-c.score, -(c.a.paper_count + c.b.paper_count), c.a.pk, c.b.pk))
     return out
 
 

@@ -201,6 +201,8 @@ def test_history_on_the_survivor_page_is_escaped(curation_sample, editor_user, c
     assert "1 record merged in (1 authorship moved)" in page
     assert "Same &lt;b&gt;person&lt;/b&gt; per ORCID" in page and "<b>person</b>" not in page
     assert f"signed event {record.provenance_event[7:19]}" in page
+    event = Event.objects.get(content_sha256=record.provenance_event.removeprefix("sha256:"))
+    assert f'href="/pith/{event.record.pith_body}"' in page
     curation_undo(record_id=record.pk, editor=editor_user, reason="Not the same")
     page = client.get(b.get_absolute_url()).content.decode()
     assert f"Undid curation #{record.pk}" in page and "(undone)" in page
