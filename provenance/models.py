@@ -70,7 +70,7 @@ class Record(models.Model):
     canonical_record = models.JSONField()
     receipt = models.JSONField()
     key = models.ForeignKey(PublicKey, on_delete=models.PROTECT, related_name="records")
-    created_at = models.DateTimeField(help_text="When signed (whole seconds, UTC); alias created_at")
+    created_at = models.DateTimeField(help_text="When signed (UTC); aliases show it in whole seconds")
 
     objects = RecordQuerySet.as_manager()
 

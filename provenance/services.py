@@ -442,7 +442,7 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
                             canon.canonical.decode("utf-8"),
                             json.dumps(receipt),
                             key_row.pk,
-                            stamp,
+                            now,  # full precision: orders two records of one version
                         )
                     )
                     created = add_event(
