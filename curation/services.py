@@ -651,6 +651,15 @@ def _check_moved(model, moved: list[dict], label: str) -> list[str]:
     return problems
 
 
+def _move_back(model, moved: list[dict]) -> None:
+    """Return moved rows to their old researcher: one UPDATE per (from, to) pair, not per row."""
+    by_move: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for m in moved:
+        by_move[(m["from"], m["to"])].append(m["id"])
+    for (old, new), ids in sorted(by_move.items()):
+        model.objects.filter(pk__in=ids, researcher_id=new).update(researcher_id=old)
+
+
 def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
     """Undo a merge or split: the state before it comes back exactly, as a new record.
 
@@ -709,10 +718,8 @@ def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
             hint = f"; undo later record(s) {', '.join(f'#{p}' for p in later)} first" if later else ""
             raise CurationConflict("; ".join(problems) + hint)
 
-        for m in changes["authorships"]:
-            Authorship.objects.filter(pk=m["id"], researcher_id=m["to"]).update(researcher_id=m["from"])
-        for m in changes["identities"]:
-            ExternalIdentity.objects.filter(pk=m["id"], researcher_id=m["to"]).update(researcher_id=m["from"])
+        _move_back(Authorship, changes["authorships"])
+        _move_back(ExternalIdentity, changes["identities"])
         _follows_restore(changes.get("follows") or {})
         _constraints_revert(changes.get("constraints") or {})
 

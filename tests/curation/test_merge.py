@@ -243,3 +243,27 @@ def test_follows_move_to_the_survivor_and_come_back(curation_sample, editor_user
     )
     assert split.changes["followers_notified"] == 1
     assert DigestNote.objects.get(user=bob, researcher=b).text.startswith("An editor split Lucas Cieza")
+
+
+def test_merge_and_undo_query_counts_do_not_grow_with_the_rows_moved(curation_sample, editor_user):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from provenance.services import records_sign
+
+    a, b = cieza()
+    records_sign(
+        paper_ids=list(Authorship.objects.filter(researcher__in=[a, b]).values_list("paper_id", flat=True))
+    )
+    counts = []
+    # One authorship moves (A into B), then two (B into A): the same statements either way.
+    for survivor, merged in ((b, a), (a, b)):
+        with CaptureQueriesContext(connection) as merge_queries:
+            record = researcher_merge(
+                survivor_id=survivor.pk, merged_ids=[merged.pk], editor=editor_user, reason="r"
+            )
+        with CaptureQueriesContext(connection) as undo_queries:
+            curation_undo(record_id=record.pk, editor=editor_user, reason="u")
+        counts.append((len(record.changes["authorships"]), len(merge_queries), len(undo_queries)))
+    assert [c[0] for c in counts] == [1, 2]
+    assert counts[0][1:] == counts[1][1:]
