@@ -235,7 +235,11 @@ def home(request: HttpRequest) -> HttpResponse:
         except LookupError:
             continue
         manager = model.objects
-        qs = manager.public() if hasattr(manager, "public") else manager.all()
+        # Researchers: only those a visitor can open (not merged away, with papers).
+        if hasattr(manager, "listed"):
+            qs = manager.listed()
+        else:
+            qs = manager.public() if hasattr(manager, "public") else manager.all()
         counts[label] = qs.count()
     top_categories = (
         Paper.objects.public()
