@@ -12,7 +12,7 @@ from researchers.clustering import affiliation_tokens
 from researchers.models import ExternalIdentity, IdentitySource, Researcher
 from researchers.names import name_similarity, names_compatible, parse_name
 
-from .models import CurationRecord, PairDecision
+from .models import CurationRecord
 
 HISTORY_SHOWN = 5
 CATEGORIES_SHOWN = 8
@@ -325,9 +325,3 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
     # Ties: the pair with more papers first (more to compare, more readers affected).
     out.sort(key=lambda c: (-c.score, -(c.a.paper_count + c.b.paper_count), c.a.pk, c.b.pk))
     return out
-
-
-def pair_decided(a: int, b: int) -> bool:
-    """Whether an editor declared researchers ``a`` and ``b`` not the same person."""
-    low, high = sorted((int(a), int(b)))
-    return PairDecision.objects.filter(researcher_low=low, researcher_high=high).exists()

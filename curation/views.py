@@ -1,8 +1,7 @@
-"""Curation screens in the admin: merge and split confirmations, undo, the same-name queue.
+"""Curation screens in the admin: merge and split confirmations, undo, the same-name queue."""
 
-Each view checks the editor permission (403 otherwise), parses input, calls one service and
-renders or redirects; the services hold the rules.
-"""
+# Each view checks the editor permission (403 otherwise), parses input, calls one service and
+# renders or redirects; the services hold the rules.
 
 from __future__ import annotations
 
