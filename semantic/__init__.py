@@ -1,0 +1,1 @@
+"""Semantic search and similar papers: sentence embeddings stored with pgvector (issue 10)."""

