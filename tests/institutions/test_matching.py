@@ -176,8 +176,8 @@ def test_precision_on_rors_crossref_set(registry):
     loaded record, 165 found. Of the 14 counted wrong, 9 are CNRS (7) or CAS (2) named
     verbatim in strings whose labels omit them ("UMR 7179 CNRS/MNHN"); 5 are a hospital or
     campus named after a loaded university ("University of Washington Bothell", "Science
-    University of Tokyo") whose own record is not loaded here: with the full dump the
-    longer name wins."""
+    University of Tokyo") whose own record is not loaded here (with their records loaded,
+    the longest-name rule would prefer them; not verified offline)."""
     items = json.loads(CROSSREF.read_text())
     predicted, correct, expected_loaded, found = _score(registry, items, "ror_ids")
     assert (predicted, correct) == (179, 165)
