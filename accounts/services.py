@@ -254,7 +254,9 @@ def digest_due_user_ids(*, now: datetime | None = None) -> list[int]:
             Q(last_digest_at__isnull=True) | Q(last_digest_at__lte=now - interval)
         )
     ids = set(AccountSettings.objects.filter(due, user__is_active=True).values_list("user_id", flat=True))
-    ids |= set(Digest.objects.filter(sent_at__isnull=True).values_list("user_id", flat=True))
+    ids |= set(
+        Digest.objects.filter(sent_at__isnull=True, user__is_active=True).values_list("user_id", flat=True)
+    )
     return sorted(ids)
 
 

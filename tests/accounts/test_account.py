@@ -141,3 +141,35 @@ def test_delete_account_removes_everything(archive, follower, reader):
         assert not model.objects.exists(), model
     assert not DigestPaper.objects.exists()
     assert follower.get("/accounts/following").status_code == 302  # signed out
+
+
+def test_admin_lists_account_models(archive, admin_client, reader):
+    services.follow_create(user_id=reader.pk, target=archive["aickelin"])
+    backdate_follows(reader)
+    services.digest_run(user_id=reader.pk)
+    services.feed_token_regenerate(user_id=reader.pk)
+    token = AccountSettings.objects.get(user=reader).feed_token
+    for model in ("follow", "accountsettings", "digest", "digestnote"):
+        response = admin_client.get(f"/admin/accounts/{model}/")
+        assert response.status_code == 200, model
+    digest = Digest.objects.get(user=reader)
+    html = admin_client.get(f"/admin/accounts/digest/{digest.pk}/change/").content.decode()
+    assert "0801.4119" in html
+    settings_row = AccountSettings.objects.get(user=reader)
+    html = admin_client.get(f"/admin/accounts/accountsettings/{settings_row.pk}/change/").content.decode()
+    assert token not in html  # the secret feed token is never shown
+
+
+def test_header_link_for_visitors_and_readers(rf, reader):
+    from django.contrib.auth.models import AnonymousUser
+    from django.template.loader import render_to_string
+
+    request = rf.get("/papers/?category=cs.NE")
+    request.user = AnonymousUser()
+    html = render_to_string(
+        "accounts/includes/header_account.html", {"user": request.user, "request": request}
+    )
+    assert html.strip().endswith('<a href="/accounts/login/?next=/papers/%3Fcategory%3Dcs.NE">Sign in</a>')
+    request.user = reader
+    html = render_to_string("accounts/includes/header_account.html", {"user": reader, "request": request})
+    assert html.strip().endswith('<a href="/accounts/following">Following</a>')
