@@ -70,6 +70,8 @@ def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[Sort
     researcher id filters by its survivor.
     """
     papers = Paper.objects.public().select_related("primary_category")
+    if _has_search_vector():
+        papers = papers.defer("search_vector")  # the tsvector is large and never shown
     if filters.category:
         papers = papers.in_category(filters.category.strip())
     if filters.submitted_from:

@@ -16,7 +16,7 @@ from django.contrib.staticfiles import finders
 
 from tests.browser.conftest import browser, page, screenshot  # noqa: F401 (fixtures)
 
-pytestmark = [pytest.mark.browser]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
 ORIGIN = "http://testserver"
 
@@ -43,11 +43,11 @@ def _serve(client, outside: list[str]):
     return handle
 
 
-def test_swagger_ui_renders_every_operation_offline(client, page):  # noqa: F811
+def test_swagger_ui_renders_every_operation_offline(api, page):  # noqa: F811
     outside: list[str] = []
     problems: list[str] = []
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.route("**/*", _serve(client, outside))
+    page.route("**/*", _serve(api, outside))
     page.goto(f"{ORIGIN}/api/docs")
     page.wait_for_selector(".opblock", timeout=20_000)
     summaries = page.locator(".opblock-summary-path").all_inner_texts()

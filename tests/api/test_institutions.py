@@ -71,3 +71,16 @@ def test_list_query_counts(api, django_assert_num_queries):
         api.get(f"/api/v1/institutions/{CALTECH}/researchers")
     with django_assert_num_queries(2):  # the institution, its papers
         api.get(f"/api/v1/institutions/{CALTECH}/papers")
+
+
+def test_cursor_paging_matches_one_page(api):
+    for path in ("/api/v1/institutions", f"/api/v1/institutions/{CALTECH}/researchers"):
+        whole = api.get(path, {"size": 100}).json()["items"]
+        walked, cursor = [], None
+        while True:
+            body = api.get(path, {"size": 4, **({"cursor": cursor} if cursor else {})}).json()
+            walked += body["items"]
+            cursor = body["next_cursor"]
+            if not cursor:
+                break
+        assert walked == whole and len(whole) in (40, 6)

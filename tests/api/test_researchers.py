@@ -129,3 +129,21 @@ def test_list_query_counts(api, django_assert_num_queries):
         api.get(f"/api/v1/researchers/{rid}/papers", {"size": 100})
     with django_assert_num_queries(2):  # resolve, page (whole list)
         api.get(f"/api/v1/researchers/{rid}/coauthors", {"size": 100})
+
+
+def _walk(api, url: str) -> list[dict]:
+    items, cursor = [], None
+    while True:
+        body = api.get(url, {"size": 3, **({"cursor": cursor} if cursor else {})}).json()
+        items += body["items"]
+        cursor = body["next_cursor"]
+        if not cursor:
+            return items
+
+
+def test_cursor_paging_of_papers_and_coauthors_matches_one_page(api):
+    rid = _id("Damien Chablat")
+    for path in (f"/api/v1/researchers/{rid}/papers", f"/api/v1/researchers/{rid}/coauthors"):
+        whole = api.get(path, {"size": 100}).json()["items"]
+        assert _walk(api, path) == whole
+    assert len(api.get(f"/api/v1/researchers/{rid}/papers").json()["items"]) == 8
