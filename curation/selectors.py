@@ -12,7 +12,7 @@ from researchers.clustering import affiliation_tokens
 from researchers.models import ExternalIdentity, IdentitySource, Researcher
 from researchers.names import name_similarity, names_compatible, parse_name
 
-from .models import CurationRecord
+from .models import CurationRecord, PairDecision
 
 HISTORY_SHOWN = 5
 CATEGORIES_SHOWN = 8
@@ -325,3 +325,14 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
     # Ties: the pair with more papers first (more to compare, more readers affected).
     out.sort(key=lambda c: (-c.score, -(c.a.paper_count + c.b.paper_count), c.a.pk, c.b.pk))
     return out
+
+
+def decisions_among(researcher_ids: Iterable[int]) -> list[PairDecision]:
+    """ "Not the same person" decisions between any two of ``researcher_ids`` (one query), so
+    the merge page can warn an editor who is about to overrule one."""
+    ids = sorted({int(i) for i in researcher_ids})
+    return list(
+        PairDecision.objects.filter(researcher_low__in=ids, researcher_high__in=ids)
+        .select_related("record")
+        .order_by("researcher_low", "researcher_high")
+    )

@@ -18,7 +18,7 @@ from . import services
 from .forms import DistinctForm, MergeForm, ReasonForm, SplitForm, parse_ids
 from .models import CurationRecord
 from .permissions import editor_required
-from .selectors import curation_history, merge_evidence, same_name_queue
+from .selectors import curation_history, decisions_among, merge_evidence, same_name_queue
 
 QUEUE_PAGE_SIZE = 50
 SPLIT_AUTHORSHIPS_SHOWN = 1000
@@ -80,6 +80,7 @@ def merge_confirm(request: HttpRequest) -> HttpResponse:
             error=error,
             orcid_conflict=len(orcids) > 1,
             inactive=[e.researcher for e in evidence if e.researcher.merged_into_id],
+            decisions=decisions_among(e.researcher.pk for e in evidence),
         ),
     )
 

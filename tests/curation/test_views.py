@@ -101,4 +101,7 @@ def test_queue_lists_pairs_and_records_not_the_same_person(curation_sample, edit
     assert PairDecision.objects.filter(researcher_low=low, researcher_high=high).exists()
     page = editor.get(f"/admin/curation/queue/?page={position // 50 + 1}").content.decode()
     assert link not in page
+    # The merge page still opens for the pair, warning about the decision.
+    page = editor.get(link).content.decode()
+    assert f"declared #{low} and #{high} not the same person" in page
     assert (low, high) not in [(c.a.pk, c.b.pk) for c in same_name_queue()]
