@@ -63,6 +63,7 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
                 coauthors=coauthors,
                 categories=frozenset([venue]) if venue else frozenset(),
                 year=paper.get("year"),
+                paper=sig.get("paper_id"),
             )
         )
 

@@ -13,8 +13,8 @@ Method (S2AND-style blocking, then constrained agglomeration):
    (IDF-weighted cosine over normalised tokens), shared co-authors, shared categories or
    venues, a spelled-out identical given name, year distance. Merge pairs in descending
    score above :data:`THRESHOLD`, refusing merges that would put two ORCID iDs, two
-   existing researchers, incompatible given names (``John``/``James``) or a cannot-link pair
-   in one group.
+   existing researchers, two authors of one paper, incompatible given names
+   (``John``/``James``) or a cannot-link pair in one group.
 4. A mention with no evidence at all joins the largest group with the same spelled name
    (the likeliest person), else stays alone.
 """
@@ -134,7 +134,8 @@ class Mention:
     holds the blocks (:attr:`PersonName.block`) of the other authors on the paper;
     ``categories`` arXiv categories or venue names; ``group`` a fixed identity (an
     existing researcher's id): mentions with one group stay together and two groups never
-    merge. ``orcid`` is a normalised ORCID iD.
+    merge. ``orcid`` is a normalised ORCID iD. ``paper`` identifies the paper: two authors
+    of one paper are two people, so mentions sharing a paper never merge.
     """
 
     id: Hashable
@@ -145,6 +146,7 @@ class Mention:
     year: int | None = None
     orcid: str | None = None
     group: Hashable | None = None
+    paper: Hashable | None = None
     aff_tokens: frozenset[str] = field(default=frozenset(), init=False)
 
     def __post_init__(self) -> None:
@@ -163,6 +165,7 @@ class _Group:
     seeds: set[Hashable]
     givens: set[tuple[str, ...]]
     cannot: set[Hashable]
+    papers: set[Hashable]
 
 
 class _Clusterer:
@@ -178,6 +181,7 @@ class _Clusterer:
                 seeds={m.group} if m.group is not None else set(),
                 givens={m.name.given} if m.name.given else set(),
                 cannot=set(cannot_link.get(m.id, ())),
+                papers={m.paper} if m.paper is not None else set(),
             )
 
     def find(self, i: int) -> int:
@@ -191,6 +195,8 @@ class _Clusterer:
         if ga.orcids and gb.orcids and ga.orcids != gb.orcids:
             return False
         if ga.seeds and gb.seeds and ga.seeds != gb.seeds:
+            return False
+        if not ga.papers.isdisjoint(gb.papers):
             return False
         ids_b = {self.mentions[i].id for i in gb.members}
         if ga.cannot & ids_b:
@@ -213,6 +219,7 @@ class _Clusterer:
         ga.seeds |= gb.seeds
         ga.givens |= gb.givens
         ga.cannot |= gb.cannot
+        ga.papers |= gb.papers
         del self.groups[rb]
         return True
 

@@ -398,6 +398,7 @@ def researchers_match_local(
                     year=year,
                     orcid=orcid,
                     group=rid,
+                    paper=paper_id,
                 )
             )
         must, cannot = constraints_for(m.id for m in mentions)

@@ -67,3 +67,14 @@ def test_affiliation_tokens_expand_abbreviations():
         "university",
         "singapore",
     }
+
+
+def test_two_authors_of_one_paper_are_two_people():
+    # arXiv 0704.0533 lists "J. Park" (5th) and "J.-H. Park" (8th): compatible names, one paper.
+    mentions = [
+        Mention(id=1, name=parse_name("J. Park"), categories=frozenset({"astro-ph"}), paper="0704.0533"),
+        Mention(id=2, name=parse_name("J.-H. Park"), categories=frozenset({"astro-ph"}), paper="0704.0533"),
+        Mention(id=3, name=parse_name("J.-H. Park"), categories=frozenset({"astro-ph"}), paper="0705.0001"),
+    ]
+    clusters = as_sets(cluster_mentions(mentions))
+    assert [1, 2] not in clusters and [1, 2, 3] not in clusters

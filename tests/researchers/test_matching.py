@@ -24,6 +24,9 @@ def test_every_person_slot_matched_and_collaborations_skipped(matched_sample):
     assert matched_sample.collaborations_skipped == 34
     assert not Authorship.objects.filter(slot__is_collaboration=True).exists()
     assert Authorship.objects.filter(method=MatchMethod.LOCAL).count() == 8461
+    # Two slots of one paper never share a researcher (0704.0533: "J. Park" and "J.-H. Park").
+    assert sum(Researcher.objects.values_list("paper_count", flat=True)) == 8461
+    assert researcher_of("0704.0533", 5) != researcher_of("0704.0533", 8)
 
 
 def test_chosen_paper_slots_map_to_the_right_researchers(matched_sample):
