@@ -10,5 +10,4 @@ urlpatterns = [
     path("", views.researcher_list, name="list"),
     re_path(r"^(?P<pk>[0-9]+)-(?P<slug>[a-z0-9-]+)$", views.researcher_detail, name="detail"),
     re_path(r"^(?P<pk>[0-9]+)/?$", views.researcher_lookup, name="lookup"),
-    path("<int:pk>/follow", views.researcher_follow, name="follow"),
 ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
-from django.views.decorators.http import require_POST
 
 from .models import Researcher
 from .selectors import SORTS, researcher_profile, researcher_resolve
@@ -63,19 +62,3 @@ def researcher_list(request: HttpRequest) -> HttpResponse:
     researchers = Researcher.objects.listed().search(query)
     page = Paginator(researchers, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "researchers/researcher_list.html", {"page": page, "q": query})
-
-
-@require_POST
-def researcher_follow(request: HttpRequest, pk: int) -> HttpResponse:
-    """Placeholder for following a researcher: the accounts issue wires it up.
-
-    Until then a POST is sent to sign in (303), the page renders the button disabled.
-    """
-    from django.shortcuts import redirect
-
-    researcher, _moved = researcher_resolve(pk)
-    if researcher is None:
-        raise Http404("no such researcher")
-    response = redirect(f"/accounts/login/?next={researcher.get_absolute_url()}")
-    response.status_code = 303
-    return response
