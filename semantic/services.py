@@ -331,6 +331,8 @@ def similar_papers(
     """
     if limit <= 0 or not vector_column_exists():
         return []
+    if not PaperEmbedding.objects.filter(paper_id=paper_id).exists():
+        return []  # not embedded yet: the worker's next embed_papers run will add it
     restrict = _candidates(within=within, category=category, submitted_from=None, submitted_to=None)
     hits = _vector_ranking(
         target_sql=f"SELECT embedding FROM {TABLE} WHERE paper_id = %s",  # noqa: S608

@@ -61,3 +61,9 @@ def test_similar_papers_on_the_tiny_corpus(semantic_ready, tiny_papers):
     similar = services.similar_papers(paper_id=graphene.pk, limit=2)
     assert graphene.pk not in similar
     assert similar[0] == tiny_papers["0000.00004"].pk  # the other carbon-electronics paper
+
+
+def test_similar_papers_of_a_paper_without_vector_is_empty(semantic_ready, tiny_papers):
+    services.embeddings_update(paper_ids=[tiny_papers["0000.00001"].pk])
+    assert services.similar_papers(paper_id=tiny_papers["0000.00002"].pk) == []
+    assert services.similar_papers(paper_id=tiny_papers["0000.00001"].pk) == []  # nothing else embedded
