@@ -61,6 +61,10 @@ class DevelopersPage(ContentPage):
     template = "cms/developers_page.html"
 
 
+# A field people never see (off-screen, skipped by keyboard and screen readers); bots fill it.
+HONEYPOT_FIELD = "website"
+
+
 class ContactFormField(AbstractFormField):
     """A field of the contact form (label, type, required, help text), ordered."""
 
@@ -103,7 +107,10 @@ class ContactPage(AbstractEmailForm):
 
     def process_form_submission(self, form):
         """Store the submission, then mail it to :meth:`recipients`. Returns the stored
-        ``FormSubmission``."""
+        ``FormSubmission``, or ``None`` for a bot that filled the hidden ``website`` field
+        (it sees the thank-you page; nothing is stored or sent)."""
+        if form.data.get(HONEYPOT_FIELD):
+            return None
         submission = self.get_submission_class().objects.create(form_data=form.cleaned_data, page=self)
         from wagtail.admin.mail import send_mail
 

@@ -73,3 +73,35 @@ def site_sample(django_db_setup, django_db_blocker):
         )
         yield {"strominger": strominger, "tokyo": tokyo}
         _wipe()
+
+
+@pytest.fixture
+def cms_pages(db):
+    """The CMS pages the data migration creates, made again when a transactional test's
+    flush (ours or another app's) has emptied the tables: runs the migration's own
+    ``create_pages`` on the current models."""
+    import importlib
+
+    from django.apps import apps
+    from django.contrib.contenttypes.models import ContentType
+    from wagtail.models import Locale, Page
+
+    from cms.models import SiteRootPage
+
+    if not SiteRootPage.objects.exists():
+        locale = Locale.objects.first() or Locale.objects.create(language_code="en")
+        if not Page.objects.filter(depth=1).exists():
+            Page.objects.create(
+                title="Root",
+                draft_title="Root",
+                slug="root",
+                path="0001",
+                depth=1,
+                numchild=0,
+                url_path="/",
+                locale=locale,
+                content_type=ContentType.objects.get_for_model(Page),
+            )
+        migration = importlib.import_module("cms.migrations.0002_site_pages")
+        migration.create_pages(apps, None)
+    return SiteRootPage.objects.get()

@@ -15,9 +15,7 @@ from researchers.models import Authorship, Researcher
 from tests.browser.conftest import screenshot
 from tests.site.conftest import OAI
 
-# serialized_rollback: the flush after each transactional test would drop the CMS pages the
-# data migration made; Django restores them from the state serialized at set-up.
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
@@ -105,7 +103,7 @@ def test_home_search_paper_researcher_institution(live_server, page, linked):
     screenshot(page, "site-institution")
 
 
-def test_cms_pages_and_not_found_in_browser(live_server, page):
+def test_cms_pages_and_not_found_in_browser(live_server, page, cms_pages):
     for path, name in (
         ("/about", "site-about"),
         ("/developers", "site-developers"),

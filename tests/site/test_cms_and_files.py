@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
         ("/contact", "Contact", "Send message"),
     ],
 )
-def test_cms_pages_exist_with_content(client, path, heading, text):
+def test_cms_pages_exist_with_content(client, cms_pages, path, heading, text):
     response = client.get(path)
     assert response.status_code == 200
     page = lxml_html.fromstring(response.content)
@@ -33,14 +33,14 @@ def test_cms_pages_exist_with_content(client, path, heading, text):
     assert page.xpath('string(//link[@rel="canonical"]/@href)').endswith(path)
 
 
-def test_developers_page_links_the_api_docs(client):
+def test_developers_page_links_the_api_docs(client, cms_pages):
     page = lxml_html.fromstring(client.get("/developers").content)
     links = page.xpath("//main//a/@href")
     assert "/openapi.json" in links and "/api/docs" in links
     assert len(page.xpath("//main//pre/code")) >= 5
 
 
-def test_contact_form_stores_and_mails(client, settings):
+def test_contact_form_stores_and_mails(client, settings, cms_pages):
     from wagtail.contrib.forms.models import FormSubmission
 
     settings.SITE_OWNER_EMAIL = "owner@wove.example"
@@ -61,13 +61,18 @@ def test_contact_form_stores_and_mails(client, settings):
     assert len(mail.outbox) == 1
     assert mail.outbox[0].to == ["owner@wove.example"]
     assert "Two of my records should be one." in mail.outbox[0].body
+    # A bot filling the hidden field gets the thank-you page; nothing is stored or sent.
+    bot = {"your_name": "Bot", "email": "bot@example.org", "topic": "General question", "message": "Buy"}
+    response = client.post("/contact", {**bot, "website": "https://spam.example"})
+    assert "Message sent" in response.content.decode()
+    assert FormSubmission.objects.count() == 1 and len(mail.outbox) == 1
     # An invalid form is shown again with errors and stores nothing.
     response = client.post("/contact", {"your_name": "x", "email": "not-an-email"})
     assert "errorlist" in response.content.decode()
     assert FormSubmission.objects.count() == 1
 
 
-def test_cms_admin_is_at_cms_and_needs_login(client, admin_client):
+def test_cms_admin_is_at_cms_and_needs_login(client, admin_client, cms_pages):
     assert client.get("/cms/")["Location"].startswith("/cms/login/")
     response = admin_client.get("/cms/pages/")
     assert response.status_code == 200
