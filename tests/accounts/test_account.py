@@ -173,3 +173,17 @@ def test_header_link_for_visitors_and_readers(rf, reader):
     request.user = reader
     html = render_to_string("accounts/includes/header_account.html", {"user": reader, "request": request})
     assert html.strip().endswith('<a href="/accounts/following">Following</a>')
+
+
+def test_change_email_keeps_the_old_address_until_the_new_one_is_verified(follower, reader):
+    response = follower.post("/accounts/email/", {"action_add": "", "email": "ada@lovelace.example"})
+    assert response.status_code == 302
+    assert mail.outbox[-1].to == ["ada@lovelace.example"]
+    # Digests still go to the verified address until the new one is confirmed.
+    assert services.digest_address(reader.pk) == "ada@example.org"
+    link = re.search(r"https?://testserver(/accounts/confirm-email/[^/\s]+/)", mail.outbox[-1].body).group(1)
+    follower.post(link)
+    assert services.digest_address(reader.pk) == "ada@lovelace.example"
+    assert list(EmailAddress.objects.filter(user=reader).values_list("email", flat=True)) == [
+        "ada@lovelace.example"
+    ]

@@ -215,3 +215,16 @@ def test_beat_schedule_runs_the_digest_job_hourly(settings):
     entry = settings.CELERY_BEAT_SCHEDULE["accounts-send-digests"]
     assert entry["task"] == "accounts.send_digests"
     assert entry["schedule"] == 3600
+
+
+def test_a_long_digest_lists_the_newest_and_counts_the_rest(archive, reader, monkeypatch):
+    monkeypatch.setattr(services, "DIGEST_MAX_LISTED", 2)
+    services.follow_create(user_id=reader.pk, target=archive["aickelin"])
+    backdate_follows(reader)
+    assert services.digest_run(user_id=reader.pk) == 6
+    message = mail.outbox[0]
+    assert message.subject == "wovepaper: 6 new papers from what you follow"
+    assert listed_ids(message) == ["0801.4119", "0801.4314"]
+    assert "…and 4 more: " in message.body
+    # All six count as announced: none comes back in a later digest.
+    assert DigestPaper.objects.filter(user=reader).count() == 6
