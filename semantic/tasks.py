@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
 from django.db import OperationalError
 
 from . import services
@@ -33,3 +35,14 @@ def embed_papers(paper_ids: list[int] | None = None, batch_size: int = 64) -> di
         "seconds": round(result.seconds, 1),
         "reason": result.reason,
     }
+
+
+@worker_ready.connect
+def embed_on_worker_start(sender=None, **kwargs) -> None:
+    """Queue one ``semantic.embed_papers`` when a worker starts (``make run``), so the sample
+    gets its vectors in the background instead of lengthening ``make demo``. Cheap when all
+    papers are current (hash comparison only). Off under tests and with
+    ``SEMANTIC_EMBED_ON_WORKER_START=0``."""
+    if settings.TESTING or not getattr(settings, "SEMANTIC_EMBED_ON_WORKER_START", True):
+        return
+    embed_papers.delay()
