@@ -449,7 +449,21 @@ def _write_page(run: HarvestRun, page: OaiPage, categories: CategoryMap) -> Upse
     return total
 
 
+# After a bulk load the planner's row estimates are stale until autovacuum catches up;
+# join-heavy pages then pick nested loops over thousands of rows. Refresh them at once.
+ANALYZE_AFTER_WRITES = 500
+
+
+def _refresh_statistics(run: HarvestRun) -> None:
+    if run.records_written < ANALYZE_AFTER_WRITES:
+        return
+    tables = [m._meta.db_table for m in (Paper, PaperAuthor, PaperVersion)]
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(t) for t in tables))
+
+
 def _finish(run: HarvestRun, status: str, error: str = "") -> HarvestRun:
+    _refresh_statistics(run)
     run.status = status
     run.error = error
     run.finished_at = timezone.now()

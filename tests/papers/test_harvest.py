@@ -275,3 +275,17 @@ def test_a_page_of_1000_records_is_written_in_a_bounded_number_of_queries(django
         result = services.papers_upsert(records=page.records[:500], categories=categories)
         result2 = services.papers_upsert(records=page.records[500:], categories=categories)
     assert result.written + result2.written == 1000
+
+
+@pytest.mark.django_db
+def test_a_large_load_refreshes_planner_statistics():
+    # Bug: right after loading the sample inside one transaction, PostgreSQL still believed
+    # the tables empty and chose nested loops that ran for minutes (institution fields).
+    from django.db import connection
+
+    from tests.conftest import SAMPLE_OAI_RAW
+
+    services.harvest_files(paths=[SAMPLE_OAI_RAW])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE relname = 'papers_paper'")
+        assert cursor.fetchone()[0] == 1000
