@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import F, Q, QuerySet
 
+from institutions.selectors import institutions_for_researcher
 from papers.models import Paper, PaperAuthor
 
 from .models import IdentitySource, MatchMethod, Researcher
@@ -328,6 +329,7 @@ def researcher_profile(researcher: Researcher, *, category: str = "", sort: str 
         "positions_known": known,
         "fields": fields,
         "same_name": same_name(researcher),
+        "institutions": institutions_for_researcher(researcher),
         "identity_sources": sources,
         "local": not sources and researcher.authorships.filter(method=MatchMethod.LOCAL).exists(),
         "most_cited": most_cited,
