@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from django.db.models import Count, F
-from django.http import HttpRequest, HttpResponse
-from django.utils.http import http_date
+from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from pydantic import Field
 
@@ -112,7 +111,7 @@ def institution_paper_list(
 @router.get(
     "/{path:key}", response={200: InstitutionDetailOut, **DETAIL_ERRORS}, summary="Get an institution"
 )
-def get_institution(request: HttpRequest, key: str, response: HttpResponse):
+def get_institution(request: HttpRequest, key: str):
     """The full record by internal id or ROR ID: names, identifiers, relationships (targets
     joined to institutions loaded here) and the arXiv fields of its papers."""
     institution = institution_or_error(key)
@@ -131,5 +130,6 @@ def get_institution(request: HttpRequest, key: str, response: HttpResponse):
         for rel in rels
     ]
     institution.fields = institution_fields(institution, limit=50)
-    response["Last-Modified"] = http_date(institution.modified_at.timestamp())
+    # No Last-Modified: the fields and relationships change without touching modified_at;
+    # the ETag covers every byte instead.
     return institution

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db.models import BigIntegerField, F, FloatField, Prefetch, QuerySet, Value
 from django.db.models.functions import Cast, Coalesce
@@ -211,16 +213,19 @@ def _author_slots(paper: Paper) -> tuple[list[dict], list]:
     return out, stamps
 
 
-def _provenance_links(paper: Paper) -> dict | None:
+def _provenance_links(paper: Paper) -> tuple[dict | None, datetime | None]:
+    """The current pith number and the API URLs of its bundle and state, and when that
+    record was signed; ``(None, None)`` for a paper not signed yet."""
     from django.conf import settings
 
     from provenance.selectors import pith_for_paper
 
     record = pith_for_paper(paper)
     if record is None:
-        return None
+        return None, None
     base = f"{settings.SITE_URL}/api/v1/papers/{paper.arxiv_id}/provenance"
-    return {"pith_number": record.pith_number, "bundle": f"{base}/bundle", "state": f"{base}/state"}
+    links = {"pith_number": record.pith_number, "bundle": f"{base}/bundle", "state": f"{base}/state"}
+    return links, record.created_at
 
 
 @router.get(
@@ -238,6 +243,8 @@ def get_paper(request: HttpRequest, arxiv_id: str, response: HttpResponse):
     slots, stamps = _author_slots(paper)
     # Extra attributes the schema reads next to the model's own fields.
     paper.author_slots = slots
-    paper.provenance = _provenance_links(paper)
+    paper.provenance, signed_at = _provenance_links(paper)
+    if signed_at:
+        stamps.append(signed_at)
     response["Last-Modified"] = http_date(max([paper.modified_at, *stamps]).timestamp())
     return paper

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from django.db.models import Count, F, QuerySet
-from django.http import HttpRequest, HttpResponse
-from django.utils.http import http_date
+from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from pydantic import Field
 
@@ -67,9 +66,8 @@ def list_researchers(request: HttpRequest, filters: Query[ResearcherFilter], pag
     return {"items": paged.items, **paged.meta}
 
 
-def _detail(researcher: Researcher, requested_id: int, moved: bool, response: HttpResponse) -> Researcher:
-    """Fill the profile fields of ``ResearcherDetailOut`` on ``researcher`` and set
-    ``Last-Modified``."""
+def _detail(researcher: Researcher, requested_id: int, moved: bool) -> Researcher:
+    """Fill the profile fields of ``ResearcherDetailOut`` on ``researcher``."""
     from institutions.selectors import institutions_for_researcher
 
     identities = list(researcher.identities.all())
@@ -128,7 +126,8 @@ def _detail(researcher: Researcher, requested_id: int, moved: bool, response: Ht
         }
         for i in institutions_for_researcher(researcher)
     ]
-    response["Last-Modified"] = http_date(researcher.modified_at.timestamp())
+    # No Last-Modified: the profile also reflects authorships and affiliations whose changes
+    # do not touch researcher.modified_at; the ETag covers every byte instead.
     return researcher
 
 
@@ -145,7 +144,7 @@ def researcher_or_error(researcher_id: int) -> tuple[Researcher, bool]:
     response={200: ResearcherDetailOut, 400: Error, 404: Error, 422: Error, 429: Error},
     summary="Find a researcher by ORCID iD, Semantic Scholar or OpenAlex author id",
 )
-def lookup_researcher(request: HttpRequest, params: Query[LookupParams], response: HttpResponse):
+def lookup_researcher(request: HttpRequest, params: Query[LookupParams]):
     """Give exactly one of ``orcid``, ``semantic_scholar``, ``openalex``. 400 for none, several
     or a malformed ORCID iD; 404 when no researcher holds the id."""
     given = {k: v.strip() for k, v in params.dict().items() if v and v.strip()}
@@ -169,18 +168,18 @@ def lookup_researcher(request: HttpRequest, params: Query[LookupParams], respons
     if found is None:
         raise ApiError(404, "not_found", f"No researcher has {kind} {value}.")
     researcher, moved = researcher_or_error(found.pk)
-    return _detail(researcher, found.pk, moved, response)
+    return _detail(researcher, found.pk, moved)
 
 
 @router.get(
     "/{int:researcher_id}", response={200: ResearcherDetailOut, **DETAIL_ERRORS}, summary="Get a researcher"
 )
-def get_researcher(request: HttpRequest, researcher_id: int, response: HttpResponse):
+def get_researcher(request: HttpRequest, researcher_id: int):
     """The profile: ORCID iD, external ids, author-position counts, fields (primary
     categories), institutions. A merged-away id answers with the survivor's profile and
     ``merged_into`` set (see the API description)."""
     researcher, moved = researcher_or_error(researcher_id)
-    return _detail(researcher, researcher_id, moved, response)
+    return _detail(researcher, researcher_id, moved)
 
 
 @router.get(

@@ -55,7 +55,7 @@ Papers, researchers and institutions, woven together: the archive's data as JSON
 * **Paging.** Lists take `page` and `size` (at most 100) and answer with `count` and
   `pages`; for deep traversal follow `next_cursor` (`?cursor=...`, keyset paging over a
   stable order, no count). Keep the filters and the sort the same while following cursors.
-* **Caching.** Reads carry `ETag` (and `Last-Modified` on single records) and
+* **Caching.** Reads carry `ETag` (and `Last-Modified` on a single paper) and
   `Cache-Control`; send `If-None-Match` / `If-Modified-Since` to get **304**.
 * **CORS** is open: `Access-Control-Allow-Origin: *`.
 * **Merged researchers.** An editor may merge two researcher records; asking for the
