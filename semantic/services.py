@@ -185,7 +185,9 @@ def _candidates(
         papers = papers.filter(submitted_at__date__gte=submitted_from)
     if submitted_to:
         papers = papers.filter(submitted_at__date__lte=submitted_to)
-    sql, params = papers.values("pk").query.sql_with_params()
+    # No ordering or annotations in the IN (...) subquery: a caller's sorted, ranked queryset
+    # (e.g. the site's search) is accepted as it is.
+    sql, params = papers.order_by().values("pk").query.sql_with_params()
     return sql, list(params)
 
 

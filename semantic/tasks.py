@@ -39,10 +39,10 @@ def embed_papers(paper_ids: list[int] | None = None, batch_size: int = 64) -> di
 
 @worker_ready.connect
 def embed_on_worker_start(sender=None, **kwargs) -> None:
-    """Queue one ``semantic.embed_papers`` when a worker starts (``make run``), so the sample
-    gets its vectors in the background instead of lengthening ``make demo``. Cheap when all
-    papers are current (hash comparison only). Off under tests and with
-    ``SEMANTIC_EMBED_ON_WORKER_START=0``."""
-    if settings.TESTING or not getattr(settings, "SEMANTIC_EMBED_ON_WORKER_START", True):
+    """Queue one ``semantic.embed_papers`` when a worker starts, so the sample gets its
+    vectors in the background instead of lengthening ``make demo``. Cheap when all papers are
+    current (hash comparison only). Only with ``SEMANTIC_EMBED_ON_WORKER_START=1`` (``make run``
+    sets it), so the test suite's workers never receive a model-loading job."""
+    if settings.TESTING or not settings.SEMANTIC_EMBED_ON_WORKER_START:
         return
     embed_papers.delay()

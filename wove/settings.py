@@ -330,8 +330,9 @@ SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL", "minilm")
 SEMANTIC_THREADS = int(os.environ.get("SEMANTIC_THREADS", "0"))
 SEMANTIC_EF_SEARCH = int(os.environ.get("SEMANTIC_EF_SEARCH", "100"))
 SEMANTIC_HYBRID_CANDIDATES = int(os.environ.get("SEMANTIC_HYBRID_CANDIDATES", "100"))
-# A starting worker queues one embedding run (new papers only), so `make run` fills vectors.
-SEMANTIC_EMBED_ON_WORKER_START = env_bool("SEMANTIC_EMBED_ON_WORKER_START", True)
+# A starting worker queues one embedding run (new papers only); `make run` turns it on. Off by
+# default so test workers never pick up a model-loading job.
+SEMANTIC_EMBED_ON_WORKER_START = env_bool("SEMANTIC_EMBED_ON_WORKER_START", False)
 CELERY_BEAT_SCHEDULE["semantic-embed-papers"] = {
     "task": "semantic.embed_papers",
     "schedule": 60 * 60,
