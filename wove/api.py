@@ -63,7 +63,47 @@ Papers, researchers and institutions, woven together: the archive's data as JSON
   id and `requested_id` to the id asked for.
 """
 
-api = NinjaAPI(
+_RATE_HEADERS = {
+    "X-RateLimit-Limit": "Requests allowed per window for this client",
+    "X-RateLimit-Remaining": "Requests left in the current window",
+    "X-RateLimit-Reset": "Seconds until the window resets",
+}
+
+
+class WoveNinjaAPI(NinjaAPI):
+    """The NinjaAPI whose OpenAPI document also states what :func:`api_view` adds to every
+    answer: rate-limit headers, ``Retry-After`` on 429, ``ETag``/``Cache-Control`` and the
+    304 of a conditional GET on reads."""
+
+    def get_openapi_schema(self, *, path_prefix=None, path_params=None):
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        integer = {"schema": {"type": "integer", "minimum": 0}}
+        for operations in schema.get("paths", {}).values():
+            for method, operation in operations.items():
+                responses = operation.setdefault("responses", {})
+                for status, answer in responses.items():
+                    headers = answer.setdefault("headers", {})
+                    for name, text in _RATE_HEADERS.items():
+                        headers[name] = {"description": text, **integer}
+                    if str(status) == "429":
+                        headers["Retry-After"] = {
+                            "description": "Seconds to wait",
+                            "required": True,
+                            **integer,
+                        }
+                    if str(status) == "200" and method == "get":
+                        headers["ETag"] = {
+                            "description": "Strong validator of the body",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        }
+                        headers["Cache-Control"] = {"required": True, "schema": {"type": "string"}}
+                if method == "get":
+                    responses[304] = {"description": "Not Modified (conditional GET: the validator holds)"}
+        return schema
+
+
+api = WoveNinjaAPI(
     title="wovepaper API",
     version="1.0.0",
     description=DESCRIPTION,

@@ -94,6 +94,10 @@ def test_openapi_document_at_both_urls(api):
         "/api/v1/institutions/{key}/papers",
         "/api/v1/search",
     } <= paths
+    papers = document["paths"]["/api/v1/papers"]["get"]["responses"]
+    assert {"ETag", "Cache-Control", "X-RateLimit-Remaining"} <= set(papers["200"]["headers"])
+    assert papers["429"]["headers"]["Retry-After"]["required"] is True
+    assert "304" in papers
     error = document["components"]["schemas"]["Error"]
     assert set(error["properties"]) == {"status", "code", "detail", "errors"}
     # Every operation documents its errors with the one Error schema.
