@@ -40,7 +40,8 @@ def setup_three(django_user_model):
 
 def race(first: Callable[[], object], second: Callable[[], object]) -> tuple[list, list, list[float]]:
     """Run ``first`` (holding its transaction open ``HOLD_SECONDS`` after the work), then
-    ``second`` as soon as ``first`` holds its locks. Returns (results, errors, finish times)."""
+    ``second`` as soon as ``first`` holds its locks. Returns (results, errors, times): for
+    ``first`` the moment just before its commit, for ``second`` when it finished."""
     locked = threading.Event()
     results: list = [None, None]
     errors: list = [None, None]
@@ -52,7 +53,7 @@ def race(first: Callable[[], object], second: Callable[[], object]) -> tuple[lis
                 results[0] = first()
                 locked.set()
                 time.sleep(HOLD_SECONDS)
-            finished[0] = time.monotonic()
+                finished[0] = time.monotonic()  # just before COMMIT releases the locks
         except Exception as exc:
             errors[0] = exc
         finally:
