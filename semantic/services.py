@@ -261,6 +261,16 @@ def semantic_ranking(
     )
 
 
+_warned: set[str] = set()
+
+
+def _warn_fallback(reason: str) -> None:
+    # Once per process and reason: the log says why search answers in keyword mode.
+    if reason not in _warned:
+        _warned.add(reason)
+        logger.warning("semantic search unavailable (%s): searching in keyword mode", reason)
+
+
 def rrf_fuse(rankings: Sequence[Sequence[int]], *, k: int = RRF_K) -> list[tuple[int, float]]:
     """Reciprocal-rank fusion: score(d) = sum over rankings of 1 / (k + rank of d), rank 1-based.
 
@@ -311,6 +321,7 @@ def search_papers(
         status = semantic_status()
         embedder = get_embedder() if status.available else None
         if embedder is None:
+            _warn_fallback(status.reason)
             mode = "keyword"
     if mode == "keyword":
         return keyword_ranking(query=query, limit=limit, restrict=restrict)
