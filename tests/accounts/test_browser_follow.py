@@ -10,7 +10,7 @@ from django.core import mail
 
 from accounts.models import Follow
 from tests.accounts.conftest import PASSWORD
-from tests.browser.conftest import browser, screenshot  # noqa: F401  (the session's Chromium)
+from tests.conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

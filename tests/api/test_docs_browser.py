@@ -8,38 +8,17 @@ to any other host (a CDN) is refused and recorded.
 from __future__ import annotations
 
 import mimetypes
-import os
-import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from django.contrib.staticfiles import finders
 
-from tests.browser.conftest import CHROMIUM, screenshot
+from tests.browser.conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
 ORIGIN = "http://testserver"
-
-
-@pytest.fixture
-def page():
-    """A headless Chromium page of its own, closed (with Playwright) when the test ends, so
-    no Playwright loop outlives this test (tests/browser starts its own, session-wide)."""
-    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        yield context.new_page()
-        context.close()
-        browser.close()
 
 
 def _serve(client, outside: list[str]):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import browser, page  # noqa: F401 (re-exported fixtures)
 from tests.conftest import FIXTURES, SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
 
 OAI = FIXTURES / "arxiv" / "oai"
