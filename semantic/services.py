@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 
 from papers.models import Paper
 
-from .embedders import DIMENSIONS, Embedder, embedder_error, get_embedder
+from .embedders import DIMENSIONS, Embedder, embedder_error, embedder_name, get_embedder
 from .models import PaperEmbedding
 from .schema import TABLE, ensure_vector_schema, vector_column_exists
 
@@ -82,6 +82,7 @@ class EmbedResult:
     seconds: float = 0.0
     available: bool = True
     reason: str = ""
+    model: str = ""
 
 
 def embeddings_update(
@@ -105,11 +106,11 @@ def embeddings_update(
     started = time.monotonic()
     if not ensure_vector_schema():
         return EmbedResult(available=False, reason="the database has no pgvector extension")
-    embedder = embedder or get_embedder()
-    if embedder is None:
+    model = embedder.name if embedder is not None else embedder_name()
+    if model is None:
+        get_embedder()  # records why it cannot load
         return EmbedResult(available=False, reason=embedder_error())
-    model = embedder.name
-    result = EmbedResult()
+    result = EmbedResult(model=model)
     papers = Paper.objects.filter(deleted=False).order_by("pk")
     if paper_ids is not None:
         papers = papers.filter(pk__in=list(paper_ids))
@@ -126,6 +127,10 @@ def embeddings_update(
             todo.append((pk, text, digest))
     if limit is not None:
         todo = todo[:limit]
+    if todo and embedder is None:
+        embedder = get_embedder()  # loaded only when there is something to embed
+        if embedder is None:
+            return EmbedResult(available=False, reason=embedder_error(), unchanged=result.unchanged)
     for start in range(0, len(todo), batch_size):
         batch = todo[start : start + batch_size]
         rows = _embed_batch(embedder, batch)

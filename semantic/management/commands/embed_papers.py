@@ -29,10 +29,6 @@ class Command(BaseCommand):
             embed_papers.delay(batch_size=batch_size)
             self.stdout.write("embed_papers: queued semantic.embed_papers for the worker")
             return
-        status = services.semantic_status()
-        if not status.available:
-            self.stdout.write(f"embed_papers: semantic search unavailable ({status.reason}); nothing to do")
-            return
         bar = None
         if not no_progress:
             from tqdm import tqdm
@@ -43,8 +39,11 @@ class Command(BaseCommand):
         )
         if bar:
             bar.close()
+        if not result.available:
+            self.stdout.write(f"embed_papers: semantic search unavailable ({result.reason}); nothing to do")
+            return
         rate = result.embedded / result.seconds if result.seconds and result.embedded else 0.0
         self.stdout.write(
             f"embed_papers: {result.embedded} embedded, {result.unchanged} already current, "
-            f"{result.skipped} skipped in {result.seconds:.1f} s ({rate:.1f} papers/s) with {status.model}"
+            f"{result.skipped} skipped in {result.seconds:.1f} s ({rate:.1f} papers/s) with {result.model}"
         )
