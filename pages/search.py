@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.db import connection
 from django.db.models import Count, Exists, F, Func, OuterRef, Q, QuerySet, TextField, Value
 from django.db.models.functions import ExtractYear
@@ -28,6 +28,9 @@ SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
 TABS = ("papers", "researchers", "institutions")
 YEAR_MIN, YEAR_MAX = 1986, 2100
 _WORD = re.compile(r"[\w'.-]+", re.UNICODE)
+# Private-use characters mark highlighted words in ts_headline output; they cannot occur in
+# harvested text, and templates swap them for <mark> only after escaping (see ``highlight``).
+MARK_START, MARK_STOP = "\ue000", "\ue001"
 _OPERATORS = {"or", "and", "not"}
 
 
@@ -158,12 +161,19 @@ def _matching(search: PaperSearch) -> QuerySet[Paper]:
 
 def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     """Papers matching ``search``, filtered and sorted, with ``rank`` annotated (0 without
-    query text). The search vector itself is deferred: listings never need it."""
+    query text) and, with query text, ``title_marked``/``snippet``: ``ts_headline`` of the
+    title and abstract with matches between :data:`MARK_START` and :data:`MARK_STOP`
+    (evaluated only for the rows of the page shown). The search vector is deferred."""
     papers = _matching(search).filter(_filters(search)).select_related("primary_category")
     papers = papers.defer("search_vector")
     if search.q:
         query = SearchQuery(search.q, search_type="websearch", config="english")
         papers = papers.annotate(rank=SearchRank(F("search_vector"), query))
+        marks = {"start_sel": MARK_START, "stop_sel": MARK_STOP, "config": "english"}
+        papers = papers.annotate(
+            title_marked=SearchHeadline("title", query, highlight_all=True, **marks),
+            snippet=SearchHeadline("abstract", query, max_words=48, min_words=24, max_fragments=2, **marks),
+        )
     else:
         papers = papers.annotate(rank=Value(0.0))
     sort = search.effective_sort

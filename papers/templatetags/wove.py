@@ -220,3 +220,16 @@ def texhtml(value: str) -> SafeString:
         pos = match.end()
     out.append(escape(_plain(text[pos:])))
     return mark_safe("".join(out).strip())  # noqa: S308 (every piece escaped above)
+
+
+@register.filter
+def highlight(value: str) -> SafeString:
+    """:func:`texhtml` of ``ts_headline`` output, then the private-use match markers
+    (``\\ue000``/``\\ue001``, see :mod:`pages.search`) turned into ``<mark>``: escaping
+    happens first, so only our own markup is ever added."""
+    html = str(texhtml(value or ""))
+    opened = html.count("\ue000")
+    html = html.replace("\ue000", "<mark>").replace("\ue001", "</mark>")
+    if opened != html.count("</mark>"):  # a marker lost inside TeX: drop all marks
+        html = html.replace("<mark>", "").replace("</mark>", "")
+    return mark_safe(html)  # noqa: S308 (texhtml escaped the text)

@@ -1,0 +1,39 @@
+"""TeX in titles and abstracts as escaped HTML, and search-match highlighting."""
+
+from __future__ import annotations
+
+from papers.templatetags.wove import highlight, readable_text, texhtml
+
+
+def test_inline_math_gets_scripts_and_symbols():
+    assert str(texhtml(r"The $N=4$ SYM and $\alpha_{s}(M_Z^2)$")) == (
+        'The <span class="math">N=4</span> SYM and '
+        '<span class="math">α<sub>s</sub>(M<sub>Z</sub><sup>2</sup>)</span>'
+    )
+
+
+def test_bare_scripts_in_abstracts_and_the_space_after_macros():
+    html = str(texhtml(r"constant -1/\ell^2 with 1/\mu is studied in AdS_3, file_name stays"))
+    assert html == (
+        'constant -1/ℓ<span class="math"><sup>2</sup></span> with 1/μ is studied in '
+        'AdS<span class="math"><sub>3</sub></span>, file_name stays'
+    )
+
+
+def test_everything_is_escaped_and_broken_tex_falls_back_to_text():
+    html = str(texhtml('</script><b>x</b> & "q" $x^{<i>}$'))
+    assert html == (
+        "&lt;/script&gt;&lt;b&gt;x&lt;/b&gt; &amp; &quot;q&quot; "
+        '<span class="math">x<sup>&lt;i&gt;</sup></span>'
+    )
+    assert "<" not in str(texhtml("broken $x^{$ end")).replace('<span class="math">', "").replace(
+        "</span>", ""
+    )
+    assert readable_text(r"Q\&A & more: M{\"u}ller") == "Q&A & more: Müller"
+
+
+def test_highlight_marks_only_after_escaping():
+    marked = "\ue000Dark\ue001 <b>matter</b> in $H_0$"
+    assert str(highlight(marked)) == (
+        '<mark>Dark</mark> &lt;b&gt;matter&lt;/b&gt; in <span class="math">H<sub>0</sub></span>'
+    )
