@@ -259,6 +259,9 @@ WAGTAIL_APPEND_SLASH = False  # /about, /contact: the URLs SPEC.md promises
 WAGTAILADMIN_BASE_URL = SITE_URL
 WAGTAILSEARCH_BACKENDS = {"default": {"BACKEND": "wagtail.search.backends.database"}}
 WAGTAILDOCS_EXTENSIONS = ["csv", "pdf", "txt", "json"]
+# No calls from the admin to outside hosts (the CSP would block them anyway).
+WAGTAIL_GRAVATAR_PROVIDER_URL = None
+WAGTAIL_ENABLE_UPDATE_CHECK = False
 # Contact form mail: printed to the console unless SMTP is configured (EMAIL_HOST set).
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 EMAIL_BACKEND = os.environ.get(
