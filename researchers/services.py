@@ -185,13 +185,28 @@ def unmatched_slots():
 # --------------------------------------------------------------------------- sources
 
 
+def _survivor(researcher: Researcher) -> Researcher:
+    """The record ``researcher`` was merged into, following ``merged_into`` to the chain's end.
+
+    Curation flattens chains when it merges, but records merged before that (or by hand)
+    may point at a record that was itself merged away; a cycle (never written by curation)
+    stops at the first record seen twice rather than looping.
+    """
+    seen = {researcher.pk}
+    while researcher.merged_into_id and researcher.merged_into_id not in seen:
+        researcher = Researcher.objects.get(pk=researcher.merged_into_id)
+        seen.add(researcher.pk)
+    return researcher
+
+
 @transaction.atomic
 def researchers_attach_from_source(*, work: SourceWork) -> int:
     """Attach a paper's unmatched slots to researchers using one registry's record.
 
     Aligns the record's authors with the slots (:func:`align_authors`), then per slot: the
     researcher holding the ORCID iD, else the one holding the source's author id, else a
-    new researcher. Never gives one researcher a second ORCID iD: an author id held by a
+    new researcher; a holder an editor merged away stands for the record at the end of its
+    ``merged_into`` chain. Never gives one researcher a second ORCID iD: an author id held by a
     researcher with a different ORCID iD yields a new researcher instead. Records the
     source's citation count on the paper. Idempotent: slots already matched are left
     alone. Returns the number of slots attached. Raises ``Paper.DoesNotExist`` for an
@@ -234,7 +249,7 @@ def researchers_attach_from_source(*, work: SourceWork) -> int:
         if author.orcid and author.orcid in by_orcid:
             researcher, method, confidence = by_orcid[author.orcid], MatchMethod.ORCID, CONFIDENCE_ORCID
         elif author.author_id and (work.source, author.author_id) in identities:
-            holder = identities[(work.source, author.author_id)]
+            holder = _survivor(identities[(work.source, author.author_id)])
             if author.orcid and holder.orcid and holder.orcid != author.orcid:
                 logger.warning(
                     "%s author %s: ORCID %s conflicts with researcher %s (%s); new researcher",
@@ -247,7 +262,7 @@ def researchers_attach_from_source(*, work: SourceWork) -> int:
             else:
                 researcher = holder
         if researcher is not None and researcher.merged_into_id:
-            researcher = Researcher.objects.get(pk=researcher.merged_into_id)
+            researcher = _survivor(researcher)
         if researcher is None:
             # The fuller spelling wins: Semantic Scholar often abbreviates ("M. Patwary").
             display = _best_name([author.name, name])[:300]
