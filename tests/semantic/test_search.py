@@ -67,3 +67,18 @@ def test_similar_papers_of_a_paper_without_vector_is_empty(semantic_ready, tiny_
     services.embeddings_update(paper_ids=[tiny_papers["0000.00001"].pk])
     assert services.similar_papers(paper_id=tiny_papers["0000.00002"].pk) == []
     assert services.similar_papers(paper_id=tiny_papers["0000.00001"].pk) == []  # nothing else embedded
+
+
+def test_similar_papers_box_escapes_and_links(semantic_ready, tiny_papers):
+    from django.template import Context, Template
+
+    from papers.models import Paper
+
+    Paper.objects.filter(arxiv_id="0000.00004").update(title="Band gaps of <b>carbon</b> nanotubes")
+    services.embeddings_update()
+    html = Template("{% load semantic %}{% similar_papers paper 1 %}").render(
+        Context({"paper": tiny_papers["0000.00003"]})
+    )
+    assert "Similar papers" in html
+    assert "Band gaps of &lt;b&gt;carbon&lt;/b&gt; nanotubes" in html  # harvested text escaped
+    assert 'href="/papers/0000.00004' in html
