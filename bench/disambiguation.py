@@ -1,18 +1,21 @@
 """Author-disambiguation quality of the matcher's clustering on S2AND-layout data.
 
-Usage: ``python bench/disambiguation.py DIR [--threshold 0.5] [--baseline]``
+Usage: ``python bench/disambiguation.py DIR [--threshold 0.5] [--baseline] [--halves]``
 
 ``DIR`` holds ``signatures.json`` and ``clusters.json`` (gold persons), and optionally
 ``papers.json`` (co-authors, venue, year) and ``cluster_seeds.json`` (``require`` /
 ``disallow`` constraints) in allenai/S2AND's layout. Runs
 :func:`researchers.clustering.cluster_mentions` (the code the local matcher runs) and prints
 pairwise precision/recall/F1 and B-cubed precision/recall/F1 against the gold clusters.
+``--halves`` also scores the two halves of the name blocks (split by a hash of the block
+key, :func:`half_of`) separately: settings chosen on one half are checked on the other.
 Needs no database.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -47,7 +50,9 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
         info = sig["author_info"]
         given = " ".join(p for p in (info.get("first"), info.get("middle")) if p)
         last = info.get("last") or ""
-        name = parse_name(f"{given} {last}".strip(), family=last, given=given)
+        # A few signatures carry the whole name in "last" ("Ming Jiang", first empty).
+        whole = not given and " " in last.strip()
+        name = parse_name(last) if whole else parse_name(f"{given} {last}".strip(), family=last, given=given)
         paper = papers.get(str(sig["paper_id"])) or {}
         coauthors = frozenset(
             parse_name(a["author_name"]).block
@@ -74,6 +79,11 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
             for b, kind in others.items():
                 (must if kind == "require" else cannot).append((a, b))
     return mentions, gold, must, cannot
+
+
+def half_of(block: str) -> int:
+    """0 or 1: the half a name block falls in (parity of the MD5 of its key), stable across runs."""
+    return int(hashlib.md5(block.encode()).hexdigest(), 16) % 2
 
 
 def _labels(clusters: Iterable[Iterable[Hashable]]) -> dict[Hashable, int]:
@@ -134,6 +144,21 @@ def scores(predicted: dict[Hashable, int], gold: dict[Hashable, str]) -> dict[st
     }
 
 
+def _rows(mentions: list[Mention], gold: dict, clusters: list, suffix: str, baseline: bool) -> list:
+    """Table rows ``(label, scores)``: the matcher's clusters, then the naive baselines."""
+    rows = [(f"matcher{suffix}", scores(_labels(clusters), gold))]
+    if baseline:
+        by_name: dict[str, list] = defaultdict(list)
+        for m in mentions:
+            by_name[f"{m.name.given[:1]} {m.name.family}"].append(m.id)
+        rows.append((f"first+last name{suffix}", scores(_labels(by_name.values()), gold)))
+        by_aff: dict[tuple, list] = defaultdict(list)
+        for m in mentions:
+            by_aff[(m.name.given[:1], m.name.family, tuple(sorted(m.affiliations)))].append(m.id)
+        rows.append((f"name+exact affil.{suffix}", scores(_labels(by_aff.values()), gold)))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the bench; prints one table and returns the process exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -144,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also print the naive baselines (first+last name; name + exact affiliations)",
     )
+    parser.add_argument(
+        "--halves", action="store_true", help="also score each half of the name blocks (h0, h1)"
+    )
     parser.add_argument("--no-seeds", action="store_true", help="ignore cluster_seeds.json constraints")
     args = parser.parse_args(argv)
 
@@ -153,25 +181,28 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     clusters = cluster_mentions(mentions, must_link=must, cannot_link=cannot, threshold=args.threshold)
     elapsed = time.perf_counter() - started
-    rows = [("matcher", scores(_labels(clusters), gold))]
-    if args.baseline:
-        by_name: dict[str, list] = defaultdict(list)
-        for m in mentions:
-            by_name[f"{m.name.given[:1]} {m.name.family}"].append(m.id)
-        rows.append(("first+last name", scores(_labels(by_name.values()), gold)))
-        by_aff: dict[tuple, list] = defaultdict(list)
-        for m in mentions:
-            by_aff[(m.name.given[:1], m.name.family, tuple(sorted(m.affiliations)))].append(m.id)
-        rows.append(("name+exact affil.", scores(_labels(by_aff.values()), gold)))
+    rows = _rows(mentions, gold, clusters, "", args.baseline)
+    if args.halves:
+        for half in (0, 1):
+            part = [m for m in mentions if half_of(m.name.block) == half]
+            ids = {m.id for m in part}
+            part_gold = {k: v for k, v in gold.items() if k in ids}
+            part_clusters = cluster_mentions(
+                part,
+                must_link=[p for p in must if ids.issuperset(p)],
+                cannot_link=[p for p in cannot if ids.issuperset(p)],
+                threshold=args.threshold,
+            )
+            rows += _rows(part, part_gold, part_clusters, f" h{half}", args.baseline)
 
     print(
         f"{args.directory.name}: {len(mentions)} signatures, {len(set(gold.values()))} gold "
         f"clusters, {len(clusters)} predicted ({elapsed:.2f} s)"
     )
-    print(f"{'':18} {'pair P':>7} {'pair R':>7} {'pair F1':>7} {'B3 P':>7} {'B3 R':>7} {'B3 F1':>7}")
+    print(f"{'':21} {'pair P':>7} {'pair R':>7} {'pair F1':>7} {'B3 P':>7} {'B3 R':>7} {'B3 F1':>7}")
     for label, s in rows:
         print(
-            f"{label:18} {s['pairwise_precision']:7.3f} {s['pairwise_recall']:7.3f} "
+            f"{label:21} {s['pairwise_precision']:7.3f} {s['pairwise_recall']:7.3f} "
             f"{s['pairwise_f1']:7.3f} {s['bcubed_precision']:7.3f} {s['bcubed_recall']:7.3f} "
             f"{s['bcubed_f1']:7.3f}"
         )

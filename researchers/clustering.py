@@ -6,17 +6,26 @@ figures of what the archive does.
 
 Method (S2AND-style blocking, then constrained agglomeration):
 
+0. A name written the other way round more often elsewhere in the data ("Wang Wei" among
+   many "Wei Wang") is turned round (:data:`SWAP_RATIO`).
 1. Block mentions by ``"<first initial> <family key>"``; only mentions in one block can merge.
 2. Seed groups: mentions already attached to one researcher, sharing an ORCID iD, or joined
    by a must-link constraint start as one group.
 3. Score every name-compatible pair in a block from evidence: affiliation overlap
    (IDF-weighted cosine over normalised tokens), shared co-authors, shared categories or
-   venues, a spelled-out identical given name, year distance. Merge pairs in descending
+   venues, a spelled-out identical given name, year distance. Two different affiliation
+   strings that are both institution names (written word for word in several name blocks)
+   count as two institutions, whatever words they share. Merge pairs in descending
    score above :data:`THRESHOLD`, refusing merges that would put two ORCID iDs, two
    existing researchers, two authors of one paper, incompatible given names
    (``John``/``James``) or a cannot-link pair in one group.
 4. A mention with no evidence at all joins the largest group with the same spelled name
-   (the likeliest person), else stays alone.
+   (the likeliest person), else stays alone; small leftovers join a dominant group.
+5. A spelled-out given name left in at most :data:`FEW_GROUPS` groups is one person who
+   moved (unless the groups' fields are disjoint).
+
+Measured with ``bench/disambiguation.py --halves`` on S2AND's Qian development half: the
+settings were chosen on the h0 half of the name blocks and checked on h1.
 """
 
 from __future__ import annotations
@@ -25,9 +34,9 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .names import PersonName, fold, given_compatible
+from .names import PersonName, family_key, fold, given_compatible
 
 # Merge when the evidence score reaches this (weights below; not tuned to any one name).
 THRESHOLD = 0.5
@@ -45,6 +54,12 @@ YEAR_GAP = 12
 # Leftover groups this small join their name's dominant group (one holding this share).
 SMALL_GROUP = 2
 DOMINANT_SHARE = 0.5
+# A name read the other way round this many times as often is turned round (Wang Wei).
+SWAP_RATIO = 2
+# A spelled-out name found in at most this many groups after scoring is one person.
+FEW_GROUPS = 4
+# An affiliation string written verbatim in this many name blocks is an institution's name.
+INSTITUTION_BLOCKS = 2
 
 _AFF_ABBREVIATIONS = {
     "univ": "university",
@@ -111,19 +126,29 @@ _AFF_STOPWORDS = frozenset(
 _DIGITS = re.compile(r"\d+")
 
 
+def _affiliation_words(text: str) -> list[str]:
+    words = []
+    for token in fold(_DIGITS.sub(" ", text or "")).split():
+        token = _AFF_ABBREVIATIONS.get(token, token)
+        if token not in _AFF_STOPWORDS and len(token) > 1:
+            words.append(token)
+    return words
+
+
 def affiliation_tokens(affiliations: Iterable[str]) -> frozenset[str]:
     """Normalised token set of raw affiliation strings.
 
     Folded to ASCII lower case, abbreviations expanded (``Nat. Univ.`` to ``national
     university``), stop words and numbers (postcodes) dropped.
     """
-    tokens: set[str] = set()
-    for text in affiliations:
-        for token in fold(_DIGITS.sub(" ", text or "")).split():
-            token = _AFF_ABBREVIATIONS.get(token, token)
-            if token not in _AFF_STOPWORDS and len(token) > 1:
-                tokens.add(token)
-    return frozenset(tokens)
+    return frozenset(t for text in affiliations for t in _affiliation_words(text))
+
+
+def affiliation_keys(affiliations: Iterable[str]) -> frozenset[str]:
+    """One normalised key per affiliation string (its words in order, as
+    :func:`affiliation_tokens` normalises them): ``"Univ. of Iowa"`` and ``"University of
+    Iowa"`` give ``"university iowa"``; empty strings give nothing."""
+    return frozenset(k for k in (" ".join(_affiliation_words(t)) for t in affiliations) if k)
 
 
 @dataclass(slots=True)
@@ -148,9 +173,11 @@ class Mention:
     group: Hashable | None = None
     paper: Hashable | None = None
     aff_tokens: frozenset[str] = field(default=frozenset(), init=False)
+    aff_keys: frozenset[str] = field(default=frozenset(), init=False)
 
     def __post_init__(self) -> None:
         self.aff_tokens = affiliation_tokens(self.affiliations)
+        self.aff_keys = affiliation_keys(self.affiliations)
 
     @property
     def has_evidence(self) -> bool:
@@ -232,8 +259,38 @@ def _idf(mentions: list[Mention]) -> dict[str, float]:
     return {t: math.log(1 + n / c) for t, c in df.items()}
 
 
-def _aff_similarity(a: Mention, b: Mention, idf: dict[str, float]) -> float:
+def _institutions(mentions: list[Mention]) -> frozenset[str]:
+    """Affiliation keys written verbatim by authors of at least two name blocks.
+
+    A string several unrelated people use word for word is an institution's name as a
+    source normalises it ("Iowa State University"); two different such names are two
+    institutions even when they share words ("University of Iowa").
+    """
+    blocks: dict[str, set[str]] = defaultdict(set)
+    for m in mentions:
+        for key in m.aff_keys:
+            blocks[key].add(m.name.block)
+    return frozenset(k for k, b in blocks.items() if len(b) >= INSTITUTION_BLOCKS)
+
+
+def _short_form(x: str, y: str) -> bool:
+    """Whether one key is a single word of the other ("columbia", "columbia university")."""
+    wx, wy = x.split(), y.split()
+    return (len(wx) == 1 and wx[0] in wy) or (len(wy) == 1 and wy[0] in wx)
+
+
+def _aff_similarity(
+    a: Mention, b: Mention, idf: dict[str, float], institutions: frozenset[str] = frozenset()
+) -> float:
     if not a.aff_tokens or not b.aff_tokens:
+        return 0.0
+    if not a.aff_keys.isdisjoint(b.aff_keys):
+        return 1.0
+    # Two institution names are two institutions, unless one is a one-word short form of the
+    # other ("Columbia", "Columbia University"); "University of Iowa" is not "Iowa State
+    # University" although its words are all in it.
+    both_institutions = bool(institutions) and a.aff_keys <= institutions and b.aff_keys <= institutions
+    if both_institutions and not any(_short_form(x, y) for x in a.aff_keys for y in b.aff_keys):
         return 0.0
     shared = a.aff_tokens & b.aff_tokens
     if not shared:
@@ -246,7 +303,14 @@ def _aff_similarity(a: Mention, b: Mention, idf: dict[str, float]) -> float:
     return 0.5 * num / math.sqrt(den_a * den_b) + 0.5 * num / min(den_a, den_b)
 
 
-def pair_score(a: Mention, b: Mention, idf: dict[str, float], *, small_block: bool = True) -> float:
+def pair_score(
+    a: Mention,
+    b: Mention,
+    idf: dict[str, float],
+    *,
+    small_block: bool = True,
+    institutions: frozenset[str] = frozenset(),
+) -> float:
     """Evidence that two name-compatible mentions are one person (merge at ``THRESHOLD``).
 
     Sum of: affiliation cosine (0..1) times ``W_AFFILIATION``; shared co-author blocks (at
@@ -255,7 +319,7 @@ def pair_score(a: Mention, b: Mention, idf: dict[str, float], *, small_block: bo
     for identical initials when ``small_block``); minus ``W_YEAR_GAP`` when the
     years are more than ``YEAR_GAP`` apart.
     """
-    score = W_AFFILIATION * _aff_similarity(a, b, idf)
+    score = W_AFFILIATION * _aff_similarity(a, b, idf, institutions)
     if a.coauthors and b.coauthors:
         score += W_COAUTHOR * min(len(a.coauthors & b.coauthors), 2)
     if a.categories and b.categories:
@@ -333,6 +397,65 @@ def _attach_to_dominant(clusterer: _Clusterer, members: list[int], mentions: lis
             small = len(group.members) <= SMALL_GROUP and top_size > len(group.members)
             if no_evidence or (dominant and small):
                 clusterer.union(top, root)
+        _merge_few(clusterer, same, mentions)
+
+
+def _categories(clusterer: _Clusterer, root: int, mentions: list[Mention]) -> set[str]:
+    return {c for i in clusterer.groups[root].members for c in mentions[i].categories}
+
+
+def _merge_few(clusterer: _Clusterer, same: list[int], mentions: list[Mention]) -> None:
+    """A spelled-out name left in at most ``FEW_GROUPS`` groups is taken for one person.
+
+    Authors move: the same person writes from two or three institutions over the years, and
+    a full name (not initials) shared by two people in one archive is rarer than one person
+    moving. Groups whose categories (fields, venues) are known and disjoint are kept apart:
+    that is evidence of two people. Never across a constraint.
+    """
+    roots = sorted({clusterer.find(mi) for mi in same}, key=lambda r: -len(clusterer.groups[r].members))
+    if len(roots) < 2 or len(roots) > FEW_GROUPS:
+        return
+    top = roots[0]
+    for root in roots[1:]:
+        cats_top, cats = (
+            _categories(clusterer, clusterer.find(top), mentions),
+            _categories(clusterer, root, mentions),
+        )
+        if cats_top and cats and cats_top.isdisjoint(cats):
+            continue
+        clusterer.union(top, root)
+
+
+def _swapped(name: PersonName) -> PersonName | None:
+    """``name`` read in the other order ("Wang Wei" as given ``wei``, family ``wang``), or
+    ``None`` unless it is one spelled given name and a one-word family name."""
+    if len(name.given) != 1 or len(name.given[0]) < 2 or not name.family or " " in name.family:
+        return None
+    key = family_key(name.given[0])
+    return PersonName(
+        raw=name.raw, given=(name.family,), family=name.given[0], key=key, block=f"{name.family[0]} {key}"
+    )
+
+
+def _reorder_names(mentions: list[Mention]) -> list[Mention]:
+    """Mentions whose name reads more often the other way round in this data, turned round.
+
+    East Asian names reach sources in both orders ("Wang Wei", "Wei Wang"); the order
+    written at least ``SWAP_RATIO`` times as often as the other is taken for both, so the
+    minority spelling lands in the majority's block. Two readings equally frequent are
+    left as written.
+    """
+    counts: Counter[tuple[tuple[str, ...], str]] = Counter((m.name.given, m.name.key) for m in mentions)
+    out = []
+    for m in mentions:
+        other = _swapped(m.name)
+        if (
+            other is not None
+            and counts[(other.given, other.key)] >= SWAP_RATIO * counts[(m.name.given, m.name.key)]
+        ):
+            m = replace(m, name=other)
+        out.append(m)
+    return out
 
 
 def cluster_mentions(
@@ -350,6 +473,7 @@ def cluster_mentions(
     output: clusters in order of their first mention, ids in input order. Pure function:
     no database access.
     """
+    mentions = _reorder_names(mentions)
     cannot: dict[Hashable, set[Hashable]] = defaultdict(set)
     for a, b in cannot_link:
         cannot[a].add(b)
@@ -357,6 +481,7 @@ def cluster_mentions(
     clusterer = _Clusterer(mentions, cannot)
     index = {m.id: i for i, m in enumerate(mentions)}
     idf = _idf(mentions)
+    institutions = _institutions(mentions)
 
     # Seeds: fixed groups and shared ORCID iDs are one person whatever the names say.
     by_key: dict[tuple[str, Hashable], int] = {}
@@ -385,7 +510,7 @@ def cluster_mentions(
             a, b = mentions[mi], mentions[mj]
             if not given_compatible(a.name.given, b.name.given):
                 continue
-            score = pair_score(a, b, idf, small_block=small_block)
+            score = pair_score(a, b, idf, small_block=small_block, institutions=institutions)
             if score >= threshold:
                 pairs.append((score, mi, mj))
         pairs.sort(key=lambda p: (-p[0], p[1], p[2]))

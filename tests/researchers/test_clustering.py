@@ -78,3 +78,62 @@ def test_two_authors_of_one_paper_are_two_people():
     ]
     clusters = as_sets(cluster_mentions(mentions))
     assert [1, 2] not in clusters and [1, 2, 3] not in clusters
+
+
+def test_two_institution_names_sharing_words_are_two_institutions():
+    # "University of Iowa" and "Iowa State University" are each written word for word by
+    # authors of other names, so they are institution names: shared words do not link them.
+    # "Columbia" is "Columbia University" shortened, and still links.
+    others = [
+        m(10, "Anna Berg", aff=["University of Iowa"], cats=()),
+        m(11, "Carl Dorn", aff=["Iowa State University"], cats=()),
+        m(12, "Eva Fink", aff=["Columbia"], cats=()),
+        m(13, "Gus Hahn", aff=["Columbia University"], cats=()),
+    ]
+    two = [
+        m(1, "Jian Zhang", aff=["University of Iowa"], cats=("cs.DB",)),
+        m(2, "Jian Zhang", aff=["Iowa State University"], cats=("cs.DS",)),
+        m(3, "Jian Zhang", aff=["Nanjing University"], cats=("cs.CV",)),
+        m(4, "Jian Zhang", aff=["Peking University"], cats=("cs.IT",)),
+        m(5, "Jian Zhang", aff=["Tsinghua University"], cats=("cs.AI",)),
+        m(6, "Jian Zhang", aff=["Fudan University"], cats=("cs.LG",)),
+    ]
+    clusters = as_sets(cluster_mentions(two + others))
+    assert [1, 2] not in clusters and [1] in clusters and [2] in clusters
+    one = [
+        m(1, "Jules P. Halpern", aff=["Columbia University"], cats=("astro-ph",)),
+        m(2, "J. P. Halpern", aff=["Columbia"], cats=("astro-ph",)),
+    ]
+    assert [1, 2] in as_sets(cluster_mentions(one + others))
+
+
+def test_name_written_the_other_way_round_joins_the_usual_order():
+    # Two papers write "Wei Wang", one "Wang Wei" (family name first), all from Fudan.
+    mentions = [
+        m(1, "Wei Wang", aff=["Fudan University"]),
+        m(2, "Wei Wang", aff=["Fudan University"]),
+        Mention(id=3, name=parse_name("Wang Wei", "Wei", "Wang"), affiliations=("Fudan University",)),
+    ]
+    assert as_sets(cluster_mentions(mentions)) == [[1, 2, 3]]
+
+
+def test_a_full_name_in_few_groups_is_one_person_unless_the_fields_differ():
+    # Thomas Ludwig (S2AND Qian set): Heidelberg, then TU Munich; nothing else links the papers.
+    moved = [
+        m(1, "Thomas Ludwig", aff=["Heidelberg University"], cats=()),
+        m(2, "Thomas Ludwig", aff=["Heidelberg University"], cats=()),
+        m(3, "Thomas Ludwig", aff=["Technische Universität München"], cats=()),
+        m(4, "Thomas Ludwig", aff=["Technische Universität München"], cats=()),
+    ]
+    assert as_sets(cluster_mentions(moved)) == [[1, 2, 3, 4]]
+    # The same, but the two groups publish in disjoint fields: two people.
+    fields = [
+        m(1, "Thomas Ludwig", aff=["Heidelberg University"], cats=("cs.DC",)),
+        m(2, "Thomas Ludwig", aff=["Heidelberg University"], cats=("cs.DC",)),
+        m(3, "Thomas Ludwig", aff=["Technische Universität München"], cats=("q-bio.GN",)),
+        m(4, "Thomas Ludwig", aff=["Technische Universität München"], cats=("q-bio.GN",)),
+    ]
+    assert as_sets(cluster_mentions(fields)) == [[1, 2], [3, 4]]
+    # Initials alone are no name to lean on: "T. Ludwig" in two places stays two groups.
+    initials = [m(i, "T. Ludwig", aff=[a], cats=()) for i, a in enumerate(["Heidelberg", "Munich"], 1)]
+    assert as_sets(cluster_mentions(initials)) == [[1], [2]]
