@@ -57,12 +57,10 @@ def test_harvest_task_in_a_real_worker(oai_server):
     with redis_server() as broker:
         env = {"ARXIV_OAI_ENDPOINT": oai_server, "ARXIV_OAI_MIN_INTERVAL": "0"}
         with celery_worker(broker, env) as worker:
-            app.conf.broker_url = broker
-            try:
-                app.send_task("papers.harvest_arxiv")
-                run = wait_for(lambda: HarvestRun.objects.filter(status="complete").first(), timeout=90)
-            finally:
-                app.conf.broker_url = None
+            # An explicit connection: the app's pooled one may point at an earlier test's broker.
+            with app.connection_for_write(broker) as connection:
+                app.send_task("papers.harvest_arxiv", connection=connection)
+            run = wait_for(lambda: HarvestRun.objects.filter(status="complete").first(), timeout=90)
             assert run is not None, Path(worker.log_path).read_text()[-3000:]
     assert (run.records_seen, run.records_written, run.pages) == (5, 5, 2)
     assert Paper.objects.count() == 5
