@@ -200,6 +200,7 @@ class _Clusterer:
         self.mentions = mentions
         self.cannot_link = cannot_link
         self.parent = list(range(len(mentions)))
+        self.index = {m.id: i for i, m in enumerate(mentions)}
         self.groups: dict[int, _Group] = {}
         for i, m in enumerate(mentions):
             self.groups[i] = _Group(
@@ -225,9 +226,14 @@ class _Clusterer:
             return False
         if not ga.papers.isdisjoint(gb.papers):
             return False
-        ids_b = {self.mentions[i].id for i in gb.members}
-        if ga.cannot & ids_b:
-            return False
+        # Look up the shorter cannot-link list in the other group: no pass over its members,
+        # which in a big block made every merge attempt cost the group's size.
+        if len(ga.cannot) > len(gb.cannot):
+            ga, gb, b = gb, ga, a
+        for other in ga.cannot:
+            j = self.index.get(other)
+            if j is not None and self.find(j) == b:
+                return False
         # Every spelled form must agree with every other: stops "J." chaining John to James.
         return all(given_compatible(x, y) for x in ga.givens for y in gb.givens)
 

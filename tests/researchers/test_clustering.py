@@ -137,3 +137,15 @@ def test_a_full_name_in_few_groups_is_one_person_unless_the_fields_differ():
     # Initials alone are no name to lean on: "T. Ludwig" in two places stays two groups.
     initials = [m(i, "T. Ludwig", aff=[a], cats=()) for i, a in enumerate(["Heidelberg", "Munich"], 1)]
     assert as_sets(cluster_mentions(initials)) == [[1], [2]]
+
+
+def test_cannot_link_holds_through_a_chain():
+    # 1-2 and 2-3 share co-authors; an editor said 1 and 3 are two people: 3 stays out of {1, 2}.
+    mentions = [
+        m(1, "Damien Chablat", co=["p wenger", "a moroz"]),
+        m(2, "Damien Chablat", co=["p wenger", "a moroz", "s caro"]),
+        m(3, "Damien Chablat", co=["s caro", "p wenger"]),
+    ]
+    assert as_sets(cluster_mentions(mentions)) == [[1, 2, 3]]
+    clusters = as_sets(cluster_mentions(mentions, cannot_link=[(3, 1)]))
+    assert [1, 2, 3] not in clusters and [1, 3] not in clusters
