@@ -12,7 +12,7 @@ from institutions.models import AuthorAffiliation, Institution, InstitutionName
 from papers import services
 from papers.models import Paper
 from researchers.models import Authorship, Researcher
-from tests.browser.conftest import screenshot
+from tests.conftest import screenshot
 from tests.site.conftest import OAI
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
