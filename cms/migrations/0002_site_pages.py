@@ -92,9 +92,22 @@ PRIVACY = [
     ),
     _h("Accounts"),
     _p(
-        "<p>If you create an account to follow researchers, we store your email address, a "
-        "hashed password and the researchers you follow, and a session cookie keeps you signed "
-        "in. You can delete your account at any time, which removes this data.</p>"
+        "<p>Browsing needs no account. If you create one to follow researchers, institutions or "
+        "categories, we store:</p>"
+        "<ul><li>your email address (and whether you verified it), a username derived from it, "
+        "a hashed password (never the password itself), when you joined and last signed in;</li>"
+        "<li>what you follow and since when;</li>"
+        "<li>your digest choice (daily, weekly or off) and when we last sent one;</li>"
+        "<li>the secret token of your private RSS feed, if you create one (revoking it deletes "
+        "it);</li>"
+        "<li>which papers each digest listed, when it was sent, and the mail server's last "
+        "error, so that no paper is sent to you twice;</li>"
+        "<li>a session record and cookies (session, CSRF) while you are signed in.</li></ul>"
+        "<p>Sign-up and sign-in attempts are counted briefly by IP address and email address "
+        "to stop abuse. Digests and account emails go through our mail provider, which sees "
+        "your address. You can download everything we hold about your account as JSON "
+        '(<a href="/accounts/export.json">export</a>) and delete your account at any time '
+        '(<a href="/accounts/delete">delete</a>), which removes all of it at once.</p>'
     ),
     _h("The contact form"),
     _p(

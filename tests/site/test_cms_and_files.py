@@ -120,3 +120,19 @@ def test_llms_txt_and_markdown_404(client, settings):
     assert "## Where to look next" in markdown.content.decode()
     page = client.get("/no/such/page").content.decode()
     assert "This page isn’t here" in page and "Where to look next" in page
+
+
+def test_privacy_page_lists_what_accounts_store(client, cms_pages):
+    # Must match accounts/models.py: follows of researchers, institutions and categories,
+    # digest settings and history, the private feed token, export and deletion.
+    text = client.get("/privacy").content.decode()
+    for fact in (
+        "researchers, institutions or categories",
+        "hashed password",
+        "your digest choice (daily, weekly or off)",
+        "secret token of your private RSS feed",
+        "which papers each digest listed",
+        'href="/accounts/export.json"',
+        'href="/accounts/delete"',
+    ):
+        assert fact in text, fact
