@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.db import connection
-from django.db.models import Count, Exists, F, Func, OuterRef, Q, QuerySet, TextField, Value
+from django.db.models import Case, Count, Exists, F, Func, OuterRef, Q, QuerySet, TextField, Value, When
 from django.db.models.functions import ExtractYear
 from django.http import QueryDict
 
@@ -25,6 +25,10 @@ from papers.models import Category, Paper
 from researchers.models import Authorship, Researcher
 
 SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
+# Search modes (issue #10); hybrid is the default and falls back to keyword when semantic
+# search cannot run. A semantic or hybrid result list holds at most SEMANTIC_LIMIT papers.
+MODES = {"hybrid": "Hybrid", "keyword": "Keyword", "semantic": "Semantic"}
+SEMANTIC_LIMIT = 200
 TABS = ("papers", "researchers", "institutions")
 YEAR_MIN, YEAR_MAX = 1986, 2100
 _WORD = re.compile(r"[\w'.-]+", re.UNICODE)
@@ -51,7 +55,11 @@ class PaperSearch:
     institution: Institution | None = None
     sort: str = "relevance"
     tab: str = "papers"
+    mode: str = "hybrid"
     problems: list[str] = field(default_factory=list)
+    # Set by search_papers: the mode that actually ran, and why semantic did not.
+    applied_mode: str = "keyword"
+    semantic_note: str = ""
 
     @property
     def effective_sort(self) -> str:
@@ -124,7 +132,46 @@ def parse_search(params: QueryDict) -> PaperSearch:
             search.problems.append("No institution by that name or id")
     sort = params.get("sort", "relevance")
     search.sort = sort if sort in SORTS else "relevance"
+    mode = params.get("mode", "hybrid")
+    search.mode = mode if mode in MODES else "hybrid"
     return search
+
+
+def semantic_ranking_ids(search: PaperSearch) -> list[int] | None:
+    """Paper ids ranked by ``search.mode`` (``hybrid``: reciprocal-rank fusion of full-text
+    and vector results; ``semantic``: vectors alone), within the search's filters, or
+    ``None`` when keyword search applies: keyword mode, another sort than relevance, no
+    query text, or semantic search unavailable here (``search.semantic_note`` then says why,
+    for the page). Vectors come from ``semantic.embed_papers``; until some exist, hybrid
+    equals keyword and keyword runs (no model load)."""
+    if not search.q or search.effective_sort != "relevance" or search.mode == "keyword":
+        return None
+    try:
+        from semantic import services as semantic
+        from semantic.models import PaperEmbedding
+        from semantic.schema import vector_column_exists
+    except ImportError:
+        search.semantic_note = "Semantic search is not installed here; these are keyword results."
+        return None
+    if not vector_column_exists():
+        search.semantic_note = (
+            "Semantic search is unavailable (the database has no pgvector extension); "
+            "these are keyword results."
+        )
+        return None
+    if not PaperEmbedding.objects.exists():
+        search.semantic_note = (
+            "Semantic search is not ready yet (no paper vectors); these are keyword results."
+        )
+        return None
+    status = semantic.semantic_status()
+    if not status.available:
+        search.semantic_note = f"Semantic search is unavailable ({status.reason}); these are keyword results."
+        return None
+    within = Paper.objects.public().filter(_filters(search))
+    ranked = semantic.search_papers(query=search.q, mode=search.mode, limit=SEMANTIC_LIMIT, within=within)
+    search.applied_mode = search.mode
+    return [paper_id for paper_id, _score in ranked]
 
 
 def _filters(search: PaperSearch, *, skip: str = "") -> Q:
@@ -164,7 +211,9 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     query text) and, with query text, ``title_marked``/``snippet``: ``ts_headline`` of the
     title and abstract with matches between :data:`MARK_START` and :data:`MARK_STOP`
     (evaluated only for the rows of the page shown). The search vector is deferred."""
-    papers = _matching(search).filter(_filters(search)).select_related("primary_category")
+    ranked_ids = semantic_ranking_ids(search)
+    papers = Paper.objects.filter(pk__in=ranked_ids) if ranked_ids is not None else _matching(search)
+    papers = papers.filter(_filters(search)).select_related("primary_category")
     papers = papers.defer("search_vector")
     if search.q:
         query = SearchQuery(search.q, search_type="websearch", config="english")
@@ -177,6 +226,11 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     else:
         papers = papers.annotate(rank=Value(0.0))
     sort = search.effective_sort
+    if ranked_ids is not None:
+        position = Case(
+            *[When(pk=pk, then=Value(i)) for i, pk in enumerate(ranked_ids)], default=Value(len(ranked_ids))
+        )
+        return papers.order_by(position, "-arxiv_id")
     if sort == "relevance":
         return papers.order_by("-rank", "-submitted_at", "-arxiv_id")
     if sort == "cited":

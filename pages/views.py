@@ -38,6 +38,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "search": params,
         "counts": counts,
         "sorts": site_search.SORTS,
+        "modes": site_search.MODES,
         "hide_header_search": True,
     }
     if params.tab == "researchers":
@@ -49,7 +50,10 @@ def search(request: HttpRequest) -> HttpResponse:
     else:
         papers = site_search.search_papers(params)
         paginator = Paginator(papers, PAGE_SIZE)
-        paginator.count = counts["papers"]  # already counted for the tabs; saves a query
+        if params.applied_mode == "keyword":
+            paginator.count = counts["papers"]  # already counted for the tabs; saves a query
+        else:
+            counts["papers"] = paginator.count  # the fused list, not the keyword matches
         context["page"] = paginator.get_page(request.GET.get("page"))
         context["facets"] = site_search.paper_facets(params)
     response = render(request, "pages/search.html", context)
