@@ -141,37 +141,18 @@ def semantic_ranking_ids(search: PaperSearch) -> list[int] | None:
     """Paper ids ranked by ``search.mode`` (``hybrid``: reciprocal-rank fusion of full-text
     and vector results; ``semantic``: vectors alone), within the search's filters, or
     ``None`` when keyword search applies: keyword mode, another sort than relevance, no
-    query text, or semantic search unavailable here (``search.semantic_note`` then says why,
-    for the page). Vectors come from ``semantic.embed_papers``; until some exist, hybrid
-    equals keyword and keyword runs (no model load)."""
+    query text, or semantic search unavailable (``search.semantic_note`` says why)."""
     if not search.q or search.effective_sort != "relevance" or search.mode == "keyword":
         return None
-    try:
-        from semantic import services as semantic
-        from semantic.models import PaperEmbedding
-        from semantic.schema import vector_column_exists
-    except ImportError:
-        search.semantic_note = "Semantic search is not installed here; these are keyword results."
-        return None
-    if not vector_column_exists():
-        search.semantic_note = (
-            "Semantic search is unavailable (the database has no pgvector extension); "
-            "these are keyword results."
-        )
-        return None
-    if not PaperEmbedding.objects.exists():
-        search.semantic_note = (
-            "Semantic search is not ready yet (no paper vectors); these are keyword results."
-        )
-        return None
-    status = semantic.semantic_status()
-    if not status.available:
-        search.semantic_note = f"Semantic search is unavailable ({status.reason}); these are keyword results."
-        return None
+    from semantic.integration import rank_if_ready
+
     within = Paper.objects.public().filter(_filters(search))
-    ranked = semantic.search_papers(query=search.q, mode=search.mode, limit=SEMANTIC_LIMIT, within=within)
-    search.applied_mode = search.mode
-    return [paper_id for paper_id, _score in ranked]
+    ranking = rank_if_ready(query=search.q, mode=search.mode, within=within, limit=SEMANTIC_LIMIT)
+    search.semantic_note = ranking.note
+    if ranking.results is None:
+        return None
+    search.applied_mode = ranking.mode
+    return ranking.ids
 
 
 def _filters(search: PaperSearch, *, skip: str = "") -> Q:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
-from django.db.models import BigIntegerField, F, FloatField, Prefetch, QuerySet, Value
+from django.db.models import BigIntegerField, Case, F, FloatField, Prefetch, QuerySet, Value, When
 from django.db.models.functions import Cast, Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import http_date
@@ -100,6 +100,18 @@ def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[Sort
         )
     sort = filters.sort
     q = (filters.q or "").strip()
+    if q and sort == "relevance" and filters.mode != "keyword":
+        from semantic.integration import rank_if_ready
+
+        ranking = rank_if_ready(query=q, mode=filters.mode, within=papers)
+        if ranking.results is not None:
+            score = Case(
+                *[When(pk=pk, then=Value(value)) for pk, value in ranking.results],
+                default=Value(0.0),
+                output_field=FloatField(),
+            )
+            keys = [SortKey("k_rank", score, True, "float"), _SUBMITTED_DESC, _ID_DESC]
+            return papers.filter(pk__in=ranking.ids), ranking.mode, keys
     if q:
         papers, query, vector = full_text(papers, q)
         if sort == "relevance":
@@ -112,7 +124,9 @@ def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[Sort
 
 
 @router.get("", response={200: PaperPage, **LIST_ERRORS}, summary="List and search papers")
-def list_papers(request: HttpRequest, filters: Query[PaperFilter], paging: Query[PageParams]):
+def list_papers(
+    request: HttpRequest, response: HttpResponse, filters: Query[PaperFilter], paging: Query[PageParams]
+):
     """Public papers, filtered and sorted, a page at a time.
 
     Filters combine (AND). Sorts: ``newest`` (default), ``oldest``, ``cited`` (most cited
@@ -120,7 +134,12 @@ def list_papers(request: HttpRequest, filters: Query[PaperFilter], paging: Query
     and ``pages`` given) or follow ``next_cursor`` for deep traversal (no count).
     """
     papers, order, keys = filter_papers(filters)
+    mode = order if order in ("hybrid", "semantic") else "keyword"
+    if order in ("hybrid", "semantic"):
+        order = f"relevance-{order}"  # cursors of one mode are not valid in another
     paged = paginate(request, papers, paging, order=order, keys=keys)
+    if filters.q:
+        response["X-Search-Mode"] = mode
     return {"items": paged.items, **paged.meta}
 
 

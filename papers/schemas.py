@@ -15,6 +15,7 @@ from researchers.schemas import ResearcherRef
 from wove.pagination import PageMeta
 
 PaperSort = Literal["newest", "oldest", "cited", "relevance"]
+SearchMode = Literal["hybrid", "keyword", "semantic"]
 MAX_BATCH = 500
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -124,6 +125,12 @@ class PaperFilter(Schema):
     submitted_from: date | None = Field(None, description="First submission on or after (UTC date)")
     submitted_until: date | None = Field(None, description="First submission on or before (UTC date)")
     sort: PaperSort = "newest"
+    mode: SearchMode = Field(
+        "hybrid",
+        description="With q and sort=relevance: hybrid (full-text and vector ranks fused), keyword "
+        "or semantic. Runs as keyword where semantic search is unavailable; the X-Search-Mode "
+        "header says which ran.",
+    )
 
     @field_validator("submitted_from", "submitted_until", mode="before")
     @classmethod

@@ -35,3 +35,20 @@ def test_without_vectors_the_page_says_it_shows_keyword_results(tiny_papers, cli
     assert _result_ids(response) == ["0000.00003"]
     text = response.content.decode()
     assert "these are keyword results" in text
+
+
+def test_api_hybrid_mode_and_header(semantic_ready, tiny_papers, client):
+    services.embeddings_update()
+    params = {"q": "planets orbiting other stars", "sort": "relevance"}
+    body = client.get("/api/v1/papers", params)
+    assert body["X-Search-Mode"] == "hybrid"
+    assert body.json()["items"][0]["arxiv_id"] == "0000.00001"
+    keyword = client.get("/api/v1/papers", {**params, "mode": "keyword"})
+    assert keyword["X-Search-Mode"] == "keyword"
+    assert keyword.json()["items"] == []
+
+
+def test_api_falls_back_to_keyword_without_vectors(tiny_papers, client):
+    response = client.get("/api/v1/papers", {"q": "graphene", "sort": "relevance"})
+    assert response["X-Search-Mode"] == "keyword"
+    assert [p["arxiv_id"] for p in response.json()["items"]] == ["0000.00003"]

@@ -1,0 +1,47 @@
+"""One entry point for pages and the API: rank by meaning when semantic search can run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import QuerySet
+
+from papers.models import Paper
+
+
+@dataclass
+class Ranking:
+    """``results``: ``[(paper_id, score)]`` best first, or ``None`` when keyword search
+    must run instead; ``note`` then says why (for a page), ``mode`` what ran."""
+
+    results: list[tuple[int, float]] | None = None
+    mode: str = "keyword"
+    note: str = ""
+    ids: list[int] = field(default_factory=list)
+
+
+def rank_if_ready(*, query: str, mode: str, within: QuerySet[Paper], limit: int = 200) -> Ranking:
+    """Hybrid or semantic ranking of ``within`` for ``query`` (``semantic.services.search_papers``),
+    or a :class:`Ranking` without results when ``mode`` is ``keyword``, the query is empty,
+    or semantic search cannot run: the package or pgvector is missing, no paper has a vector
+    yet (hybrid would equal keyword; checked before any model load), or the model fails."""
+    if mode == "keyword" or not query.strip():
+        return Ranking()
+    try:
+        from semantic import services
+        from semantic.models import PaperEmbedding
+        from semantic.schema import vector_column_exists
+    except ImportError:
+        return Ranking(note="Semantic search is not installed here; these are keyword results.")
+    if not vector_column_exists():
+        return Ranking(
+            note="Semantic search is unavailable (the database has no pgvector extension); "
+            "these are keyword results."
+        )
+    if not PaperEmbedding.objects.exists():
+        return Ranking(note="Semantic search is not ready yet (no paper vectors); these are keyword results.")
+    status = services.semantic_status()
+    if not status.available:
+        return Ranking(note=f"Semantic search is unavailable ({status.reason}); these are keyword results.")
+    results = services.search_papers(query=query, mode=mode, limit=limit, within=within)
+    return Ranking(results=results, mode=mode, ids=[pk for pk, _ in results])
