@@ -49,7 +49,7 @@ demo: sample
 # The worker queues one semantic.embed_papers when it starts: vectors fill in the background.
 run: export SEMANTIC_EMBED_ON_WORKER_START := 1
 run: demo
-	@echo "wovepaper: serving on http://127.0.0.1:8000 (Ctrl-C stops web, worker, beat)"
+	@echo "wovepaper: serving on http://$${WOVE_BIND:-127.0.0.1:8000} (Ctrl-C stops web, worker, beat)"
 	$(BIN)/honcho -f Procfile start $(if $(CELERY_BROKER_URL),web worker beat,)
 
 test: install
