@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Case, Count, Exists, F, Func, OuterRef, Q, QuerySet, TextField, Value, When
 from django.db.models.functions import ExtractYear
@@ -60,6 +61,7 @@ class PaperSearch:
     # Set by search_papers: the mode that actually ran, and why semantic did not.
     applied_mode: str = "keyword"
     semantic_note: str = ""
+    ranked_ids: list[int] | None = None
 
     @property
     def effective_sort(self) -> str:
@@ -180,7 +182,16 @@ def _filters(search: PaperSearch, *, skip: str = "") -> Q:
     return cond
 
 
+def rank(search: PaperSearch) -> PaperSearch:
+    """Decide once per request whether semantic ranking applies and keep its ids on
+    ``search``, so the result list, tab counts and facets all count the same papers."""
+    search.ranked_ids = semantic_ranking_ids(search)
+    return search
+
+
 def _matching(search: PaperSearch) -> QuerySet[Paper]:
+    if search.ranked_ids is not None:
+        return Paper.objects.public().filter(pk__in=search.ranked_ids)
     papers = Paper.objects.public()
     if search.q:
         papers = papers.filter(search_vector=SearchQuery(search.q, search_type="websearch", config="english"))
@@ -192,8 +203,8 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     query text) and, with query text, ``title_marked``/``snippet``: ``ts_headline`` of the
     title and abstract with matches between :data:`MARK_START` and :data:`MARK_STOP`
     (evaluated only for the rows of the page shown). The search vector is deferred."""
-    ranked_ids = semantic_ranking_ids(search)
-    papers = Paper.objects.filter(pk__in=ranked_ids) if ranked_ids is not None else _matching(search)
+    ranked_ids = search.ranked_ids
+    papers = _matching(search)
     papers = papers.filter(_filters(search)).select_related("primary_category")
     papers = papers.defer("search_vector")
     if search.q:
@@ -234,7 +245,10 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, list[Face
     researcher and institution. Each facet leaves its own filter out, so the alternatives
     stay visible. Returns ``{"categories", "years", "researchers", "institutions"}``."""
     by_category = _matching(search).filter(_filters(search, skip="category")).values("pk")
-    sql, params = by_category.query.sql_with_params()
+    try:
+        sql, params = by_category.query.sql_with_params()
+    except EmptyResultSet:  # an empty ranked list: no paper, no category
+        sql, params = "SELECT NULL::bigint WHERE false", []
     with connection.cursor() as cursor:
         # ``sql`` is Django's own compiled subquery; user values stay in ``params``.
         statement = (

@@ -33,6 +33,7 @@ def search(request: HttpRequest) -> HttpResponse:
         if parsed is not None and ("." in params.q or "/" in params.q):
             paper = Paper.objects.filter(arxiv_id=parsed.id).only("arxiv_id", "slug").first()
             return HttpResponseRedirect(paper.get_absolute_url() if paper else f"/papers/{parsed.id}")
+    site_search.rank(params)
     counts = site_search.tab_counts(params)
     context: dict = {
         "search": params,
@@ -50,10 +51,7 @@ def search(request: HttpRequest) -> HttpResponse:
     else:
         papers = site_search.search_papers(params)
         paginator = Paginator(papers, PAGE_SIZE)
-        if params.applied_mode == "keyword":
-            paginator.count = counts["papers"]  # already counted for the tabs; saves a query
-        else:
-            counts["papers"] = paginator.count  # the fused list, not the keyword matches
+        paginator.count = counts["papers"]  # already counted for the tabs; saves a query
         context["page"] = paginator.get_page(request.GET.get("page"))
         context["facets"] = site_search.paper_facets(params)
     response = render(request, "pages/search.html", context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
@@ -20,6 +21,15 @@ class Ranking:
     ids: list[int] = field(default_factory=list)
 
 
+_OPERATORS = re.compile(r'"|(?:^|\s)-\S|\sOR\s')
+
+
+def uses_operators(query: str) -> bool:
+    """True when ``query`` uses web-search operators (``"phrase"``, ``-word``, ``OR``), which
+    only full-text search can honour (PostgreSQL ``websearch_to_tsquery``)."""
+    return bool(_OPERATORS.search(query))
+
+
 def rank_if_ready(*, query: str, mode: str, within: QuerySet[Paper], limit: int = 200) -> Ranking:
     """Hybrid or semantic ranking of ``within`` for ``query`` (``semantic.services.search_papers``),
     or a :class:`Ranking` without results when ``mode`` is ``keyword``, the query is empty,
@@ -27,6 +37,8 @@ def rank_if_ready(*, query: str, mode: str, within: QuerySet[Paper], limit: int 
     yet (hybrid would equal keyword; checked before any model load), or the model fails."""
     if mode == "keyword" or not query.strip():
         return Ranking()
+    if uses_operators(query):
+        return Ranking(note="Phrases, OR and -exclusions are keyword operators; these are keyword results.")
     try:
         from semantic import services
         from semantic.models import PaperEmbedding

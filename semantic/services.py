@@ -255,15 +255,22 @@ def _vector_ranking(
 def semantic_ranking(
     *, query: str, limit: int, restrict: tuple[str, list], embedder: Embedder
 ) -> list[tuple[int, float]]:
-    """Nearest papers to the query's embedding: ``[(paper_id, cosine similarity)]``, best first."""
+    """Nearest papers to the query's embedding: ``[(paper_id, cosine similarity)]``, best first.
+
+    Papers below ``settings.SEMANTIC_MIN_SIMILARITY`` are dropped: nearest neighbours always
+    exist, so without a floor nonsense queries would list the whole archive. On the sample,
+    a nonsense word reaches at most 0.29 and the top ten of real queries 0.46 or more.
+    """
     vector = embedder.embed_query(query)
-    return _vector_ranking(
+    hits = _vector_ranking(
         target_sql="%s::vector",
         target_params=[_vector_literal(vector)],
         limit=limit,
         restrict=restrict,
         exclude=None,
     )
+    floor = settings.SEMANTIC_MIN_SIMILARITY
+    return [(pk, score) for pk, score in hits if score >= floor]
 
 
 _warned: set[str] = set()

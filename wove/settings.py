@@ -342,6 +342,8 @@ SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL", "minilm")
 SEMANTIC_THREADS = int(os.environ.get("SEMANTIC_THREADS", "0"))
 SEMANTIC_EF_SEARCH = int(os.environ.get("SEMANTIC_EF_SEARCH", "100"))
 SEMANTIC_HYBRID_CANDIDATES = int(os.environ.get("SEMANTIC_HYBRID_CANDIDATES", "100"))
+# Cosine similarity below which a paper is not a semantic match (all-MiniLM-L6-v2 scale).
+SEMANTIC_MIN_SIMILARITY = float(os.environ.get("SEMANTIC_MIN_SIMILARITY", "0.35"))
 # A starting worker queues one embedding run (new papers only); `make run` turns it on. Off by
 # default so test workers never pick up a model-loading job.
 SEMANTIC_EMBED_ON_WORKER_START = env_bool("SEMANTIC_EMBED_ON_WORKER_START", False)

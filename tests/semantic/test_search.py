@@ -37,7 +37,8 @@ def test_hybrid_is_the_fusion_of_keyword_and_semantic(semantic_ready, tiny_paper
     assert _ids(hybrid, tiny_papers)[0] == "0000.00006"
 
 
-def test_filters_and_hidden_papers(semantic_ready, tiny_papers):
+def test_filters_and_hidden_papers(semantic_ready, tiny_papers, settings):
+    settings.SEMANTIC_MIN_SIMILARITY = -1.0  # every paper is a neighbour: this tests filters only
     from papers.models import Paper
 
     services.embeddings_update()

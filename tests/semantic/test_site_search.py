@@ -52,3 +52,23 @@ def test_api_falls_back_to_keyword_without_vectors(tiny_papers, client):
     response = client.get("/api/v1/papers", {"q": "graphene", "sort": "relevance"})
     assert response["X-Search-Mode"] == "keyword"
     assert [p["arxiv_id"] for p in response.json()["items"]] == ["0000.00003"]
+
+
+def test_hybrid_lists_nothing_for_a_nonsense_word(semantic_ready, tiny_papers, client):
+    # Bug: nearest neighbours always exist, so hybrid listed every paper for any query.
+    services.embeddings_update()
+    response = client.get("/search", {"q": "xyzzyqwerty"})
+    assert _result_ids(response) == []
+    assert b"No papers match" in response.content
+
+
+def test_operators_run_as_keyword_search_and_counts_agree(semantic_ready, tiny_papers, client):
+    # Bug: hybrid ignored "phrases" and -exclusions, and the tab count disagreed with the list.
+    services.embeddings_update()
+    response = client.get("/search", {"q": "graphene -nanotubes"})
+    assert _result_ids(response) == ["0000.00003"]
+    assert "keyword operators" in response.content.decode()
+    response = client.get("/search", {"q": "carbon"})
+    page = lxml_html.fromstring(response.content)
+    shown = len(_result_ids(response))
+    assert page.xpath("string(//p[@role='status'])").strip().startswith(f"{shown} paper")
