@@ -6,6 +6,7 @@ from wagtail import urls as wagtail_urls
 from wagtail.admin import urls as wagtailadmin_urls
 from wagtail.documents import urls as wagtaildocs_urls
 
+from institutions import views as institution_views
 from papers import views as paper_views
 from researchers import views as researcher_views
 
@@ -14,9 +15,12 @@ urlpatterns = [
     path("", paper_views.home, name="home"),
     path("admin/curation/", include("curation.urls")),  # before the admin and its catch-all
     path("admin/", admin.site.urls),
+    # The lists answer with and without the slash (APPEND_SLASH is off; links use both).
+    path("papers", paper_views.paper_list),
     path("papers/", include("papers.urls")),
     path("researchers", researcher_views.researcher_list),
     path("researchers/", include("researchers.urls")),
+    path("institutions", institution_views.institution_list),
     path("institutions/", include("institutions.urls")),
     path("", include("wove.api")),  # /api/v1/, /api/docs, /openapi.json
     path("", include("provenance.urls")),

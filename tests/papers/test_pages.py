@@ -125,3 +125,11 @@ def test_home_and_list_show_latest_papers(visitor, few_papers):
     assert listing.status_code == 200
     assert b"0801.3674" in listing.content
     assert b"0801.3673" not in listing.content  # quant-ph only
+
+
+@pytest.mark.parametrize(
+    "path", ["/papers", "/papers/", "/researchers", "/researchers/", "/institutions", "/institutions/"]
+)
+def test_lists_answer_with_and_without_slash(visitor, db, path):
+    # Bug: the header's /institutions link and /papers answered 404 (APPEND_SLASH is off).
+    assert visitor.get(path).status_code == 200
