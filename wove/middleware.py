@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from django.conf import settings
@@ -24,3 +25,28 @@ class ContentSecurityPolicyMiddleware:
         if policy and "Content-Security-Policy" not in response:
             response["Content-Security-Policy"] = policy
         return response
+
+
+class RejectNulBytesMiddleware:
+    """Answer 400 to a request whose path or query string holds a NUL character.
+
+    PostgreSQL text cannot hold NUL (U+0000), so such a value reaching any query raised a
+    500. No URL, search or API parameter of ours can legitimately contain one. API paths get
+    the API's ``Error`` JSON; pages a short plain-text answer.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if (
+            "\x00" in request.path
+            or "%00" in request.META.get("QUERY_STRING", "")
+            or any("\x00" in value for values in request.GET.lists() for value in values[1])
+        ):
+            detail = "The request contains a NUL character, which no value here may hold."
+            if request.path.startswith("/api/"):
+                body = json.dumps({"status": 400, "code": "bad_request", "detail": detail})
+                return HttpResponse(body, status=400, content_type="application/json")
+            return HttpResponse(detail, status=400, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)

@@ -165,6 +165,7 @@ CONTENT_SECURITY_POLICY = os.environ.get(
     "form-action 'self'",
 )
 MIDDLEWARE.insert(1, "wove.middleware.ContentSecurityPolicyMiddleware")
+MIDDLEWARE.insert(2, "wove.middleware.RejectNulBytesMiddleware")
 
 # Celery: CELERY_BROKER_URL when set, else the embedded Redis on a Unix socket under var/.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
