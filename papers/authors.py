@@ -21,35 +21,38 @@ _COLLABORATION = re.compile(
 _STRONG_COLLABORATION = re.compile(r"\b(collaboration|consortium|collab\.)\b", re.IGNORECASE)
 _ET_AL = re.compile(r"^(et\.? al\.?|and others|others)$", re.IGNORECASE)
 _SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "v", "2nd", "3rd"}
-_PARTICLES = {
-    "van",
-    "von",
-    "der",
-    "den",
-    "de",
-    "del",
-    "della",
-    "di",
-    "da",
-    "du",
-    "dos",
-    "das",
-    "do",
-    "le",
-    "la",
-    "ter",
-    "ten",
-    "zu",
-    "af",
-    "av",
-    "y",
-    "el",
-    "al",
-    "bin",
-    "ibn",
-    "st.",
-    "st",
-}
+# Lower-case particles that belong to a family name ("van der Berg", "de la Cruz").
+NAME_PARTICLES = frozenset(
+    {
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "di",
+        "da",
+        "du",
+        "dos",
+        "das",
+        "do",
+        "le",
+        "la",
+        "ter",
+        "ten",
+        "zu",
+        "af",
+        "av",
+        "y",
+        "el",
+        "al",
+        "bin",
+        "ibn",
+        "st.",
+        "st",
+    }
+)
 _SPLIT_AND = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
 _FOOTNOTE = re.compile(r"^\(?\s*([0-9]+|[a-z]|[*†‡§]+)\s*\)\s*")
 
@@ -110,7 +113,7 @@ def split_name(name: str) -> tuple[str, str, str]:
         return words[0], "", suffix
     start = len(words) - 1
     # Walk back over lower-case particles ("van der", "de la") that belong to the keyname.
-    while start > 1 and words[start - 1].lower() in _PARTICLES and words[start - 1][0].islower():
+    while start > 1 and words[start - 1].lower() in NAME_PARTICLES and words[start - 1][0].islower():
         start -= 1
     return " ".join(words[start:]), " ".join(words[:start]), suffix
 

@@ -9,43 +9,12 @@ from functools import lru_cache
 
 from unidecode import unidecode
 
-from papers.authors import split_name
+from papers.authors import NAME_PARTICLES, split_name
 from papers.text import tex_to_unicode
 
 # Lower-case particles that belong to a family name but are written, dropped or capitalised
 # inconsistently ("van der Berg", "Van der Berg", "Berg"): they are left out of the name key.
-PARTICLES = frozenset(
-    [
-        "van",
-        "von",
-        "der",
-        "den",
-        "de",
-        "del",
-        "della",
-        "dei",
-        "des",
-        "di",
-        "da",
-        "du",
-        "dos",
-        "das",
-        "do",
-        "le",
-        "la",
-        "ter",
-        "ten",
-        "zu",
-        "af",
-        "av",
-        "y",
-        "el",
-        "al",
-        "bin",
-        "ibn",
-        "st",
-    ]
-)
+PARTICLES = (NAME_PARTICLES - {"st."}) | {"dei", "des"}
 # Honorifics some sources keep in the given name ("Dr A'bdul Sattar").
 _TITLES = frozenset(["dr", "prof", "mr", "mrs", "ms", "sir"])
 _SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv"])

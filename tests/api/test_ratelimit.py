@@ -6,15 +6,12 @@ import logging
 import os
 import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
 
 import pytest
 
+from tests.celery_helpers import redis_server
 from tests.conftest import ROOT
 from wove import ratelimit
-from wove.embedded import redis_server_binary
 
 pytestmark = pytest.mark.django_db
 
@@ -23,37 +20,8 @@ pytestmark = pytest.mark.django_db
 def redis_socket():
     """A private redis-server on a temporary Unix socket; yields its ``redis+socket://`` URL
     (the form of the embedded Celery broker URL)."""
-    import redis
-
-    with tempfile.TemporaryDirectory(prefix="wove-rl-") as tmp:
-        sock = Path(tmp) / "redis.sock"
-        proc = subprocess.Popen(
-            [
-                redis_server_binary(),
-                "--port",
-                "0",
-                "--unixsocket",
-                str(sock),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            for _ in range(100):
-                try:
-                    if sock.exists() and redis.Redis(unix_socket_path=str(sock)).ping():
-                        break
-                except redis.exceptions.ConnectionError:
-                    pass
-                time.sleep(0.05)
-            yield f"redis+socket://{sock}"
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+    with redis_server() as url:
+        yield url
 
 
 @pytest.fixture
