@@ -17,13 +17,14 @@ from typing import Any
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Case, Count, Exists, F, Func, OuterRef, Q, QuerySet, TextField, Value, When
+from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Value, When
 from django.db.models.functions import ExtractYear
 from django.http import QueryDict
 
 from institutions.models import AuthorAffiliation, Institution
 from papers.models import Category, Paper
 from researchers.models import Authorship, Researcher
+from researchers.querysets import Folded, fold_text
 
 SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
 # Search modes (issue #10); hybrid is the default and falls back to keyword when semantic
@@ -304,16 +305,12 @@ def name_words(text: str) -> list[str]:
 
 def researchers_matching(text: str) -> QuerySet[Researcher]:
     """Listed researchers (active, with papers) whose display name or a name variant holds
-    every word of ``text`` (case-insensitive), most papers first."""
+    every word of ``text`` (case- and accent-insensitive: ``Muller`` finds ``Müller``), most
+    papers first."""
     words = name_words(text)
-    qs = Researcher.objects.listed()
     if not words:
-        return qs.none()
-    variants = Func(F("name_variants"), Value(" | "), function="array_to_string", output_field=TextField())
-    qs = qs.annotate(_variants=variants)
-    for word in words:
-        qs = qs.filter(Q(display_name__icontains=word) | Q(_variants__icontains=word))
-    return qs
+        return Researcher.objects.none()
+    return Researcher.objects.listed().name_contains(*words)
 
 
 def institutions_matching(text: str) -> QuerySet[Institution]:
@@ -349,7 +346,12 @@ def suggest(*, text: str, kind: str, limit: int = 8) -> list[dict[str, Any]]:
         return []
     pattern = r"\m" + re.escape(text)
     if kind == "researcher":
-        rows = Researcher.objects.listed().filter(display_name__iregex=pattern)[:limit]
+        folded = r"\m" + re.escape(fold_text(text))
+        rows = (
+            Researcher.objects.listed()
+            .annotate(_folded=Folded("display_name"))
+            .filter(_folded__regex=folded)[:limit]
+        )
         return [
             {
                 "id": r.pk,

@@ -3,6 +3,62 @@
 from __future__ import annotations
 
 from django.db import models
+from unidecode import unidecode
+
+
+def _fold_table() -> tuple[str, str]:
+    """Accented Latin letters and the one ASCII letter each folds to, as two aligned strings.
+
+    Drawn from unidecode over Latin-1 Supplement and Latin Extended-A/B (U+00C0..U+024F),
+    keeping only letters that fold to exactly one letter (``ü`` to ``u``, ``ł`` to ``l``;
+    ``ß`` to ``ss`` is left out, since PostgreSQL's ``translate`` maps one character to one).
+    """
+    source, target = [], []
+    for code in range(0xC0, 0x250):
+        char = chr(code)
+        folded = unidecode(char).lower()
+        if char.isalpha() and len(folded) == 1 and folded.isalpha() and folded != char.lower():
+            source.append(char)
+            target.append(folded)
+    return "".join(source), "".join(target)
+
+
+FOLD_FROM, FOLD_TO = _fold_table()
+_FOLD = str.maketrans(FOLD_FROM, FOLD_TO)
+
+
+def fold_text(text: str) -> str:
+    """``text`` lower-cased with accents removed the way :class:`Folded` does it in SQL:
+    ``"Müller"`` and ``"MULLER"`` both give ``"muller"``."""
+    return text.lower().translate(_FOLD)
+
+
+class Folded(models.Func):
+    """SQL ``translate(lower(expr), FOLD_FROM, FOLD_TO)``: a text column lower-cased with
+    accents removed, to compare with :func:`fold_text` of a query.
+
+    Plain ``translate``/``lower`` rather than the ``unaccent`` extension, which the embedded
+    PostgreSQL does not ship.
+    """
+
+    output_field = models.TextField()
+
+    def __init__(self, expression) -> None:
+        super().__init__(
+            models.Func(expression, function="lower", output_field=models.TextField()),
+            models.Value(FOLD_FROM),
+            models.Value(FOLD_TO),
+            function="translate",
+        )
+
+
+def _variants() -> models.Func:
+    return models.Func(
+        models.F("name_variants"),
+        models.Value(" | "),
+        function="array_to_string",
+        output_field=models.TextField(),
+    )
 
 
 class ResearcherQuerySet(models.QuerySet):
@@ -17,16 +73,18 @@ class ResearcherQuerySet(models.QuerySet):
         return self.active().filter(paper_count__gt=0).order_by("-paper_count", "display_name", "id")
 
     def search(self, query: str) -> ResearcherQuerySet:
-        """Researchers whose display name or any name variant contains ``query`` (case-insensitive)."""
+        """Researchers whose display name or any name variant contains ``query``, ignoring
+        case and accents (``Muller`` finds ``Müller`` and the other way round)."""
         query = (query or "").strip()
         if not query:
             return self
-        variants = models.Func(
-            models.F("name_variants"),
-            models.Value(" | "),
-            function="array_to_string",
-            output_field=models.TextField(),
-        )
-        return self.annotate(_variants=variants).filter(
-            models.Q(display_name__icontains=query) | models.Q(_variants__icontains=query)
-        )
+        return self.name_contains(query)
+
+    def name_contains(self, *words: str) -> ResearcherQuerySet:
+        """Researchers whose display name or a name variant holds every one of ``words``,
+        each compared case- and accent-insensitively (:func:`fold_text`)."""
+        qs = self.annotate(_name_folded=Folded("display_name"), _variants_folded=Folded(_variants()))
+        for word in words:
+            key = fold_text(word)
+            qs = qs.filter(models.Q(_name_folded__contains=key) | models.Q(_variants_folded__contains=key))
+        return qs
