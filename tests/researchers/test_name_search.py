@@ -37,5 +37,8 @@ def test_search_tab_and_suggest_ignore_accents(client, muellers):
     assert [r.display_name for r in researchers_matching("Jöchen")] == ["Jochen Muller"]
     html = client.get("/search", {"q": "Müller", "type": "researchers"}).content.decode()
     assert "Wolfgang Müller" in html and "Jochen Muller" in html
-    assert [r["name"] for r in suggest(text="mull", kind="researcher")] == ["Wolfgang Müller", "Jochen Muller"]
+    assert [r["name"] for r in suggest(text="mull", kind="researcher")] == [
+        "Wolfgang Müller",
+        "Jochen Muller",
+    ]
     assert [r["name"] for r in suggest(text="Dąb", kind="researcher")] == ["Ł. Dąbrowski"]
