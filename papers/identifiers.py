@@ -14,11 +14,16 @@ from dataclasses import dataclass
 # Archives that existed with old-style identifiers (arXiv_archives table, plus the archives
 # that later became groups). The subject class after a dot is dropped from the identity.
 _OLD_ARCHIVE = r"[a-z]+(?:-[a-z]+)?"
+# re.ASCII: ``\d`` is [0-9] only (it otherwise matches Arabic-Indic or full-width digits,
+# which int() accepts but which are not arXiv identifiers).
 _OLD_RE = re.compile(
     rf"^(?P<archive>{_OLD_ARCHIVE})(?:\.(?P<subject>[A-Za-z-]+))?/(?P<number>\d{{7}})"
-    r"(?:v(?P<version>\d+))?$"
+    r"(?:v(?P<version>\d+))?$",
+    re.ASCII,
 )
-_NEW_RE = re.compile(r"^(?P<yymm>\d{4})\.(?P<number>\d{4,5})(?:v(?P<version>\d+))?$")
+_NEW_RE = re.compile(r"^(?P<yymm>\d{4})\.(?P<number>\d{4,5})(?:v(?P<version>\d+))?$", re.ASCII)
+# Versions are stored in a PositiveSmallIntegerField; arXiv's highest is in the dozens.
+MAX_VERSION = 32767
 _PREFIX_RE = re.compile(
     r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html|format)/", re.IGNORECASE
 )
@@ -67,7 +72,8 @@ def parse_arxiv_id(raw: str) -> ArxivId:
     ``hep-th/9504118`` and ``math.GT/0309136`` (the subject class is dropped).
 
     Returns an :class:`ArxivId`. Raises :class:`InvalidArxivId` for anything that cannot be
-    an arXiv identifier (wrong shape, month 13, a four-digit number after 2014, ...).
+    an arXiv identifier (wrong shape, month 13, a four-digit number after 2014, non-ASCII
+    digits, a version above v32767, ...).
     """
     if not isinstance(raw, str):
         raise InvalidArxivId("an arXiv identifier must be a string")
@@ -113,6 +119,8 @@ def parse_arxiv_id(raw: str) -> ArxivId:
 def _version(value: str | None, raw: str) -> int | None:
     if value is None:
         return None
+    if len(value) > 5 or int(value) > MAX_VERSION:
+        raise InvalidArxivId(f"{raw!r}: version above v{MAX_VERSION}")
     version = int(value)
     if version < 1:
         raise InvalidArxivId(f"{raw!r}: versions start at v1")
