@@ -20,7 +20,7 @@ from lxml import etree
 
 from .authors import AuthorSlot, is_collaboration_name, slot_from_parts, split_name
 from .identifiers import InvalidArxivId, parse_arxiv_id
-from .records import ArxivRecord, RecordError, VersionInfo, clean_abstract, text_field
+from .records import ArxivRecord, FieldTooLong, RecordError, VersionInfo, clean_abstract, text_field
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,14 @@ def parse_entry(entry: etree._Element) -> ArxivRecord:
         parsed = parse_arxiv_id(raw_id.replace("http://", "https://"))
     except InvalidArxivId as exc:
         raise RecordError(None, f"entry id {raw_id!r}: {exc}") from exc
-    title = text_field(_t(entry.find(f"{{{ATOM}}}title")), 5000)
+    try:
+        return _entry_record(entry, parsed)
+    except FieldTooLong as exc:
+        raise RecordError(parsed.id, str(exc)) from exc
+
+
+def _entry_record(entry: etree._Element, parsed) -> ArxivRecord:
+    title = text_field(_t(entry.find(f"{{{ATOM}}}title")), 5000, "title")
     if not title:
         raise RecordError(parsed.id, "entry has no title")
     primary = entry.find(f"{{{ARXIV}}}primary_category")
@@ -90,9 +97,9 @@ def parse_entry(entry: etree._Element) -> ArxivRecord:
         authors=authors,
         authors_text=", ".join(a.name for a in authors),
         categories=codes,
-        doi=text_field(_t(entry.find(f"{{{ARXIV}}}doi")), 200),
-        journal_ref=text_field(_t(entry.find(f"{{{ARXIV}}}journal_ref")), 2000),
-        comments=text_field(_t(entry.find(f"{{{ARXIV}}}comment")), 5000),
+        doi=text_field(_t(entry.find(f"{{{ARXIV}}}doi")), 200, "doi"),
+        journal_ref=text_field(_t(entry.find(f"{{{ARXIV}}}journal_ref")), 2000, "journal-ref"),
+        comments=text_field(_t(entry.find(f"{{{ARXIV}}}comment")), 5000, "comment"),
         versions=versions,
         created=published.date() if published else None,
         updated=updated.date() if updated else None,

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 from typing import IO
 
 from .authors import parse_author_string, slot_from_parts
-from .identifiers import InvalidArxivId, parse_arxiv_id
+from .identifiers import InvalidArxivId, parse_arxiv_id, try_parse_arxiv_id
 from .records import (
     ArxivRecord,
+    FieldTooLong,
     RecordError,
     VersionInfo,
     clean_abstract,
@@ -34,11 +36,19 @@ def iter_kaggle(stream: IO[bytes] | IO[str]) -> Iterator[ArxivRecord | RecordErr
     """Yield one :class:`ArxivRecord` per line, or a :class:`RecordError` for a bad line.
 
     Reads line by line, so memory stays constant whatever the file size (the full dump is
-    several GB). Blank lines are ignored. Never raises for one bad line.
+    several GB). Blank lines are ignored. Never raises for one bad line: a line that is not
+    UTF-8 or not a JSON object, or a record :func:`parse_kaggle_record` refuses, gives a
+    :class:`RecordError` (with the line's arXiv id when one can be read).
     """
     for number, line in enumerate(stream, start=1):
         if isinstance(line, bytes):
-            line = line.decode("utf-8", errors="replace")
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                text = line.decode("utf-8", errors="replace")
+                logger.warning("skipping Kaggle line %d: not UTF-8 (%s)", number, exc)
+                yield RecordError(_line_id(text), f"line {number} is not valid UTF-8: {exc}")
+                continue
         if not line.strip():
             continue
         try:
@@ -49,9 +59,19 @@ def iter_kaggle(stream: IO[bytes] | IO[str]) -> Iterator[ArxivRecord | RecordErr
         except RecordError as exc:
             logger.warning("skipping Kaggle line %d: %s", number, exc)
             yield exc
-        except (ValueError, TypeError, KeyError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
             logger.warning("skipping Kaggle line %d: %s", number, exc)
-            yield RecordError(None, f"line {number}: {exc}")
+            yield RecordError(_line_id(line), f"line {number}: {exc}")
+
+
+_LINE_ID = re.compile(r'"id"\s*:\s*"([^"\\]{1,64})"')
+
+
+def _line_id(line: str) -> str | None:
+    """The arXiv id of a line that could not be parsed, when one can be read from its text."""
+    found = _LINE_ID.search(line)
+    parsed = try_parse_arxiv_id(found.group(1)) if found else None
+    return parsed.id if parsed else None
 
 
 def parse_kaggle_record(data: dict) -> ArxivRecord:
@@ -59,14 +79,22 @@ def parse_kaggle_record(data: dict) -> ArxivRecord:
 
     Authors come from ``authors_parsed`` (already Unicode), with affiliations taken from the
     raw ``authors`` string when both lists have the same length. Raises
-    :class:`RecordError` on a missing or invalid id, title or categories.
+    :class:`RecordError` on a missing or invalid id, title or categories, or a field over its
+    length limit.
     """
     raw_id = str(data.get("id") or "")
     try:
         arxiv_id = parse_arxiv_id(raw_id).id
     except InvalidArxivId as exc:
         raise RecordError(raw_id or None, str(exc)) from exc
-    title = text_field(data.get("title"), 5000)
+    try:
+        return _parse_fields(data, arxiv_id)
+    except FieldTooLong as exc:
+        raise RecordError(arxiv_id, str(exc)) from exc
+
+
+def _parse_fields(data: dict, arxiv_id: str) -> ArxivRecord:
+    title = text_field(data.get("title"), 5000, "title")
     if not title:
         raise RecordError(arxiv_id, "record has no title")
     categories = split_categories(data.get("categories"))
@@ -111,12 +139,12 @@ def parse_kaggle_record(data: dict) -> ArxivRecord:
         authors=slots,
         authors_text=tex_to_unicode(raw_authors),
         categories=categories,
-        license=text_field(data.get("license"), 200),
-        doi=text_field(data.get("doi"), 200),
-        journal_ref=text_field(data.get("journal-ref"), 2000),
-        report_no=text_field(data.get("report-no"), 2000),
-        comments=text_field(data.get("comments"), 5000),
-        submitter=text_field(data.get("submitter"), 200),
+        license=text_field(data.get("license"), 200, "license"),
+        doi=text_field(data.get("doi"), 200, "doi"),
+        journal_ref=text_field(data.get("journal-ref"), 2000, "journal-ref"),
+        report_no=text_field(data.get("report-no"), 2000, "report-no"),
+        comments=text_field(data.get("comments"), 5000, "comments"),
+        submitter=text_field(data.get("submitter"), 200, "submitter"),
         versions=versions,
         updated=updated,
     )

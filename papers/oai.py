@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,9 +20,11 @@ import httpx
 from lxml import etree
 
 from .authors import parse_author_string, slot_from_parts
-from .identifiers import InvalidArxivId, parse_arxiv_id
+from .identifiers import InvalidArxivId, parse_arxiv_id, try_parse_arxiv_id
 from .records import (
+    SET_SPEC_MAX_LENGTH,
     ArxivRecord,
+    FieldTooLong,
     RecordError,
     VersionInfo,
     clean_abstract,
@@ -96,7 +99,10 @@ def parse_oai_response(source: bytes | str | IO[bytes]) -> OaiPage:
     ``source`` is the response body (bytes), a path, or a binary file. Records are parsed
     one at a time from a streaming parser and their elements freed, so memory stays bounded
     by one record plus the results. A record that cannot be read is logged, added to
-    ``errors`` and skipped; the others are kept.
+    ``errors`` and skipped; the others are kept. When the page is not well-formed XML
+    (a broken fragment, a control character, bytes that are not UTF-8), it is parsed again
+    one record at a time (see :func:`_parse_record_by_record`), so the broken record is the
+    only one reported and lost, and ``recovered`` is set.
 
     Raises :class:`OaiError` for an OAI error response (``noRecordsMatch`` included: the
     caller decides it means an empty, complete list) and :class:`OaiResponseError` when the
@@ -112,10 +118,82 @@ def parse_oai_response(source: bytes | str | IO[bytes]) -> OaiPage:
     try:
         return _parse(io.BytesIO(data), recover=False)
     except etree.XMLSyntaxError as exc:
-        logger.warning("OAI-PMH response is not well-formed XML (%s); parsing leniently", exc)
-        page = _parse(io.BytesIO(data), recover=True)
-        page.recovered = True
-        return page
+        logger.warning("OAI-PMH response is not well-formed XML (%s); parsing record by record", exc)
+        return _parse_record_by_record(data)
+
+
+_ROOT_START = re.compile(rb"<((?:[A-Za-z_][\w.-]*:)?OAI-PMH)[\s>]")
+_RECORD_START = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?record[\s>]")
+_RECORD_END = re.compile(rb"</(?:[A-Za-z_][\w.-]*:)?record\s*>")
+_LIST_END = re.compile(
+    rb"<(?:[A-Za-z_][\w.-]*:)?resumptionToken[\s>/]|</(?:[A-Za-z_][\w.-]*:)?ListRecords\s*>"
+)
+_IDENTIFIER = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?identifier\s*>\s*([^<\s]{1,200})\s*</")
+
+
+def _split_records(data: bytes) -> tuple[list[bytes], bytes]:
+    """Cut ``data`` at its ``<record>`` tags: returns the record fragments and the rest of
+    the document (the envelope) with the records taken out. A record without an end tag
+    runs to the next ``<record>`` (or to the resumptionToken / end of the list)."""
+    fragments: list[bytes] = []
+    rest: list[bytes] = []
+    pos = 0
+    while True:
+        start = _RECORD_START.search(data, pos)
+        if start is None:
+            rest.append(data[pos:])
+            break
+        rest.append(data[pos : start.start()])
+        following = _RECORD_START.search(data, start.end())
+        end = _RECORD_END.search(data, start.end())
+        if end is not None and (following is None or end.start() < following.start()):
+            stop = end.end()
+        elif following is not None:
+            stop = following.start()
+        else:
+            tail = _LIST_END.search(data, start.end())
+            stop = tail.start() if tail else len(data)
+        fragments.append(data[start.start() : stop])
+        pos = stop
+    return fragments, b"".join(rest)
+
+
+def _parse_record_by_record(data: bytes) -> OaiPage:
+    """Parse a page that is not well-formed XML one ``<record>`` at a time.
+
+    Each record is cut out at its tags and parsed strictly inside a copy of the page's own
+    prolog and root start tag (so the namespace declarations apply); a record that fails is
+    added to ``errors`` as "malformed XML", with the identifier read from its bytes when one
+    is there. The envelope (responseDate, request, resumptionToken, an OAI error) is read
+    leniently from what remains. lxml's own recovery mode is not used for records: it keeps
+    a damaged record with characters silently dropped, or loses its header and so its
+    identifier. Raises :class:`OaiResponseError` when no OAI-PMH root element is found.
+    """
+    root = _ROOT_START.search(data)
+    if root is None:
+        raise OaiResponseError("not an OAI-PMH response (no OAI-PMH root element)")
+    root_end = data.find(b">", root.end() - 1)
+    prolog = data[: root_end + 1]
+    closing = b"</" + root.group(1) + b">"
+    fragments, rest = _split_records(data)
+    page = _parse(io.BytesIO(rest), recover=True)
+    page.recovered = True
+    for fragment in fragments:
+        try:
+            part = _parse(io.BytesIO(prolog + fragment + closing), recover=False)
+        except etree.XMLSyntaxError as exc:
+            found = _IDENTIFIER.search(fragment)
+            identifier = found.group(1).decode("utf-8", "replace") if found else None
+            parsed = try_parse_arxiv_id(identifier) if identifier else None
+            identifier = parsed.id if parsed else identifier
+            logger.warning("skipping OAI record %s: malformed XML (%s)", identifier or "<unknown id>", exc)
+            page.errors.append(RecordError(identifier, f"malformed XML: {exc}"))
+            continue
+        page.records.extend(part.records)
+        page.errors.extend(part.errors)
+        if page.metadata_prefix is None:
+            page.metadata_prefix = part.metadata_prefix
+    return page
 
 
 def _parse(stream: IO[bytes], *, recover: bool) -> OaiPage:
@@ -187,7 +265,7 @@ def parse_record_element(element: etree._Element) -> ArxivRecord:
     """Parse one OAI ``<record>`` element (arXiv or arXivRaw metadata, or a deleted header).
 
     Raises :class:`RecordError` naming the identifier when the record lacks a usable
-    identifier, title or known metadata format.
+    identifier, title or known metadata format, or a field is over its length limit.
     """
     header = element.find(_q(OAI_NS, "header"))
     if header is None:
@@ -202,6 +280,8 @@ def parse_record_element(element: etree._Element) -> ArxivRecord:
     except ValueError:
         datestamp = None
     set_specs = [_text(s).strip() for s in header.findall(_q(OAI_NS, "setSpec"))]
+    if any(len(spec) > SET_SPEC_MAX_LENGTH for spec in set_specs):
+        raise RecordError(arxiv_id, f"a setSpec is longer than {SET_SPEC_MAX_LENGTH} characters")
     if header.get("status") == "deleted":
         return ArxivRecord(arxiv_id, source="", deleted=True, datestamp=datestamp, set_specs=set_specs)
 
@@ -218,7 +298,10 @@ def parse_record_element(element: etree._Element) -> ArxivRecord:
     prefix = _NS_TO_PREFIX.get(namespace or "")
     if prefix is None:
         raise RecordError(arxiv_id, f"unsupported metadata format {namespace!r}")
-    record = _parse_arxiv(body, arxiv_id) if prefix == "arXiv" else _parse_arxiv_raw(body, arxiv_id)
+    try:
+        record = _parse_arxiv(body, arxiv_id) if prefix == "arXiv" else _parse_arxiv_raw(body, arxiv_id)
+    except FieldTooLong as exc:
+        raise RecordError(arxiv_id, str(exc)) from exc
     record.datestamp = datestamp
     record.set_specs = set_specs
     return record
@@ -235,7 +318,7 @@ def _common(body: etree._Element, ns: str, arxiv_id: str, source: str) -> ArxivR
                 raise RecordError(arxiv_id, f"metadata id {inner_id!r} differs from header")
         except InvalidArxivId as exc:
             raise RecordError(arxiv_id, f"bad metadata id: {exc}") from exc
-    title = text_field(get("title"), 5000)
+    title = text_field(get("title"), 5000, "title")
     if not title:
         raise RecordError(arxiv_id, "record has no title")
     categories = split_categories(get("categories"))
@@ -247,14 +330,14 @@ def _common(body: etree._Element, ns: str, arxiv_id: str, source: str) -> ArxivR
         title=title,
         abstract=clean_abstract(get("abstract")),
         categories=categories,
-        license=text_field(get("license"), 200),
-        doi=text_field(get("doi"), 200),
-        journal_ref=text_field(get("journal-ref"), 2000),
-        report_no=text_field(get("report-no"), 2000),
-        comments=text_field(get("comments"), 5000),
-        msc_class=text_field(get("msc-class"), 200),
-        acm_class=text_field(get("acm-class"), 200),
-        proxy=text_field(get("proxy"), 200),
+        license=text_field(get("license"), 200, "license"),
+        doi=text_field(get("doi"), 200, "doi"),
+        journal_ref=text_field(get("journal-ref"), 2000, "journal-ref"),
+        report_no=text_field(get("report-no"), 2000, "report-no"),
+        comments=text_field(get("comments"), 5000, "comments"),
+        msc_class=text_field(get("msc-class"), 200, "msc-class"),
+        acm_class=text_field(get("acm-class"), 200, "acm-class"),
+        proxy=text_field(get("proxy"), 200, "proxy"),
     )
 
 
@@ -284,7 +367,7 @@ def _parse_arxiv(body: etree._Element, arxiv_id: str) -> ArxivRecord:
 
 def _parse_arxiv_raw(body: etree._Element, arxiv_id: str) -> ArxivRecord:
     record = _common(body, ARXIV_RAW_NS, arxiv_id, "arXivRaw")
-    record.submitter = text_field(_text(body.find(_q(ARXIV_RAW_NS, "submitter"))), 200)
+    record.submitter = text_field(_text(body.find(_q(ARXIV_RAW_NS, "submitter"))), 200, "submitter")
     raw_authors = clean_text(_text(body.find(_q(ARXIV_RAW_NS, "authors"))))
     record.authors = parse_author_string(raw_authors)
     record.authors_text = tex_to_unicode(raw_authors)

@@ -27,6 +27,23 @@ class RecordError(ValueError):
         self.reason = reason
 
 
+class FieldTooLong(ValueError):
+    """A harvested field over its length limit. The record is refused rather than cut: a cut
+    title or DOI would be silently wrong, and a category code over its column width would
+    fail the whole page's write. The limits sit far above anything arXiv serves (titles run
+    to a few hundred characters, abstracts to about 2,000)."""
+
+    def __init__(self, name: str, length: int, limit: int):
+        super().__init__(f"{name} is {length:,} characters long (limit {limit:,})")
+        self.name = name
+        self.length = length
+        self.limit = limit
+
+
+CATEGORY_MAX_LENGTH = 32  # Category.code and Paper.categories items
+SET_SPEC_MAX_LENGTH = 64  # Paper.set_specs items
+
+
 @dataclass(slots=True)
 class VersionInfo:
     """One version: number (1-based), UTC timestamp, size in kilobytes, arXiv source type."""
@@ -125,9 +142,12 @@ def parse_version_number(value: str | None) -> int:
 
 
 def split_categories(value: str | None) -> list[str]:
-    """Space-separated category codes, in order, without duplicates."""
+    """Space-separated category codes, in order, without duplicates. Raises
+    :class:`FieldTooLong` for a code over 32 characters (no arXiv code comes close)."""
     seen: list[str] = []
     for code in (value or "").split():
+        if len(code) > CATEGORY_MAX_LENGTH:
+            raise FieldTooLong("a category code", len(code), CATEGORY_MAX_LENGTH)
         if code not in seen:
             seen.append(code)
     return seen
@@ -138,12 +158,20 @@ _PARAGRAPH = re.compile(r"\n[ \t]+(?=\S)")
 
 def clean_abstract(value: str | None, limit: int = 100_000) -> str:
     """An abstract as stored: arXiv starts a new paragraph with an indented line, so those
-    breaks become one ``\n``; every other run of whitespace becomes one space."""
+    breaks become one ``\n``; every other run of whitespace becomes one space. Raises
+    :class:`FieldTooLong` when the result is over ``limit`` characters."""
     text = (value or "").strip()
     paragraphs = _PARAGRAPH.split(text)
-    return "\n".join(p for p in (clean_text(x) for x in paragraphs) if p)[:limit]
+    abstract = "\n".join(p for p in (clean_text(x) for x in paragraphs) if p)
+    if len(abstract) > limit:
+        raise FieldTooLong("abstract", len(abstract), limit)
+    return abstract
 
 
-def text_field(value: str | None, limit: int = 100_000) -> str:
-    """A harvested text field as stored: cleaned, and cut at ``limit`` characters."""
-    return clean_text(value)[:limit]
+def text_field(value: str | None, limit: int = 100_000, name: str = "a field") -> str:
+    """A harvested text field as stored: control characters removed, whitespace collapsed.
+    Raises :class:`FieldTooLong` (naming ``name``) when over ``limit`` characters."""
+    text = clean_text(value)
+    if len(text) > limit:
+        raise FieldTooLong(name, len(text), limit)
+    return text
