@@ -1,0 +1,111 @@
+"""``manage.py generate_corpus``: exact counts, consistent rows, and the same corpus for a seed."""
+
+import io
+import re
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db.models import Count, Sum
+
+from institutions.models import AuthorAffiliation, Institution
+from papers.models import Paper, PaperAuthor, PaperVersion
+from papers.synthetic import CorpusGenerator, sample_shape
+from researchers.models import Authorship, Researcher
+
+
+def _generate(papers: int, seed: int) -> dict[str, int]:
+    out = io.StringIO()
+    call_command("generate_corpus", "--papers", str(papers), "--seed", str(seed), "--no-progress", stdout=out)
+    line = out.getvalue().strip()
+    assert line.startswith("wovepaper: generated ")
+    return {
+        name: int(n)
+        for n, name in re.findall(
+            r"(\d+) (papers|versions|author slots|researchers|authorships|affiliation links)", line
+        )
+    }
+
+
+def _snapshot() -> list[tuple]:
+    return list(
+        PaperAuthor.objects.order_by("paper__arxiv_id", "position").values_list(
+            "paper__arxiv_id",
+            "paper__title",
+            "paper__categories",
+            "paper__latest_version",
+            "position",
+            "name",
+            "affiliations",
+            "authorship__researcher__display_name",
+        )
+    )
+
+
+@pytest.mark.django_db
+def test_generate_corpus_writes_exact_consistent_counts():
+    counts = _generate(200, seed=7)
+    assert counts["papers"] == Paper.objects.count() == 200
+    assert len(set(Paper.objects.values_list("arxiv_id", flat=True))) == 200
+    # One version row per version each paper claims; one slot per author in authors_text.
+    assert (
+        counts["versions"]
+        == PaperVersion.objects.count()
+        == Paper.objects.aggregate(n=Sum("latest_version"))["n"]
+    )
+    assert counts["author slots"] == PaperAuthor.objects.count()
+    persons = PaperAuthor.objects.filter(is_collaboration=False)
+    assert counts["authorships"] == Authorship.objects.count() == persons.count()
+    assert counts["researchers"] == Researcher.objects.count()
+    # paper_count is the number of papers a researcher holds a slot on.
+    assert Researcher.objects.aggregate(n=Sum("paper_count"))["n"] == Authorship.objects.count()
+    assert not Researcher.objects.filter(paper_count=0).exists()
+    assert (
+        not Authorship.objects.values("researcher", "paper").annotate(n=Count("id")).filter(n__gt=1).exists()
+    )
+    # An affiliation link per slot that names an institution: its ROR display name.
+    assert (
+        counts["affiliation links"]
+        == AuthorAffiliation.objects.count()
+        == persons.exclude(affiliations=[]).count()
+    )
+    link = AuthorAffiliation.objects.select_related("slot", "institution").first()
+    assert link.slot.affiliations == [link.institution.name]
+    assert Institution.objects.count() == 40  # the bundled ROR records, loaded on demand
+    # Every slot of a researcher carries that researcher's family name.
+    for a in Authorship.objects.select_related("slot", "researcher")[:50]:
+        assert a.researcher.display_name.endswith(a.slot.keyname)
+    # New-style identifiers, from 2008 (the sample's 0704/0705/0801 never collide).
+    first, last = Paper.objects.order_by("submitted_at").values_list("arxiv_id", flat=True)[::199]
+    assert first > "0801" and re.fullmatch(r"\d{4}\.\d{4}", first)
+    assert last.startswith("25") and re.fullmatch(r"25\d{2}\.\d{5}", last)
+
+
+@pytest.mark.django_db
+def test_same_seed_same_corpus_and_a_second_run_refuses():
+    _generate(120, seed=3)
+    before = _snapshot()
+    with pytest.raises(CommandError, match="exists"):
+        _generate(120, seed=3)
+    Paper.objects.all().delete()
+    Researcher.objects.all().delete()
+    _generate(120, seed=3)
+    assert _snapshot() == before
+
+
+def test_generator_is_deterministic_per_seed():
+    shape = sample_shape()
+    one = [
+        (p.arxiv_id, p.title, [a.name for a in p.authors])
+        for p in CorpusGenerator(shape=shape, papers=300, seed=5, institutions=40)
+    ]
+    two = [
+        (p.arxiv_id, p.title, [a.name for a in p.authors])
+        for p in CorpusGenerator(shape=shape, papers=300, seed=5, institutions=40)
+    ]
+    other = [
+        (p.arxiv_id, p.title, [a.name for a in p.authors])
+        for p in CorpusGenerator(shape=shape, papers=300, seed=6, institutions=40)
+    ]
+    assert one == two
+    assert one != other
+    assert [i for i, _t, _a in one] == [i for i, _t, _a in other]  # ids depend on the count only
