@@ -192,10 +192,22 @@ def _pull_parentheses(token: str) -> tuple[str, list[str]]:
 
 
 def _parse_legend(group: str) -> dict[str, str] | None:
-    """Parse an affiliation legend ``"(1) Inst A, (2) Inst B"``; ``None`` when not one."""
-    if not group.startswith("("):
+    """Parse an affiliation legend; ``None`` when ``group`` is not one.
+
+    Two shapes occur in arXiv author strings: ``"(1) Inst A, (2) Inst B"`` and, without
+    the inner parentheses, ``"1 Inst A; 2 Inst B, 3 Inst C"``. The second is only taken as
+    a legend when its keys run 1, 2, 3, ... (at least two), since an address such as
+    ``"1 Cyclotron Road"`` also starts with a number.
+    """
+    if group.startswith("("):
+        entries = re.split(r"(?:^|[,;]?\s*)\(\s*([0-9]+|[a-z])\s*\)\s*", group)
+    elif re.match(r"1\s+\S", group):
+        entries = re.split(r"(?:^|[,;]\s*)([0-9]+)\s+(?=\S)", group)
+        keys = entries[1::2]
+        if len(keys) < 2 or keys != [str(n) for n in range(1, len(keys) + 1)]:
+            return None
+    else:
         return None
-    entries = re.split(r"(?:^|[,;]?\s*)\(\s*([0-9]+|[a-z])\s*\)\s*", group)
     # re.split yields ["", "1", "Inst A", "2", "Inst B"]
     if len(entries) < 3 or entries[0].strip():
         return None
@@ -266,7 +278,8 @@ def parse_author_string(raw: str) -> list[AuthorSlot]:
 def _resolve(groups: list[str], legend: dict[str, str]) -> list[str]:
     out: list[str] = []
     for group in groups:
-        keys = [k.strip() for k in re.split(r"[,\s]+", group) if k.strip()]
+        # Marks come as "1", "1,2", "1;2", "1 and 2" or "1 & 2".
+        keys = [k for k in re.split(r"[,;&\s]+|\band\b", group) if k.strip()]
         if keys and all(k in legend for k in keys):
             out.extend(legend[k] for k in keys)
         elif keys and all(re.fullmatch(r"[0-9]+|[a-z]", k) for k in keys):

@@ -198,3 +198,49 @@ def test_split_name_particles_and_suffixes():
     assert split_name("Martin Luther King Jr.") == ("King", "Martin Luther", "Jr.")
     assert split_name("Smith, John") == ("Smith", "John", "")
     assert split_name("Plato") == ("Plato", "", "")
+
+
+def test_several_affiliation_marks_per_author_resolve_through_the_legend():
+    # 0801.4330 in the sample (Kaggle authors string), verbatim.
+    raw = (
+        "S. Ando (1 and 2), J.W. Shin (1), C.H. Hyun (3), S.W. Hong (1), and K. Kubodera (4) "
+        "((1) Sungkyunkwan U., (2) U. of Manchester, (3) Daegu U., (4) U. of South Carolina)"
+    )
+    slots = parse_author_string(raw)
+    assert [(s.name, s.affiliations) for s in slots] == [
+        ("S. Ando", ["Sungkyunkwan U.", "U. of Manchester"]),
+        ("J.W. Shin", ["Sungkyunkwan U."]),
+        ("C.H. Hyun", ["Daegu U."]),
+        ("S.W. Hong", ["Sungkyunkwan U."]),
+        ("K. Kubodera", ["U. of South Carolina"]),
+    ]
+
+
+def test_legend_without_inner_parentheses_resolves():
+    # 0704.0139 in the sample, verbatim: "(1 Dip. Astro., Bologna; 2 INAF..., 3 ...)".
+    raw = (
+        "B. Lanzoni (1,2), E. Dalessandro (1,2), F.R. Ferraro (1), C. Mancini (3), G. Beccari "
+        "(2,4,5), R.T. Rood (6), M. Mapelli (7), S. Sigurdsson (8) (1 Dip. Astro., Bologna; 2 "
+        "INAF--Oss. Astro., Bologna, 3 Dip. Astro. e Scienza dello Spazio, Firenze; 4 Dip. di "
+        "Scienze della Comunicazione, Teramo; 5 INAF--Oss. Astro. di Collurania, Teramo; 6 Dep. "
+        "of Astronomy and Astrophysics, The Pennsylvania State University; 7 S.I.S.S.A., Via "
+        "Beirut 2 - 4, Trieste; 8 Astronomy Department, University of Virginia)"
+    )
+    slots = {s.name: s.affiliations for s in parse_author_string(raw)}
+    assert len(slots) == 8
+    assert slots["B. Lanzoni"] == ["Dip. Astro., Bologna", "INAF--Oss. Astro., Bologna"]
+    assert slots["G. Beccari"] == [
+        "INAF--Oss. Astro., Bologna",
+        "Dip. di Scienze della Comunicazione, Teramo",
+        "INAF--Oss. Astro. di Collurania, Teramo",
+    ]
+    assert slots["M. Mapelli"] == ["S.I.S.S.A., Via Beirut 2 - 4, Trieste"]
+    assert slots["S. Sigurdsson"] == ["Astronomy Department, University of Virginia"]
+
+
+def test_an_address_that_starts_with_a_number_is_not_a_legend():
+    slots = parse_author_string("A. Smith (1 Cyclotron Road, Berkeley), B. Band (Anderson Institute)")
+    assert [(s.name, s.affiliations) for s in slots] == [
+        ("A. Smith", ["1 Cyclotron Road, Berkeley"]),
+        ("B. Band", ["Anderson Institute"]),
+    ]
