@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from papers.models import Paper, PaperAuthor
 from papers.text import make_slug
+from wove.bulk import gc_paused, int_array, text_array
 
 from .clients.base import SourceUnavailable
 from .clustering import Mention, cluster_mentions
@@ -25,7 +26,7 @@ from .models import (
     MatchMethod,
     Researcher,
 )
-from .names import display_quality, name_similarity, parse_name
+from .names import PersonName, display_quality, name_similarity, parse_name
 from .orcid import orcid_or_none
 from .records import SourceAuthor, SourceWork
 
@@ -147,7 +148,7 @@ def researchers_refresh(*, researcher_ids: Iterable[int]) -> None:
               ) sub ON sub.researcher_id = ids.rid
              WHERE r.id = ids.rid
             """,
-            [ids, ids],
+            [int_array(ids)] * 2,
         )
 
 
@@ -163,8 +164,8 @@ def constraints_for(slot_ids: Iterable[int]) -> tuple[list[tuple[int, int]], lis
         # One array parameter rather than an IN list of thousands of placeholders.
         cursor.execute(
             "SELECT slot_a_id, slot_b_id, kind FROM researchers_matchconstraint "
-            "WHERE slot_a_id = ANY(%s) OR slot_b_id = ANY(%s)",
-            [ids, ids],
+            "WHERE slot_a_id = ANY(%s::bigint[]) OR slot_b_id = ANY(%s::bigint[])",
+            [int_array(ids)] * 2,
         )
         rows = cursor.fetchall()
     for a, b, kind in rows:
@@ -317,15 +318,15 @@ _EXISTING_SQL = """
     SELECT a.slot_id, a.paper_id, a.researcher_id, r.orcid
       FROM researchers_authorship a
       JOIN researchers_researcher r ON r.id = a.researcher_id
-     WHERE a.block = ANY(%s)
+     WHERE a.block = ANY(%s::text[])
 """
 _SLOTS_SQL = """
     SELECT id, paper_id, position, name, keyname, forenames, affiliations, is_collaboration
-      FROM papers_paperauthor WHERE paper_id = ANY(%s)
+      FROM papers_paperauthor WHERE paper_id = ANY(%s::bigint[])
 """
 _PAPERS_SQL = """
     SELECT id, categories, extract(year FROM submitted_at)::int
-      FROM papers_paper WHERE id = ANY(%s)
+      FROM papers_paper WHERE id = ANY(%s::bigint[])
 """
 # Serialises matching runs (a Celery task and a command at once): both would otherwise
 # cluster the same unmatched slots and create duplicate researchers.
@@ -337,10 +338,10 @@ def _paper_evidence(cursor, paper_ids: Iterable[int]) -> tuple[dict[int, list[tu
     ids = sorted(set(paper_ids))
     slots: dict[int, list[tuple]] = defaultdict(list)
     facts: dict[int, tuple] = {}
-    cursor.execute(_SLOTS_SQL, [ids])
+    cursor.execute(_SLOTS_SQL, [int_array(ids)])
     for row in cursor.fetchall():
         slots[row[1]].append(row)
-    cursor.execute(_PAPERS_SQL, [ids])
+    cursor.execute(_PAPERS_SQL, [int_array(ids)])
     for pid, categories, year in cursor.fetchall():
         facts[pid] = (frozenset(categories or ()), year)
     return slots, facts
@@ -372,7 +373,17 @@ def researchers_match_local(
     """
     started = time.perf_counter()
     summary = MatchSummary()
-    with transaction.atomic(), connection.cursor() as django_cursor:
+    # One parse per distinct spelling: a prolific author's name recurs on every paper.
+    parsed: dict[tuple[str, str, str], PersonName] = {}
+
+    def name_of(name: str, keyname: str, forenames: str) -> PersonName:
+        key = (name, keyname, forenames)
+        found = parsed.get(key)
+        if found is None:
+            found = parsed[key] = parse_name(name, keyname, forenames)
+        return found
+
+    with gc_paused(), transaction.atomic(), connection.cursor() as django_cursor:
         cursor = django_cursor.cursor  # the psycopg cursor, for COPY
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_MATCH_LOCK])
         cursor.execute(_PENDING_SQL + (" LIMIT %s" if limit else ""), [limit] if limit else [])
@@ -383,15 +394,15 @@ def researchers_match_local(
 
         blocks: dict[int, str] = {}
         for slot_id, _pid, name, keyname, forenames in pending:
-            blocks[slot_id] = slot_block(name, keyname, forenames)
-        cursor.execute(_EXISTING_SQL, [sorted(set(blocks.values()))])
+            blocks[slot_id] = name_of(name, keyname, forenames).block[:200]
+        cursor.execute(_EXISTING_SQL, [text_array(sorted(set(blocks.values())))])
         existing = cursor.fetchall()
         paper_ids = {row[1] for row in pending} | {row[1] for row in existing}
         slots_by_paper, facts = _paper_evidence(cursor, paper_ids)
         slot_rows = {row[0]: row for rows in slots_by_paper.values() for row in rows}
         fixed = {slot_id: (rid, orcid) for slot_id, _pid, rid, orcid in existing}
         paper_blocks = {
-            pid: [(r[0], slot_block(r[3], r[4], r[5])) for r in rows if not r[7]]
+            pid: [(r[0], name_of(r[3], r[4], r[5]).block[:200]) for r in rows if not r[7]]
             for pid, rows in slots_by_paper.items()
         }
 
@@ -406,7 +417,7 @@ def researchers_match_local(
             mentions.append(
                 Mention(
                     id=slot_id,
-                    name=parse_name(name, keyname, forenames),
+                    name=name_of(name, keyname, forenames),
                     affiliations=tuple(affiliations or ()),
                     coauthors=frozenset(b for s, b in paper_blocks.get(paper_id, ()) if s != slot_id),
                     categories=categories,
@@ -449,7 +460,7 @@ def researchers_match_local(
                     rid,
                     display,
                     make_slug(display, fallback="researcher"),
-                    sorted(set(names)),
+                    text_array(sorted(set(names))),
                     len({slot_rows[s][1] for s in members}),
                     now,
                     now,
