@@ -11,11 +11,12 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from wove.bulk import copy_upsert, db_values
@@ -525,11 +526,80 @@ def harvest_oai(
     and any other OAI error fail the run and are raised. ``progress(n)`` is called with
     the records seen per page.
 
-    Returns the finished :class:`HarvestRun`. Raises :class:`OaiError` or ``httpx.HTTPError``
-    (the run is then saved as failed, its token kept for the next attempt).
+    One harvest per prefix and set runs at a time (a PostgreSQL session advisory lock, freed
+    by the server when a killed process's connection drops); runs still marked running
+    once the lock is held were interrupted and are marked failed (kept resumable when they
+    saved a token).
+
+    Returns the finished :class:`HarvestRun`. Raises :class:`HarvestBusy` when another
+    harvest of the same prefix and set holds the lock, :class:`OaiError` or
+    ``httpx.HTTPError`` (the run is then saved as failed, its token kept for the next
+    attempt).
     """
     if metadata_prefix not in ("arXiv", "arXivRaw"):
         raise ValueError(f"unsupported metadataPrefix {metadata_prefix!r}: use arXiv or arXivRaw")
+    with _harvest_lock(metadata_prefix=metadata_prefix, set_spec=set_spec):
+        _harvest_runs_mark_interrupted(metadata_prefix=metadata_prefix, set_spec=set_spec)
+        return _harvest_oai_locked(
+            client=client,
+            metadata_prefix=metadata_prefix,
+            from_date=from_date,
+            until_date=until_date,
+            set_spec=set_spec,
+            incremental=incremental,
+            progress=progress,
+        )
+
+
+class HarvestBusy(Exception):
+    """Another OAI-PMH harvest of the same metadataPrefix and set is running right now."""
+
+
+@contextmanager
+def _harvest_lock(*, metadata_prefix: str, set_spec: str) -> Iterator[None]:
+    """Hold the session advisory lock of one (prefix, set) harvest; raise :class:`HarvestBusy`
+    when another session holds it. A session lock, not a transaction lock: a harvest commits
+    once per page."""
+    digest = hashlib.sha256(f"papers.harvest_oai:{metadata_prefix}:{set_spec}".encode()).digest()
+    key = int.from_bytes(digest[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        if not cursor.fetchone()[0]:
+            raise HarvestBusy(f"another {metadata_prefix} harvest of set {set_spec or '*'} is running")
+    try:
+        yield
+    finally:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+        except DatabaseError:  # connection gone: the server has dropped the lock with it
+            logger.warning("could not release the harvest lock (connection lost)")
+
+
+def _harvest_runs_mark_interrupted(*, metadata_prefix: str, set_spec: str) -> int:
+    """Mark runs left ``running`` by a dead process as failed; returns how many. Only called
+    under the harvest lock, so no live harvest can own them."""
+    return HarvestRun.objects.filter(
+        kind=HarvestRun.Kind.OAI,
+        metadata_prefix=metadata_prefix,
+        set_spec=set_spec,
+        status=HarvestRun.Status.RUNNING,
+    ).update(
+        status=HarvestRun.Status.FAILED,
+        error="interrupted: its process stopped before the run finished",
+    )
+
+
+def _harvest_oai_locked(
+    *,
+    client: OaiClient,
+    metadata_prefix: str,
+    from_date: date | None,
+    until_date: date | None,
+    set_spec: str,
+    incremental: bool,
+    progress,
+) -> HarvestRun:
     run = harvest_run_resumable(metadata_prefix=metadata_prefix, set_spec=set_spec)
     if (
         run is not None

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+
 import httpx
 from celery import shared_task
 from django.conf import settings
 
 from . import services
 from .oai import OaiClient
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(
@@ -22,19 +26,22 @@ def harvest_arxiv(metadata_prefix: str | None = None, set_spec: str = "") -> dic
     """Incremental OAI-PMH harvest (from the last complete run's responseDate).
 
     Safe to run twice: an interrupted run resumes from its saved resumptionToken and the
-    upserts are idempotent. Returns the run's counts as a dict.
+    upserts are idempotent; a copy delivered while the harvest still runs (the broker's
+    visibility timeout ran out) finds it busy and returns ``{"status": "busy"}``. Returns
+    the run's counts as a dict.
     """
+    prefix = metadata_prefix or settings.ARXIV_OAI_DEFAULT_PREFIX
     with OaiClient(
         settings.ARXIV_OAI_ENDPOINT,
         min_interval=settings.ARXIV_OAI_MIN_INTERVAL,
         timeout=settings.ARXIV_OAI_TIMEOUT,
         user_agent=settings.WOVE_USER_AGENT,
     ) as client:
-        run = services.harvest_oai(
-            client=client,
-            metadata_prefix=metadata_prefix or settings.ARXIV_OAI_DEFAULT_PREFIX,
-            set_spec=set_spec,
-        )
+        try:
+            run = services.harvest_oai(client=client, metadata_prefix=prefix, set_spec=set_spec)
+        except services.HarvestBusy as exc:
+            logger.info("%s; this copy of the task stops", exc)
+            return {"run": None, "status": "busy"}
     return {
         "run": run.pk,
         "status": run.status,

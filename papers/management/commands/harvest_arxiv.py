@@ -68,7 +68,7 @@ class Command(BaseCommand):
                         set_spec=options["set_spec"],
                         progress=bar.update,
                     )
-        except (OaiError, OaiResponseError) as exc:
+        except (OaiError, OaiResponseError, services.HarvestBusy) as exc:
             raise CommandError(str(exc)) from exc
         except FileNotFoundError as exc:
             raise CommandError(f"no such file: {exc.filename}") from exc
