@@ -19,6 +19,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 
 from . import ratelimit
 from .errors import ERROR_CODES, ApiError, error_response
+from .views import RETRY_AFTER_SECONDS, UNAVAILABLE_DETAIL, database_unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,8 @@ Papers, researchers and institutions, woven together: the archive's data as JSON
   `X-RateLimit-Reset` (seconds until the window resets); a refused request gets **429**
   with `Retry-After` (seconds).
 * **Errors** always have the `Error` shape: `{status, code, detail, errors}` (400, 404,
-  405, 410, 422, 429, 500), never an HTML page.
+  405, 410, 422, 429, 500, 503), never an HTML page. A 503 (`unavailable`: the database is
+  away for a moment) carries `Retry-After` (seconds).
 * **Paging.** Lists take `page` and `size` (at most 100) and answer with `count` and
   `pages`; for deep traversal follow `next_cursor` (`?cursor=...`, keyset paging over a
   stable order, no count). Keep the filters and the sort the same while following cursors.
@@ -153,7 +155,17 @@ def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 
 @api.exception_handler(Exception)
 def _server_error(request: HttpRequest, exc: Exception) -> HttpResponse:
+    return _unexpected_error_response(request, exc)
+
+
+def _unexpected_error_response(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """503 ``unavailable`` with ``Retry-After`` while the database is unreachable (the next
+    request reconnects by itself); 500 ``server_error`` for anything else. Both logged."""
     logger.exception("API error on %s %s", request.method, request.path)
+    if database_unavailable(exc):
+        return error_response(
+            503, "unavailable", UNAVAILABLE_DETAIL, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+        )
     return error_response(500, "server_error", "Something went wrong on our side.")
 
 
@@ -217,9 +229,8 @@ def api_view(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpRespons
             request.method = "GET"
         try:
             response = view(request, *args, **kwargs)
-        except Exception:
-            logger.exception("API error on %s %s", request.method, request.path)
-            response = error_response(500, "server_error", "Something went wrong on our side.")
+        except Exception as exc:
+            response = _unexpected_error_response(request, exc)
         if response.status_code == 405:
             allow = response.get("Allow", "")
             response = error_response(

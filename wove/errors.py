@@ -19,12 +19,12 @@ class ErrorItem(Schema):
 
 
 class Error(Schema):
-    """Every API error, whatever its status (400, 404, 405, 410, 422, 429, 500).
+    """Every API error, whatever its status (400, 404, 405, 410, 422, 429, 500, 503).
 
     ``status`` repeats the HTTP status; ``code`` is a stable machine-readable word
     (``not_found``, ``gone``, ``bad_request``, ``invalid_cursor``, ``validation_error``,
-    ``rate_limited``, ``method_not_allowed``, ``server_error``); ``detail`` is for people;
-    ``errors`` lists the invalid inputs of a 422.
+    ``rate_limited``, ``method_not_allowed``, ``server_error``, ``unavailable``); ``detail``
+    is for people; ``errors`` lists the invalid inputs of a 422.
     """
 
     status: int = Field(examples=[404])
@@ -80,4 +80,5 @@ ERROR_CODES = {
     422: "validation_error",
     429: "rate_limited",
     500: "server_error",
+    503: "unavailable",
 }

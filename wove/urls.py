@@ -33,3 +33,4 @@ urlpatterns = [
 ]
 
 handler404 = "papers.views.not_found"
+handler500 = "wove.views.server_error"

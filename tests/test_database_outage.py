@@ -1,0 +1,235 @@
+"""Reliability drill (issue 11): PostgreSQL stopped and started again under a serving
+gunicorn. During the outage pages answer a clean 503 HTML page and the API its ``Error``
+JSON, both with ``Retry-After``; afterwards the very next requests succeed, without
+restarting the app."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from django.db import connection
+
+from tests import celery_helpers
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def postgres_bindir() -> Path:
+    """Debian's binaries of the same major version as the test server (pg_dump must match)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version_num")
+        major = int(cursor.fetchone()[0]) // 10000
+    bindir = Path(f"/usr/lib/postgresql/{major}/bin")
+    if not (bindir / "pg_ctl").exists():
+        pytest.skip(f"PostgreSQL {major} server binaries not installed at {bindir}")
+    return bindir
+
+
+class ThrowawayCluster:
+    """A PostgreSQL cluster in a temporary directory on 127.0.0.1:``port`` (trust auth,
+    fsync off), run as the ``postgres`` system user when the tests run as root."""
+
+    def __init__(self, bindir: Path, root: Path):
+        self.bindir, self.data, self.port = bindir, root / "data", free_port()
+        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if self.as_user:
+            shutil.chown(root, "postgres")
+
+    def _run(self, *argv: str) -> None:
+        subprocess.run([*self.as_user, *argv], check=True, capture_output=True, timeout=60)  # noqa: S603
+
+    def init(self) -> None:
+        self._run(
+            str(self.bindir / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        )
+
+    def start(self) -> None:
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off"
+        self._run(
+            str(self.bindir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-w",
+            "-l",
+            str(self.data.parent / "log"),
+            "start",
+        )
+
+    def stop(self) -> None:
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def url(self, name: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+
+
+@contextmanager
+def throwaway_copy_of_test_database() -> Iterator[ThrowawayCluster]:
+    """A fresh cluster holding a copy (pg_dump) of the test database; removed afterwards."""
+    bindir = postgres_bindir()
+    with tempfile.TemporaryDirectory(prefix="wove-pg-") as tmp:
+        cluster = ThrowawayCluster(bindir, Path(tmp))
+        cluster.init()
+        cluster.start()
+        try:
+            subprocess.run(  # noqa: S603
+                [
+                    str(bindir / "createdb"),
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    str(cluster.port),
+                    "-U",
+                    "postgres",
+                    "wove",
+                ],
+                check=True,
+                timeout=60,
+            )
+            dump = subprocess.run(  # noqa: S603
+                [str(bindir / "pg_dump"), "--no-owner", "-d", celery_helpers.test_database_url()],
+                check=True,
+                capture_output=True,
+                timeout=120,
+            ).stdout
+            subprocess.run(  # noqa: S603
+                [str(bindir / "psql"), "-q", "-v", "ON_ERROR_STOP=1", "-d", cluster.url("wove")],
+                input=dump,
+                check=True,
+                capture_output=True,
+                timeout=120,
+            )
+            yield cluster
+        finally:
+            subprocess.run(  # noqa: S603
+                [
+                    *cluster.as_user,
+                    str(bindir / "pg_ctl"),
+                    "-D",
+                    str(cluster.data),
+                    "-m",
+                    "immediate",
+                    "stop",
+                ],
+                capture_output=True,
+                timeout=60,
+            )
+
+
+@contextmanager
+def gunicorn(database_url: str) -> Iterator[str]:
+    """gunicorn (1 worker, 4 threads, DEBUG off, a real SECRET_KEY) against ``database_url``;
+    yields its base URL."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": "outage-drill-" + "x" * 40,
+        "DEBUG": "0",
+        "SECURE_COOKIES": "0",
+        "RATELIMIT_ENABLED": "0",
+        "WOVE_TESTING": "1",  # plain static storage: no collectstatic manifest needed
+        "DJANGO_SETTINGS_MODULE": "wove.settings",
+    }
+    env.pop("WOVE_LOCAL", None)
+    log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
+    proc = subprocess.Popen(  # noqa: S603 - fixed argv
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "wove.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "1",
+            "--threads",
+            "4",
+        ],
+        cwd=celery_helpers.ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(base + "/robots.txt", timeout=5)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, Path(log.name).read_text()[-3000:]
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(20)
+        print(Path(log.name).read_text()[-4000:])
+        os.unlink(log.name)
+
+
+URLS = ["/", "/search?q=quantum", "/papers/0801.3673", "/api/v1/papers?size=5", "/api/v1/researchers"]
+
+
+def test_requests_fail_cleanly_while_postgres_is_down_and_recover_after():
+    with (
+        throwaway_copy_of_test_database() as cluster,
+        gunicorn(cluster.url("wove")) as base,
+        httpx.Client(base_url=base, timeout=20) as client,
+    ):
+        before = {url: client.get(url).status_code for url in URLS}
+        cluster.stop()
+        down = [client.get(url) for url in URLS for _ in range(2)]  # every thread sees it
+        cluster.start()
+        after = [(url, client.get(url).status_code) for _ in range(2) for url in URLS]
+
+    assert before == {
+        "/": 200,
+        "/search?q=quantum": 200,
+        "/papers/0801.3673": 404,
+        "/api/v1/papers?size=5": 200,
+        "/api/v1/researchers": 200,
+    }
+    for response in down:
+        assert response.status_code == 503, (response.request.url, response.text[:500])
+        assert response.headers["Retry-After"] == "30"
+        assert response.headers["Cache-Control"] == "no-store"
+        if response.request.url.path.startswith("/api/"):
+            assert response.json() == {
+                "status": 503,
+                "code": "unavailable",
+                "detail": "The archive's database is unavailable for a moment; retry in 30 s.",
+                "errors": None,
+            }
+        else:
+            assert response.headers["Content-Type"] == "text/html; charset=utf-8"
+            assert "<h1>Back in a moment</h1>" in response.text
+            assert "Traceback" not in response.text
+    assert after == [(url, before[url]) for _ in range(2) for url in URLS]
