@@ -12,7 +12,8 @@ Method (S2AND-style blocking, then constrained agglomeration):
 2. Seed groups: mentions already attached to one researcher, sharing an ORCID iD, or joined
    by a must-link constraint start as one group.
 3. Score every name-compatible pair in a block from evidence: affiliation overlap
-   (IDF-weighted cosine over normalised tokens), shared co-authors, shared categories or
+   (IDF-weighted cosine over the normalised words that name a place, not the words that
+   say what kind of place it is: :data:`GENERIC_AFFILIATION_WORDS`), shared co-authors, shared categories or
    venues, a spelled-out identical given name, year distance. Two different affiliation
    strings that are both institution names (written word for word in several name blocks)
    count as two institutions, whatever words they share. Merge pairs in descending
@@ -22,7 +23,7 @@ Method (S2AND-style blocking, then constrained agglomeration):
 4. A mention with no evidence at all joins the largest group with the same spelled name
    (the likeliest person), else stays alone; small leftovers join a dominant group.
 5. A spelled-out given name left in at most :data:`FEW_GROUPS` groups is one person who
-   moved (unless the groups' fields are disjoint).
+   moved (unless the groups' fields are disjoint, each seen on :data:`FIELD_PAPERS` papers).
 
 Measured with ``bench/disambiguation.py --halves`` on S2AND's Qian development half: the
 settings were chosen on the h0 half of the name blocks and checked on h1.
@@ -58,6 +59,8 @@ DOMINANT_SHARE = 0.5
 SWAP_RATIO = 2
 # A spelled-out name found in at most this many groups after scoring is one person.
 FEW_GROUPS = 4
+# Disjoint fields keep two groups of one name apart only when each is seen on this many papers.
+FIELD_PAPERS = 2
 # An affiliation string written verbatim in this many name blocks is an institution's name.
 INSTITUTION_BLOCKS = 2
 
@@ -124,6 +127,85 @@ _AFF_STOPWORDS = frozenset(
     ]
 )
 _DIGITS = re.compile(r"\d+")
+# Words that say what kind of place an affiliation is, or where, not which one: two
+# affiliations sharing only these ("Hong Kong University of Science and Technology",
+# "Norwegian University of Science and Technology"; "University of New South Wales",
+# "Central South University") are no evidence of one employer.
+GENERIC_AFFILIATION_WORDS = frozenset(
+    {
+        "university",
+        "institute",
+        "technology",
+        "science",
+        "national",
+        "college",
+        "school",
+        "department",
+        "laboratory",
+        "center",
+        "research",
+        "academy",
+        "engineering",
+        "faculty",
+        "state",
+        "polytechnic",
+        "federal",
+        "international",
+        "foundation",
+        "hospital",
+        "medical",
+        "medicine",
+        "computer",
+        "computing",
+        "mathematics",
+        "physics",
+        "chemistry",
+        "biology",
+        "electrical",
+        "electronic",
+        "electronics",
+        "information",
+        "key",
+        "division",
+        "group",
+        "graduate",
+        "studies",
+        "applied",
+        "advanced",
+        "higher",
+        "education",
+        "corporation",
+        "inc",
+        "ltd",
+        "company",
+        "society",
+        "systems",
+        "system",
+        "mechanical",
+        "civil",
+        "chemical",
+        "statistics",
+        "economics",
+        "technical",
+        "technische",
+        "hochschule",
+        "ecole",
+        "normale",
+        "superieure",
+        "free",
+        "central",
+        "joint",
+        "program",
+        "programme",
+        "unit",
+        "section",
+        "north",
+        "south",
+        "east",
+        "west",
+        "new",
+    }
+)
 
 
 def _affiliation_words(text: str) -> list[str]:
@@ -174,10 +256,14 @@ class Mention:
     paper: Hashable | None = None
     aff_tokens: frozenset[str] = field(default=frozenset(), init=False)
     aff_keys: frozenset[str] = field(default=frozenset(), init=False)
+    aff_core: frozenset[str] = field(default=frozenset(), init=False)
 
     def __post_init__(self) -> None:
         self.aff_tokens = affiliation_tokens(self.affiliations)
         self.aff_keys = affiliation_keys(self.affiliations)
+        # The words naming which place, not what kind of place; all of them when there are
+        # no others ("Institute of Physics").
+        self.aff_core = (self.aff_tokens - GENERIC_AFFILIATION_WORDS) or self.aff_tokens
 
     @property
     def has_evidence(self) -> bool:
@@ -298,12 +384,15 @@ def _aff_similarity(
     both_institutions = bool(institutions) and a.aff_keys <= institutions and b.aff_keys <= institutions
     if both_institutions and not any(_short_form(x, y) for x in a.aff_keys for y in b.aff_keys):
         return 0.0
-    shared = a.aff_tokens & b.aff_tokens
+    # Compared on the naming words only: kind-of-place words shared by many institutions
+    # would otherwise make up most of the overlap coefficient below.
+    ta, tb = a.aff_core, b.aff_core
+    shared = ta & tb
     if not shared:
         return 0.0
     num = sum(idf[t] ** 2 for t in shared)
-    den_a = sum(idf[t] ** 2 for t in a.aff_tokens)
-    den_b = sum(idf[t] ** 2 for t in b.aff_tokens)
+    den_a = sum(idf[t] ** 2 for t in ta)
+    den_b = sum(idf[t] ** 2 for t in tb)
     # Half cosine, half overlap coefficient: "Fudan Univ., Shanghai, Dept. of Comput." holds
     # "Fudan University" whole, which a cosine alone would dilute.
     return 0.5 * num / math.sqrt(den_a * den_b) + 0.5 * num / min(den_a, den_b)
@@ -406,8 +495,10 @@ def _attach_to_dominant(clusterer: _Clusterer, members: list[int], mentions: lis
         _merge_few(clusterer, same, mentions)
 
 
-def _categories(clusterer: _Clusterer, root: int, mentions: list[Mention]) -> set[str]:
-    return {c for i in clusterer.groups[root].members for c in mentions[i].categories}
+def _categories(clusterer: _Clusterer, root: int, mentions: list[Mention]) -> tuple[set[str], int]:
+    """The group's categories, and how many of its mentions have any."""
+    members = [mentions[i] for i in clusterer.groups[root].members if mentions[i].categories]
+    return {c for m in members for c in m.categories}, len(members)
 
 
 def _merge_few(clusterer: _Clusterer, same: list[int], mentions: list[Mention]) -> None:
@@ -415,19 +506,20 @@ def _merge_few(clusterer: _Clusterer, same: list[int], mentions: list[Mention]) 
 
     Authors move: the same person writes from two or three institutions over the years, and
     a full name (not initials) shared by two people in one archive is rarer than one person
-    moving. Groups whose categories (fields, venues) are known and disjoint are kept apart:
-    that is evidence of two people. Never across a constraint.
+    moving. Groups whose categories (fields, venues) are disjoint, each seen on at least
+    ``FIELD_PAPERS`` papers, are kept apart: that is evidence of two people (one paper's
+    venue is one sample of a person's fields, and says little). Never across a constraint.
     """
     roots = sorted({clusterer.find(mi) for mi in same}, key=lambda r: -len(clusterer.groups[r].members))
     if len(roots) < 2 or len(roots) > FEW_GROUPS:
         return
     top = roots[0]
     for root in roots[1:]:
-        cats_top, cats = (
+        (cats_top, papers_top), (cats, papers) = (
             _categories(clusterer, clusterer.find(top), mentions),
             _categories(clusterer, root, mentions),
         )
-        if cats_top and cats and cats_top.isdisjoint(cats):
+        if min(papers_top, papers) >= FIELD_PAPERS and cats_top.isdisjoint(cats):
             continue
         clusterer.union(top, root)
 

@@ -134,6 +134,9 @@ def test_a_full_name_in_few_groups_is_one_person_unless_the_fields_differ():
         m(4, "Thomas Ludwig", aff=["Technische Universität München"], cats=("q-bio.GN",)),
     ]
     assert as_sets(cluster_mentions(fields)) == [[1, 2], [3, 4]]
+    # One paper a group is one venue each: too little to say the fields differ.
+    single = [fields[0], fields[2]]
+    assert as_sets(cluster_mentions(single)) == [[1, 3]]
     # Initials alone are no name to lean on: "T. Ludwig" in two places stays two groups.
     initials = [m(i, "T. Ludwig", aff=[a], cats=()) for i, a in enumerate(["Heidelberg", "Munich"], 1)]
     assert as_sets(cluster_mentions(initials)) == [[1], [2]]
@@ -149,3 +152,18 @@ def test_cannot_link_holds_through_a_chain():
     assert as_sets(cluster_mentions(mentions)) == [[1, 2, 3]]
     clusters = as_sets(cluster_mentions(mentions, cannot_link=[(3, 1)]))
     assert [1, 2, 3] not in clusters and [1, 3] not in clusters
+
+
+def test_shared_kind_of_place_words_are_no_evidence():
+    # Two initials-only mentions (no name prior applies) with no fields in common: only the
+    # affiliations can join them. "University of Science and Technology" names no place;
+    # "Purdue" does.
+    def pair(left, right):
+        mentions = [m(1, "W. Wang", aff=[left], cats=()), m(2, "W. Wang", aff=[right], cats=())]
+        return as_sets(cluster_mentions(mentions))
+
+    hkust = "Hong Kong University of Science and Technology"
+    assert pair(hkust, "Norwegian University of Science and Technology") == [[1], [2]]
+    assert pair("University of New South Wales", "Central South University") == [[1], [2]]
+    assert pair("Indiana University – Purdue University Indianapolis", "Purdue University") == [[1, 2]]
+    assert pair(hkust, "Dept. of Comput. Sci., Hong Kong Univ. of Sci. & Technol.") == [[1, 2]]
