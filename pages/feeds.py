@@ -15,7 +15,7 @@ from django.utils.feedgenerator import Rss201rev2Feed
 
 from papers.models import Category, Paper
 from papers.templatetags.wove import readable_text
-from papers.text import strip_control
+from papers.text import byline, strip_control
 from researchers.models import Researcher
 
 FEED_SIZE = 50
@@ -41,7 +41,7 @@ class _PaperFeed(Feed):
         return feed_text(item.title)
 
     def item_description(self, item: Paper) -> str:
-        authors = feed_text(item.authors_text, limit=300)
+        authors = feed_text(byline(item.authors_text), limit=300)
         abstract = feed_text(item.abstract, limit=1200)
         return f"{authors}\n\n{abstract}" if authors else abstract
 
@@ -60,7 +60,7 @@ class _PaperFeed(Feed):
         return [feed_text(c) for c in item.categories]
 
     def item_author_name(self, item: Paper) -> str:
-        return feed_text(item.authors_text, limit=200)
+        return feed_text(byline(item.authors_text), limit=200)
 
     def _papers(self):
         return (

@@ -11,6 +11,7 @@ from ninja import Schema
 from pydantic import Field, field_validator
 
 from institutions.schemas import InstitutionRef
+from papers.text import byline
 from researchers.schemas import ResearcherRef
 from wove.pagination import PageMeta
 
@@ -30,7 +31,10 @@ class PaperOut(Schema):
     arxiv_id: str = Field(examples=["2401.10241"])
     slug: str
     title: str
-    authors: str = Field(description="The author list as one display string")
+    authors: str = Field(
+        description="The author list as one display string: names only, affiliations and "
+        "their marks removed (the full string as harvested is `authors_as_written` on the record)"
+    )
     abstract: str
     categories: list[str] = Field(examples=[["cs.DC", "cs.LG"]])
     primary_category: str | None = Field(examples=["cs.DC"])
@@ -46,6 +50,10 @@ class PaperOut(Schema):
 
     @staticmethod
     def resolve_authors(obj) -> str:
+        return byline(obj.authors_text)
+
+    @staticmethod
+    def resolve_authors_as_written(obj) -> str:
         return obj.authors_text
 
     @staticmethod
@@ -96,6 +104,7 @@ class ProvenanceLinks(Schema):
 class PaperDetailOut(PaperOut):
     """The full record of one paper: source fields, versions, author slots, provenance."""
 
+    authors_as_written: str = Field(description="The arXiv author string as harvested (TeX kept)")
     journal_ref: str
     comments: str
     license: str

@@ -56,6 +56,25 @@ def tex_to_unicode(text: str) -> str:
     return collapse_whitespace(decoded)
 
 
+_INNERMOST_GROUP = re.compile(r"\s*\([^()]*\)")
+_SPACE_BEFORE_COMMA = re.compile(r"\s+,")
+
+
+def byline(authors_text: str | None) -> str:
+    """An arXiv author string with its parenthesised affiliations and marks removed, for
+    bylines in lists and feeds: ``"S. Ando (1 and 2), J.W. Shin (1) ((1) Sungkyunkwan U.,
+    (2) U. of Manchester)"`` gives ``"S. Ando, J.W. Shin"``. Nested groups go too; an
+    unbalanced ``(`` is left as it stands. TeX is kept (decode it for display). Never raises.
+    """
+    text = authors_text or ""
+    while True:
+        stripped = _INNERMOST_GROUP.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    return _SPACE_BEFORE_COMMA.sub(",", collapse_whitespace(text)).strip(" ,;")
+
+
 def ascii_fold(text: str) -> str:
     """Transliterate to ASCII (``Müller`` gives ``Muller``, ``Ж`` gives ``Zh``)."""
     return unidecode(unicodedata.normalize("NFC", text))

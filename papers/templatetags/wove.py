@@ -12,7 +12,7 @@ from django.templatetags.static import static
 from django.utils.html import _json_script_escapes, escape
 from django.utils.safestring import SafeString, mark_safe
 
-from papers.text import tex_to_unicode
+from papers.text import byline, tex_to_unicode
 from wove.context_processors import SITE_DESCRIPTION
 
 register = template.Library()
@@ -35,6 +35,13 @@ def tex(value: str) -> str:
     """TeX accents and simple math made readable as plain Unicode text (still escaped by the
     template engine, since the result is a plain string); see :func:`readable_text`."""
     return readable_text(value)
+
+
+@register.filter(name="byline")
+def byline_filter(value: str) -> str:
+    """An author string as a readable byline: affiliations and marks removed
+    (:func:`papers.text.byline`), TeX decoded (:func:`readable_text`)."""
+    return readable_text(byline(value))
 
 
 @register.filter

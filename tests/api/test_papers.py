@@ -221,3 +221,18 @@ def test_list_query_counts_are_pinned(api, django_assert_num_queries):
 def test_detail_query_count(api, django_assert_num_queries):
     with django_assert_num_queries(5):  # paper, slots+researchers, institutions, versions, pith record
         api.get("/api/v1/papers/0704.0001")
+
+
+def test_authors_is_a_byline_and_the_harvested_string_stays_on_the_record(api):
+    # 0801.4330 (Kaggle): affiliations are numbered marks resolved through a legend.
+    raw = (
+        "S. Ando (1 and 2), J.W. Shin (1), C.H. Hyun (3), S.W. Hong (1), and K. Kubodera (4) "
+        "((1) Sungkyunkwan U., (2) U. of Manchester, (3) Daegu U., (4) U. of South Carolina)"
+    )
+    listed = api.get("/api/v1/papers", {"q": "Kubodera", "sort": "newest"}).json()["items"]
+    assert [p["authors"] for p in listed if p["arxiv_id"] == "0801.4330"] == [
+        "S. Ando, J.W. Shin, C.H. Hyun, S.W. Hong, and K. Kubodera"
+    ]
+    record = api.get("/api/v1/papers/0801.4330").json()
+    assert record["authors"] == "S. Ando, J.W. Shin, C.H. Hyun, S.W. Hong, and K. Kubodera"
+    assert record["authors_as_written"] == raw

@@ -244,3 +244,15 @@ def test_an_address_that_starts_with_a_number_is_not_a_legend():
         ("A. Smith", ["1 Cyclotron Road, Berkeley"]),
         ("B. Band", ["Anderson Institute"]),
     ]
+
+
+def test_byline_drops_affiliations_and_marks():
+    from papers.text import byline
+
+    assert byline("A. Smith (MIT), B. Jones (1,2) ((1) Harvard (Cambridge), (2) Yale)") == (
+        "A. Smith, B. Jones"
+    )
+    assert byline("CDF Collaboration: T. Aaltonen, et al") == "CDF Collaboration: T. Aaltonen, et al"
+    # An unbalanced "(" is not a group: the text stays rather than vanish.
+    assert byline("A. Smith (MIT") == "A. Smith (MIT"
+    assert byline(None) == ""
