@@ -14,9 +14,9 @@ pytestmark = pytest.mark.django_db
 
 # Author strings split at commas and take "(...)" as affiliations, so the payloads placed in
 # names avoid both; titles and abstracts carry the classic forms.
-TITLE = "Quasar spins <script>alert(1)</script> \"><img src=x onerror=alert(1)>"
+TITLE = 'Quasar spins <script>alert(1)</script> "><img src=x onerror=alert(1)>'
 ABSTRACT = "Quasar abstract </script><script>alert(2)</script> and <b onmouseover=alert(3)>bold</b>."
-AUTHOR = "Eve \"><img src=x onerror=alert`4`> Quasarova"
+AUTHOR = 'Eve "><img src=x onerror=alert`4`> Quasarova'
 AFFILIATION = "</script><svg onload=alert`5`> Institute"
 RESEARCHER = "Mallory <script>alert`6`</script> Quasarov"
 INSTITUTION = "Quasar </script><img src=x onerror=alert`7`> University"
@@ -52,7 +52,12 @@ def hostile(db, tmp_path):
     services.harvest_files(paths=[path])
     paper = Paper.objects.get(arxiv_id="0801.3673")
     first, second = paper.authors.order_by("position")
-    assert (paper.title, first.name, first.affiliations, second.name) == (TITLE, AUTHOR, [AFFILIATION], RESEARCHER)
+    assert (paper.title, first.name, first.affiliations, second.name) == (
+        TITLE,
+        AUTHOR,
+        [AFFILIATION],
+        RESEARCHER,
+    )
     researcher = Researcher.objects.create(display_name=RESEARCHER, paper_count=1)
     Authorship.objects.create(
         slot=second, paper=paper, researcher=researcher, method="editor", confidence=1.0, block="m quasarov"
@@ -61,7 +66,9 @@ def hostile(db, tmp_path):
     InstitutionName.objects.create(
         institution=institution, kind="ror_display", value=INSTITUTION, normalized="quasar university"
     )
-    AuthorAffiliation.objects.create(slot=first, institution=institution, source="string-match", confidence=0.9)
+    AuthorAffiliation.objects.create(
+        slot=first, institution=institution, source="string-match", confidence=0.9
+    )
     return {"paper": paper, "researcher": researcher, "institution": institution}
 
 
@@ -176,7 +183,11 @@ def test_feeds_are_well_formed_with_the_text_as_text(client, hostile, url):
 def test_citation_exports_are_plain_text(client, hostile, fmt):
     response = client.get(f"/papers/0801.3673/export.{fmt}")
     assert response.status_code == 200
-    assert response["Content-Type"].split(";")[0] in ("application/x-bibtex", "application/x-research-info-systems", "text/plain")
+    assert response["Content-Type"].split(";")[0] in (
+        "application/x-bibtex",
+        "application/x-research-info-systems",
+        "text/plain",
+    )
     assert response["X-Content-Type-Options"] == "nosniff"
     assert "Quasar spins" in response.content.decode()
 
