@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
 from .models import CURATE_PERMISSION
 
@@ -34,12 +34,14 @@ def user_can_curate(user) -> bool:
 
 
 def editor_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Decorator: 403 (``PermissionDenied``) for everyone who may not curate, signed in or not."""
+    """Decorator: everyone who may not curate, signed in or not, gets a 403 page saying why
+    (``curation/refused.html``: a sign-in link for visitors, who to ask for signed-in users);
+    the view does not run, so nothing changes."""
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not user_can_curate(request.user):
-            raise PermissionDenied("curation is for editors")
+            return render(request, "curation/refused.html", status=403)
         return view(request, *args, **kwargs)
 
     return wrapped
