@@ -22,8 +22,10 @@ from django.db.models.functions import ExtractYear
 from django.http import QueryDict
 
 from institutions.models import AuthorAffiliation, Institution
+from institutions.ror import InvalidRorId, normalize_ror_id
 from papers.models import Category, Paper
 from researchers.models import Authorship, Researcher
+from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import Folded, fold_text
 
 SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
@@ -324,6 +326,25 @@ def institutions_matching(text: str) -> QuerySet[Institution]:
         .annotate(paper_count=Count("author_links__slot__paper", distinct=True))
         .order_by("-paper_count", "name")
     )
+
+
+def identifier_target(text: str) -> Institution | Researcher | None:
+    """The institution whose ROR ID, or the active researcher whose ORCID iD, is the whole of
+    ``text`` (any accepted form: ``https://ror.org/042nb2s44``, ``042nb2s44``,
+    ``https://orcid.org/0000-0002-5250-9277``); ``None`` when ``text`` is neither or we do
+    not hold it. Check digits are verified, so ordinary words are never taken for ids."""
+    text = text.strip()
+    try:
+        ror_id = normalize_ror_id(text)
+    except InvalidRorId:
+        pass
+    else:
+        return Institution.objects.filter(ror_id=ror_id).first()
+    try:
+        orcid = normalize_orcid(text)
+    except InvalidOrcid:
+        return None
+    return Researcher.objects.filter(orcid=orcid, merged_into__isnull=True).first()
 
 
 def tab_counts(search: PaperSearch) -> dict[str, int]:

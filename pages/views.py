@@ -25,7 +25,8 @@ def search(request: HttpRequest) -> HttpResponse:
     """``/search?q=&type=&category=&from=&to=&researcher=&institution=&sort=&page=``.
 
     An arXiv identifier as the whole query goes straight to the paper (or to its 404 page,
-    which offers to fetch it). Papers, researchers and institutions are tabs (``type``).
+    which offers to fetch it); a ROR ID or an ORCID iD held here goes to that institution or
+    researcher. Papers, researchers and institutions are tabs (``type``).
     """
     params = site_search.parse_search(request.GET)
     if params.q and not params.has_filters:
@@ -33,6 +34,9 @@ def search(request: HttpRequest) -> HttpResponse:
         if parsed is not None and ("." in params.q or "/" in params.q):
             paper = Paper.objects.filter(arxiv_id=parsed.id).only("arxiv_id", "slug").first()
             return HttpResponseRedirect(paper.get_absolute_url() if paper else f"/papers/{parsed.id}")
+        held = site_search.identifier_target(params.q)
+        if held is not None:
+            return HttpResponseRedirect(held.get_absolute_url())
     site_search.rank(params)
     counts = site_search.tab_counts(params)
     context: dict = {

@@ -144,3 +144,18 @@ def test_suggest_endpoint(site_sample, client):
     assert [r["name"] for r in data["results"]] == ["The University of Tokyo"]
     assert client.get("/search/suggest", {"kind": "institution", "q": "t"}).json() == {"results": []}
     assert client.get("/search/suggest", {"kind": "papers", "q": "tokyo"}).json() == {"results": []}
+
+
+def test_a_ror_id_or_orcid_id_as_the_query_goes_to_who_holds_it(site_sample, client):
+    tokyo, strominger = site_sample["tokyo"], site_sample["strominger"]
+    for query in ("057zh3y96", "https://ror.org/057zh3y96", " ror.org/057ZH3Y96 "):
+        assert client.get("/search", {"q": query})["Location"] == tokyo.get_absolute_url()
+    # Josiah Carberry's ORCID iD (ORCID's documented test record; check digit 7).
+    strominger.orcid = "0000-0002-1825-0097"
+    strominger.save(update_fields=["orcid"])
+    for query in ("0000-0002-1825-0097", "https://orcid.org/0000-0002-1825-0097"):
+        assert client.get("/search", {"q": query})["Location"] == strominger.get_absolute_url()
+    # MIT's ROR ID is valid but not held here, and a wrong check digit is just words:
+    # both are searched as text.
+    assert client.get("/search", {"q": "042nb2s44"}).status_code == 200
+    assert client.get("/search", {"q": "0000-0002-1825-0098"}).status_code == 200
