@@ -37,9 +37,13 @@ DEBUG = env_bool("DEBUG", False)
 # Under pytest the test settings apply even when WOVE_TESTING is not exported.
 TESTING = env_bool("WOVE_TESTING", False) or "pytest" in sys.modules
 
+# A public deployment: not DEBUG, not a test run, not a local run (WOVE_LOCAL). It gets the
+# HTTPS hardening `manage.py check --deploy` asks for by default (see Security below).
+PRODUCTION = not (DEBUG or TESTING or env_bool("WOVE_LOCAL", False))
+
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
-    if DEBUG or TESTING or env_bool("WOVE_LOCAL", False):
+    if not PRODUCTION:
         # A fixed key is only acceptable for a local, non-public run.
         SECRET_KEY = "wovepaper-local-insecure-key-do-not-use-in-production"  # noqa: S105
     else:
@@ -152,8 +156,12 @@ SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
 X_FRAME_OPTIONS = "DENY"
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
-SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+# In production, plain-http requests redirect to https and HSTS is sent for a year (with
+# subdomains and preload, so `check --deploy` is clean); behind a TLS-terminating proxy set
+# BEHIND_PROXY=1 so X-Forwarded-Proto tells Django the request was https (without it every
+# request would redirect). Each can be turned off explicitly (SECURE_HSTS_SECONDS=0 ...).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", PRODUCTION)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000" if PRODUCTION else "0"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", SECURE_HSTS_SECONDS > 0)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", SECURE_HSTS_SECONDS > 0)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None
