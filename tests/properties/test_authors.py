@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from papers.authors import NAME_PARTICLES, parse_author_string, split_name
 
-PROPERTY = settings(max_examples=200, deadline=None)
+PROPERTY = settings(max_examples=100, deadline=None)
 
 _upper = st.sampled_from("ABCDEFGHIJKLMNOPRSTVWZÅÉÖŁ")
 _lower = st.text(alphabet="abcdefghijklmnoprstuvwyzäéöüçñ", min_size=2, max_size=9)
@@ -88,3 +88,35 @@ def test_split_name_keeps_every_word(name):
     keyname, forenames, suffix = split_name(name)
     assert " ".join(p for p in (forenames, keyname, suffix) if p) == name
     assert keyname == name.split(" ")[-1] or keyname.split(" ")[0] in NAME_PARTICLES
+
+
+@PROPERTY
+@given(
+    st.lists(person(), min_size=1, max_size=6),
+    st.lists(
+        st.sampled_from(["MIT", "Caltech", "CERN", "DAMTP Cambridge", "Inst. Phys."]),
+        min_size=1,
+        max_size=3,
+        unique=True,
+    ),
+    st.data(),
+)
+def test_numbered_affiliations_resolve_through_the_legend(names, institutions, data):
+    marks = [data.draw(st.integers(1, len(institutions))) for _ in names]
+    legend = ", ".join(f"({i}) {inst}" for i, inst in enumerate(institutions, start=1))
+    text = ", ".join(f"{name} ({mark})" for name, mark in zip(names, marks, strict=True)) + f" ({legend})"
+    slots = parse_author_string(text)
+    assert [(s.name, s.affiliations) for s in slots] == [
+        (name, [institutions[mark - 1]]) for name, mark in zip(names, marks, strict=True)
+    ]
+
+
+@PROPERTY
+@given(
+    st.lists(person(), min_size=1, max_size=5),
+    st.sampled_from(["ATLAS", "CMS", "LIGO Scientific", "Fermi-LAT"]),
+)
+def test_collaboration_prefix_is_its_own_first_slot(names, collaboration):
+    slots = parse_author_string(f"The {collaboration} Collaboration: " + ", ".join(names))
+    assert [s.name for s in slots] == [f"The {collaboration} Collaboration", *names]
+    assert [s.is_collaboration for s in slots] == [True] + [False] * len(names)

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from papers.kaggle import iter_kaggle
-from papers.oai import parse_oai_response
+from papers.oai import OaiError, OaiResponseError, parse_oai_response
 from papers.records import ArxivRecord, RecordError
 
 PROPERTY = settings(max_examples=60, deadline=None)
@@ -145,3 +145,75 @@ def test_one_bad_kaggle_line_is_reported_and_the_others_kept(shape, kind):
     assert len(errors) == 1
     if kind not in ("truncated JSON", "not an object"):
         assert errors[0].identifier == f"0704.{bad_at + 1:04d}"
+
+
+@PROPERTY
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 10_000),
+            st.sampled_from(
+                [b"<", b">", b"&", b"\x00", b"\xff", b"</record>", b"<record>", b"]]>", b"'", b""]
+            ),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+@example([(0, b"\xff")])  # before the XML declaration
+@example([(200, b"<record>")])  # a record start inside the envelope
+def test_any_damage_gives_records_errors_or_a_named_error(edits):
+    data = bytearray(_page(4, -1, b""))
+    for position, insert in sorted(edits, reverse=True):
+        position %= len(data)
+        data[position : position + 1] = insert
+    try:
+        page = parse_oai_response(bytes(data))
+    except (OaiError, OaiResponseError):
+        return
+    assert len(page.records) + len(page.errors) >= 1 or page.recovered
+    assert len({r.arxiv_id for r in page.records}) == len(page.records)
+
+
+@PROPERTY
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "id",
+                "title",
+                "authors",
+                "categories",
+                "versions",
+                "authors_parsed",
+                "update_date",
+                "abstract",
+                "doi",
+            ]
+        ),
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.text(max_size=20)
+        | st.lists(
+            st.text(max_size=5)
+            | st.dictionaries(st.text(max_size=8), st.text(max_size=8))
+            | st.lists(st.text(max_size=5)),
+            max_size=3,
+        ),
+    )
+)
+@example({"id": "0704.0001", "title": "T", "categories": "hep-th", "versions": ["v1"]})
+@example(
+    {
+        "id": "0704.0001",
+        "title": "T",
+        "categories": "hep-th",
+        "authors_parsed": [[None, "A"]],
+        "authors": "A, B",
+    }
+)
+@example({"id": "0704.0001", "title": ["T"], "categories": "hep-th"})
+def test_any_kaggle_object_gives_a_record_or_an_error(data):
+    results = list(iter_kaggle(io.BytesIO(json.dumps(data).encode() + b"\n")))
+    assert len(results) == 1 and isinstance(results[0], (ArxivRecord, RecordError))

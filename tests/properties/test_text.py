@@ -1,0 +1,123 @@
+"""Properties of the text helpers every page relies on: TeX rendering stays escaped HTML,
+slugs always fit the URL pattern, JSON-LD never closes its script element."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from institutions.views import json_ld
+from papers.templatetags.wove import highlight, ld_json_script, texhtml
+from papers.text import SLUG_MAX_LENGTH, make_slug, tex_to_unicode
+from researchers.templatetags.researchers_tags import ld_json
+
+PROPERTY = settings(max_examples=200, deadline=None)
+
+# Text that looks like arXiv titles and abstracts gone wrong: TeX, math, HTML, quotes.
+tex_alphabet = st.sampled_from(
+    list("abcxyz XYZ019")
+    + [
+        "$",
+        "$$",
+        "\\(",
+        "\\)",
+        "^",
+        "_",
+        "{",
+        "}",
+        "\\",
+        "\\alpha",
+        "\\mathrm",
+        "\\frac",
+        "<",
+        ">",
+        "&",
+        '"',
+        "'",
+        "</script>",
+        "<img src=x onerror=alert(1)>",
+        "\\'",
+        '\\"',
+        "~",
+        "%",
+        "\ue000",
+        "\ue001",
+        "\n",
+        "\x00",
+        "é",
+    ]
+)
+tex_text = st.lists(tex_alphabet, max_size=30).map("".join) | st.text(max_size=60)
+OUR_TAGS = re.compile(r'<span class="math">|</span>|</?sup>|</?sub>|</?mark>')
+
+
+def _no_markup_but_ours(html: str) -> None:
+    stripped = OUR_TAGS.sub("", str(html))
+    assert "<" not in stripped and ">" not in stripped, html
+    # Every & starts an entity the escaper wrote.
+    assert re.fullmatch(r"(?:[^&]|&(?:amp|lt|gt|quot|#x27|#39);)*", stripped, re.DOTALL), html
+
+
+@PROPERTY
+@given(tex_text)
+@example("$x^{<script>}$")
+@example("a_{</sub><script>}")
+@example("$\\text{<b>}$")
+@example("\\textless script\\textgreater")
+def test_texhtml_is_escaped_html(text):
+    _no_markup_but_ours(texhtml(text))
+
+
+@PROPERTY
+@given(tex_text)
+@example("\ue000<script>\ue001")
+@example("\ue000$x^\ue001$")
+def test_highlight_adds_only_balanced_marks(text):
+    html = str(highlight(text))
+    _no_markup_but_ours(html)
+    assert html.count("<mark>") == html.count("</mark>")
+
+
+@PROPERTY
+@given(tex_text)
+def test_tex_to_unicode_never_raises(text):
+    assert isinstance(tex_to_unicode(text), str)
+
+
+@PROPERTY
+@given(tex_text)
+@example("\\'{}")
+@example("ǅ")  # a title-case digraph
+@example("ﬁ" * 100)  # ligatures that widen on folding
+def test_slug_fits_the_url_pattern(text):
+    slug = make_slug(text)
+    assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", slug), slug
+    assert len(slug) <= SLUG_MAX_LENGTH
+
+
+json_docs = st.dictionaries(
+    st.text(max_size=8), st.text(max_size=40) | st.lists(st.text(max_size=20), max_size=3), max_size=4
+)
+
+
+@PROPERTY
+@given(json_docs)
+@example({"name": "</script><script>alert(1)</script>"})
+@example({"name": "<!--<script>"})
+@example({"name": "\u2028\u2029"})
+def test_json_ld_cannot_close_its_script_element(data):
+    for body in (
+        str(json_ld(data)),
+        _inner(str(ld_json_script(data))),
+        _inner(str(ld_json(data))),
+    ):
+        assert "<" not in body and ">" not in body
+        assert json.loads(body) == data
+
+
+def _inner(script: str) -> str:
+    assert script.startswith('<script type="application/ld+json"') and script.endswith("</script>")
+    return script[script.index(">") + 1 : -len("</script>")]
