@@ -73,7 +73,8 @@ def celery_worker(broker_url: str, extra_env: dict[str, str] | None = None, queu
     """Start ``celery -A wove worker`` (solo pool) against the test database and ``broker_url``.
 
     The worker sees only committed data, so tests using it need
-    ``django_db(transaction=True)``. Yields the ``subprocess.Popen``; stops it afterwards.
+    ``django_db(transaction=True)``. It leads its own process group (``os.killpg(proc.pid,
+    ...)`` reaches all of it). Yields the ``subprocess.Popen``; stops it afterwards.
     """
     env = dict(os.environ)
     env.update(
@@ -109,6 +110,7 @@ def celery_worker(broker_url: str, extra_env: dict[str, str] | None = None, queu
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     proc.log_path = log.name
     try:

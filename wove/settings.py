@@ -185,6 +185,14 @@ CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis keeps a delivered, not yet acknowledged message (acks_late: until its task ends) aside;
+# when the worker dies, the message is queued again once CELERY_VISIBILITY_TIMEOUT seconds have
+# passed since delivery (kombu's redis transport sweeps every ~100 s, and at worker start).
+# A task running longer than this is delivered a second time while it runs: every task is
+# idempotent, and the harvest refuses a second copy (papers.services.HarvestBusy).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {

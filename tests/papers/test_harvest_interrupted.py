@@ -16,7 +16,7 @@ import httpx
 import pytest
 from django.db import connection
 
-from papers import services
+from papers import services, tasks
 from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
 from papers.oai import OaiClient
 from tests import celery_helpers
@@ -149,6 +149,8 @@ def test_a_second_harvest_of_the_same_list_is_refused_while_one_runs():
         with OaiClient("http://127.0.0.1:9/oai", min_interval=0, max_retries=0) as client:
             with pytest.raises(services.HarvestBusy, match="another arXivRaw harvest of set \\* is running"):
                 services.harvest_oai(client=client, incremental=False)
+            # The task (a copy redelivered while the first still runs) stops without failing.
+            assert tasks.harvest_arxiv.run() == {"run": None, "status": "busy"}
             # Another set is another list: not blocked (it fails later, on the closed port).
             with pytest.raises(httpx.ConnectError):
                 services.harvest_oai(client=client, set_spec="cs", incremental=False)
