@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,14 +18,9 @@ import pytest
 from django.db import connection
 
 from tests import celery_helpers
+from tests.servers import free_port, gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def postgres_bindir() -> Path:
@@ -140,59 +132,6 @@ def throwaway_copy_of_test_database() -> Iterator[ThrowawayCluster]:
                 capture_output=True,
                 timeout=60,
             )
-
-
-@contextmanager
-def gunicorn(database_url: str) -> Iterator[str]:
-    """gunicorn (1 worker, 4 threads, DEBUG off, a real SECRET_KEY) against ``database_url``;
-    yields its base URL."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "SECRET_KEY": "outage-drill-" + "x" * 40,
-        "DEBUG": "0",
-        "SECURE_COOKIES": "0",
-        "RATELIMIT_ENABLED": "0",
-        "WOVE_TESTING": "1",  # plain static storage: no collectstatic manifest needed
-        "DJANGO_SETTINGS_MODULE": "wove.settings",
-    }
-    env.pop("WOVE_LOCAL", None)
-    log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
-    proc = subprocess.Popen(  # noqa: S603 - fixed argv
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "wove.wsgi",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "1",
-            "--threads",
-            "4",
-        ],
-        cwd=celery_helpers.ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(base + "/robots.txt", timeout=5)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, Path(log.name).read_text()[-3000:]
-                time.sleep(0.2)
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(20)
-        print(Path(log.name).read_text()[-4000:])
-        os.unlink(log.name)
 
 
 URLS = ["/", "/search?q=quantum", "/papers/0801.3673", "/api/v1/papers?size=5", "/api/v1/researchers"]

@@ -1,0 +1,78 @@
+"""Servers for tests that need real HTTP: gunicorn serving the app in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from tests import celery_helpers
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 free right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(database_url: str, *, workers: int = 1, threads: int = 4) -> Iterator[str]:
+    """gunicorn (DEBUG off, a real SECRET_KEY, rate limiting off, plain static storage)
+    against ``database_url`` on a free 127.0.0.1 port; yields its base URL. Its log is
+    printed when it stops (pytest shows it for a failing test)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": "gunicorn-under-test-" + "x" * 40,
+        "DEBUG": "0",
+        "SECURE_COOKIES": "0",
+        "RATELIMIT_ENABLED": "0",
+        "WOVE_TESTING": "1",  # plain static storage: no collectstatic manifest needed
+        "DJANGO_SETTINGS_MODULE": "wove.settings",
+    }
+    env.pop("WOVE_LOCAL", None)
+    log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
+    proc = subprocess.Popen(  # noqa: S603 - fixed argv
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "wove.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--threads",
+            str(threads),
+        ],
+        cwd=celery_helpers.ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(base + "/robots.txt", timeout=5)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, Path(log.name).read_text()[-3000:]
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(20)
+        print(Path(log.name).read_text()[-4000:])
+        os.unlink(log.name)
