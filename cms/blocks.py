@@ -6,7 +6,8 @@ from wagtail import blocks
 
 
 class CodeBlock(blocks.StructBlock):
-    """A code example shown verbatim (escaped, monospaced): an HTTP call, a shell line."""
+    """A code example shown verbatim (escaped, monospaced): an HTTP call, a shell line.
+    ``{site}`` in the code stands for this site's address (``SITE_URL``) when shown."""
 
     language = blocks.ChoiceBlock(
         choices=[

@@ -141,25 +141,25 @@ DEVELOPERS = [
         "lists are paged with <code>page</code> and <code>size</code> (or a cursor for deep "
         "traversal), and responses carry ETags.</p>"
     ),
-    _code("curl -s 'https://www.wovepaper.com/api/v1/papers/2401.10241'", caption="One paper, by any identifier form"),
+    _code("curl -s '{site}/api/v1/papers/arXiv:0801.4566v2'", caption="One paper, by any identifier form"),
     _code(
-        "curl -s 'https://www.wovepaper.com/api/v1/papers?q=%22pipeline+parallelism%22&sort=relevance&size=5'",
+        "curl -s '{site}/api/v1/papers?q=%22dark+matter%22&sort=relevance&size=5'",
         caption="Full-text search over papers",
     ),
     _code(
-        "curl -s 'https://www.wovepaper.com/api/v1/papers?category=hep-th&sort=newest'",
+        "curl -s '{site}/api/v1/papers?category=hep-th&sort=newest'",
         caption="The newest papers in a category",
     ),
-    _code("curl -s 'https://www.wovepaper.com/api/v1/researchers/2270251'", caption="A researcher and their identities"),
+    _code("curl -s '{site}/api/v1/researchers?q=strominger'", caption="Researchers by name, with their identities"),
     _code(
-        "curl -s -X POST 'https://www.wovepaper.com/api/v1/papers/batch' \\\n"
+        "curl -s -X POST '{site}/api/v1/papers/batch' \\\n"
         "  -H 'Content-Type: application/json' \\\n"
-        "  -d '{\"ids\": [\"2401.10241\", \"hep-th/9711200\"]}'",
+        "  -d '{\"ids\": [\"0801.4566\", \"physics/0112006\"]}'",
         caption="Many papers in one request",
     ),
     _code(
         "import httpx\n\n"
-        "r = httpx.get(\"https://www.wovepaper.com/api/v1/papers\", params={\"q\": \"dark matter\", \"size\": 10})\n"
+        "r = httpx.get(\"{site}/api/v1/papers\", params={\"q\": \"dark matter\", \"size\": 10})\n"
         "for paper in r.json()[\"items\"]:\n"
         "    print(paper[\"arxiv_id\"], paper[\"title\"])",
         language="python",
@@ -187,7 +187,7 @@ DEVELOPERS = [
     _callout(
         "Rate limits",
         "<p>The API allows 120 requests a minute per client and says so in "
-        "<code>RateLimit</code> headers; a 429 answer carries <code>Retry-After</code>. Send a "
+        "<code>X-RateLimit-Limit</code>, <code>-Remaining</code> and <code>-Reset</code> headers; a 429 answer carries <code>Retry-After</code>. Send a "
         "User-Agent with a contact address. For bulk work, use the batch endpoint and the "
         "sitemap rather than crawling HTML pages.</p>",
     ),

@@ -45,6 +45,13 @@ def byline_filter(value: str) -> str:
 
 
 @register.filter
+def with_site_url(value: str) -> str:
+    """Editorial code examples name this site as ``{site}``: replaced by ``SITE_URL``, so the
+    developers' page shows calls a reader can paste against the instance they are reading."""
+    return (value or "").replace("{site}", settings.SITE_URL.rstrip("/"))
+
+
+@register.filter
 def paragraphs(value: str) -> list[str]:
     """Split stored text on newlines into non-empty paragraphs."""
     return [p for p in (value or "").split("\n") if p.strip()]
