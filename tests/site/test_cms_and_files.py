@@ -20,7 +20,11 @@ pytestmark = pytest.mark.django_db
     [
         ("/about", "About wovepaper", "Research Organization Registry"),
         ("/privacy", "Privacy", "no advertising or third-party trackers"),
-        ("/developers", "Developers", "curl -s &#x27;http://127.0.0.1:8000/api/v1/papers?q=%22dark+matter%22"),
+        (
+            "/developers",
+            "Developers",
+            "curl -s &#x27;http://127.0.0.1:8000/api/v1/papers?q=%22dark+matter%22",
+        ),
         ("/contact", "Contact", "Send message"),
     ],
 )
