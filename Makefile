@@ -10,6 +10,10 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export WOVE_LOCAL ?= 1
 export SECURE_COOKIES ?= 0
 export PYTHONUNBUFFERED := 1
+# Canonical links, feeds and the developers' examples name the address being served.
+WOVE_BIND ?= 127.0.0.1:8000
+export WOVE_BIND
+export SITE_URL ?= http://$(WOVE_BIND)
 
 SAMPLE_OAI := data/arxiv/oai/arxivsync_436115-5001.xml data/arxiv/oai/arxivsync_47001.xml
 SAMPLE_KAGGLE := data/arxiv/kaggle/weaviate_metadata_1000.lines0001-0800.json
@@ -49,7 +53,7 @@ demo: sample
 # The worker queues one semantic.embed_papers when it starts: vectors fill in the background.
 run: export SEMANTIC_EMBED_ON_WORKER_START := 1
 run: demo
-	@echo "wovepaper: serving on http://$${WOVE_BIND:-127.0.0.1:8000} (Ctrl-C stops web, worker, beat)"
+	@echo "wovepaper: serving on http://$(WOVE_BIND) (Ctrl-C stops web, worker, beat)"
 	$(BIN)/honcho -f Procfile start $(if $(CELERY_BROKER_URL),web worker beat,)
 
 test: install
