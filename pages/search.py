@@ -26,7 +26,7 @@ from institutions.ror import InvalidRorId, normalize_ror_id
 from papers.models import Category, Paper
 from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
-from researchers.querysets import Folded, fold_text
+from researchers.querysets import fold_text
 
 SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
 # Search modes (issue #10); hybrid is the default and falls back to keyword when semantic
@@ -367,12 +367,10 @@ def suggest(*, text: str, kind: str, limit: int = 8) -> list[dict[str, Any]]:
         return []
     pattern = r"\m" + re.escape(text)
     if kind == "researcher":
-        folded = r"\m" + re.escape(fold_text(text))
-        rows = (
-            Researcher.objects.listed()
-            .annotate(_folded=Folded("display_name"))
-            .filter(_folded__regex=folded)[:limit]
-        )
+        # A word start in the display name: the part of the stored folded names before the
+        # first " | " (the variants follow it); trigram-indexed where pg_trgm exists.
+        folded = r"^[^|]*\m" + re.escape(fold_text(text))
+        rows = Researcher.objects.listed().filter(names_folded__regex=folded)[:limit]
         return [
             {
                 "id": r.pk,

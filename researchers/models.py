@@ -10,7 +10,7 @@ from django.urls import reverse
 from papers.text import make_slug
 
 from .orcid import InvalidOrcid, normalize_orcid
-from .querysets import ResearcherQuerySet
+from .querysets import NamesFolded, ResearcherQuerySet
 
 
 def validate_orcid(value: str) -> None:
@@ -42,6 +42,13 @@ class Researcher(models.Model):
     paper_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
+    # Name search (issue #11): display name and variants folded once per write, not per query;
+    # GIN trigram-indexed where pg_trgm is installed (migration 0003).
+    names_folded = models.GeneratedField(
+        expression=NamesFolded("display_name", "name_variants"),
+        output_field=models.TextField(),
+        db_persist=True,
+    )
 
     objects = ResearcherQuerySet.as_manager()
 

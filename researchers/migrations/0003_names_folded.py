@@ -1,0 +1,63 @@
+"""Researcher name search reads a stored, folded column (issue #11: scale).
+
+``researcher_names_folded(display_name, name_variants)`` is the display name and its variants
+joined by `` | ``, lower-cased and accent-folded exactly as ``researchers.querysets.Folded``
+does (the two translate strings below are FOLD_FROM/FOLD_TO at the time of writing).
+``array_to_string`` is only STABLE in general, but for a varchar array its result depends on
+its arguments alone, so the wrapper may be declared IMMUTABLE and used in a generated column.
+Where the pg_trgm extension is available (not in the embedded PostgreSQL) a GIN trigram index
+answers ``LIKE`` substring tests and regular expressions on the column.
+"""
+
+import researchers.querysets
+from django.db import migrations, models
+
+FOLD_FROM = 'ÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖØÙÚÛÜÝàáâãäåçèéêëìíîïðñòóôõöøùúûüýÿĀāĂăĄąĆćĈĉĊċČčĎďĐđĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĦħĨĩĪīĬĭĮįİıĴĵĶķĸĹĺĻļĽľĿŀŁłŃńŅņŇňŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŦŧŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽžſƀƁƂƃƆƇƈƉƊƋƌƍƐƑƒƓƔƖƗƘƙƚƛƜƝƞƟƠơƤƥƫƬƭƮƯưƱƲƳƴƵƶƿǍǎǏǐǑǒǓǔǕǖǗǘǙǚǛǜǞǟǠǡǤǥǦǧǨǩǪǫǬǭǰǴǵǷǸǹǺǻǾǿȀȁȂȃȄȅȆȇȈȉȊȋȌȍȎȏȐȑȒȓȔȕȖȗȘșȚțȜȝȞȟȠȡȤȥȦȧȨȩȪȫȬȭȮȯȰȱȲȳȴȵȶȷȺȻȼȽȾȿɀɃɄɆɇɈɉɊɋɌɍɎɏ'
+FOLD_TO = 'aaaaaaceeeeiiiidnoooooouuuuyaaaaaaceeeeiiiidnoooooouuuuyyaaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiiijjkkkllllllllllnnnnnnoooooorrrrrrssssssssttttttuuuuuuuuuuuuwwyyyzzzzzzsbbbboccdddddeffggiikkllwnnoooppttttuuyvyyzzwaaiioouuuuuuuuuuaaaaggggkkoooojggwnnaaooaaaaeeeeiiiioooorrrruuuussttyyhhndzzaaeeooooooooyylntjaccltszbueejjqqrryy'
+
+CREATE_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION researcher_names_folded(display_name varchar, variants varchar[])
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT translate(lower(display_name || ' | ' || array_to_string(variants, ' | ')),
+                     '{FOLD_FROM}', '{FOLD_TO}')
+$$
+"""
+
+
+def add_trigram_index(apps, schema_editor):
+    """GIN trigram index on names_folded, only where pg_trgm can be installed."""
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")
+        if cursor.fetchone() is None:
+            return
+        cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        cursor.execute(
+            "CREATE INDEX IF NOT EXISTS researcher_names_trgm ON researchers_researcher "
+            "USING gin (names_folded gin_trgm_ops)"
+        )
+
+
+def drop_trigram_index(apps, schema_editor):
+    schema_editor.execute("DROP INDEX IF EXISTS researcher_names_trgm")
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("researchers", "0002_orcid_shape"),
+    ]
+
+    operations = [
+        migrations.RunSQL(
+            CREATE_FUNCTION, "DROP FUNCTION IF EXISTS researcher_names_folded(varchar, varchar[])"
+        ),
+        migrations.AddField(
+            model_name="researcher",
+            name="names_folded",
+            field=models.GeneratedField(
+                db_persist=True,
+                expression=researchers.querysets.NamesFolded("display_name", "name_variants"),
+                output_field=models.TextField(),
+            ),
+        ),
+        migrations.RunPython(add_trigram_index, drop_trigram_index),
+    ]
