@@ -171,7 +171,9 @@ def batch_papers(request: HttpRequest, body: BatchIn):
         if status != "found":
             unknown.append(raw)
         results.append({"id": raw, "arxiv_id": ident.id if ident else None, "status": status, "paper": paper})
-    return {"results": results, "found": len(results) - len(unknown), "unknown": unknown}
+    # The same paper asked for twice (two identifier forms) is one paper found.
+    found = len({r["arxiv_id"] for r in results if r["status"] == "found"})
+    return {"results": results, "found": found, "unknown": unknown}
 
 
 def paper_or_error(raw: str) -> Paper:

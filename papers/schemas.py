@@ -179,7 +179,7 @@ class BatchOut(Schema):
     """Batch lookup answer: one result per requested id, the count found, the ids not found."""
 
     results: list[BatchItem]
-    found: int
+    found: int = Field(description="Distinct papers found (one paper asked for in two forms counts once)")
     unknown: list[str] = Field(
         description="Requested ids (as sent) with no paper: not_found, invalid, deleted"
     )

@@ -193,7 +193,9 @@ def paginate(
             meta.update(count=total, pages=max(1, -(-total // size)))
         meta["page"] = page
         if page > 1:
-            meta["previous"] = _url(request, page=page - 1, cursor=None)
+            # Past the end, "previous" is the last page that has items, not page - 1.
+            previous = min(page - 1, meta.get("pages") or page - 1)
+            meta["previous"] = _url(request, page=previous, cursor=None)
     has_more = len(rows) > size
     items = rows[:size]
     if has_more:

@@ -194,6 +194,20 @@ def test_batch_keeps_order_and_reports_unknown(api):
     assert body["results"][0]["paper"]["title"] == "Chiral Gravity in Three Dimensions"
 
 
+def test_a_page_past_the_end_points_back_to_the_last_page(api):
+    body = api.get("/api/v1/papers", {"size": 100, "page": 9999}).json()
+    assert (body["count"], body["pages"], body["items"]) == (2800, 28, [])
+    assert body["previous"] == "http://testserver/api/v1/papers?page=28&size=100"
+    assert body["next"] is None
+
+
+def test_batch_counts_a_paper_asked_for_twice_once(api):
+    ids = ["0801.4566", "arXiv:0801.4566v2", "https://arxiv.org/abs/0801.4566", "0704.0001"]
+    body = api.post("/api/v1/papers/batch", {"ids": ids}, content_type="application/json").json()
+    assert [r["status"] for r in body["results"]] == ["found"] * 4
+    assert body["found"] == 2
+
+
 def test_batch_limit_is_500(api, django_assert_num_queries):
     ids = [f"0704.{n:04d}" for n in range(1, 501)]
     with django_assert_num_queries(1):
