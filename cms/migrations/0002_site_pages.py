@@ -86,8 +86,9 @@ PRIVACY = [
         "<ul><li>Our web server keeps standard access logs (IP address, time, requested URL, "
         "user agent) for up to 30 days, to keep the service running and to stop abuse. They "
         "are not shared or used for profiling.</li>"
-        "<li>We set no cookies for anonymous visitors, except a CSRF security cookie when you "
-        "submit a form.</li>"
+        "<li>We set no cookies for anonymous visitors, except a CSRF security cookie on pages "
+        "with a form (the contact form, the offer to fetch a paper from arXiv), which protects "
+        "what you submit.</li>"
         "<li>Search queries are not stored with anything that identifies you.</li></ul>"
     ),
     _h("Accounts"),
@@ -97,7 +98,8 @@ PRIVACY = [
         "<ul><li>your email address (and whether you verified it), a username derived from it, "
         "a hashed password (never the password itself), when you joined and last signed in;</li>"
         "<li>what you follow and since when;</li>"
-        "<li>your digest choice (daily, weekly or off) and when we last sent one;</li>"
+        "<li>your digest choice (daily, weekly or off; weekly until you change it, and a digest "
+        "is only sent when something you follow has new papers) and when we last sent one;</li>"
         "<li>the secret token of your private RSS feed, if you create one (revoking it deletes "
         "it);</li>"
         "<li>which papers each digest listed, when it was sent, and the mail server's last "

@@ -133,7 +133,8 @@ def test_privacy_page_lists_what_accounts_store(client, cms_pages):
     for fact in (
         "researchers, institutions or categories",
         "hashed password",
-        "your digest choice (daily, weekly or off)",
+        "your digest choice (daily, weekly or off; weekly until you change it",
+        "CSRF security cookie on pages with a form",
         "secret token of your private RSS feed",
         "which papers each digest listed",
         'href="/accounts/export.json"',
