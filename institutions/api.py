@@ -15,9 +15,14 @@ from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
 from .models import Institution
-from .ror import InvalidRorId, normalize_ror_id
 from .schemas import InstitutionDetailOut, InstitutionPage, InstitutionResearcherPage
-from .selectors import institution_fields, institution_names, institution_papers, institution_relations
+from .selectors import (
+    institution_fields,
+    institution_names,
+    institution_papers,
+    institution_relations,
+    institution_resolve,
+)
 
 router = Router(tags=["institutions"])
 LIST_ERRORS = {400: Error, 422: Error, 429: Error}
@@ -53,20 +58,25 @@ def list_institutions(request: HttpRequest, filters: Query[InstitutionFilter], p
 
 
 def institution_or_error(key: str) -> Institution:
-    """The institution for an internal id (``42``) or a ROR ID in any form
-    (``03yrm5c26``, ``https://ror.org/03yrm5c26``); :class:`ApiError` 404 otherwise."""
+    """The institution for an internal id (``42``), a ROR ID in any form (``03yrm5c26``,
+    ``https://ror.org/03yrm5c26``) or an exact name (label, alias or acronym, compared as
+    :func:`institutions.selectors.institution_resolve` does, as the HTML pages do).
+    :class:`ApiError` 404 when none fits, or when a name fits several (their ROR IDs are in
+    the message)."""
     key = (key or "").strip()
-    found = None
-    if key.isdigit() and not key.startswith("0"):  # ROR IDs always start with 0
-        found = Institution.objects.filter(pk=int(key)).first() if int(key) < 2**63 else None
-    else:
-        try:
-            found = Institution.objects.filter(ror_id=normalize_ror_id(key)).first()
-        except InvalidRorId:
-            found = None
-    if found is None:
-        raise ApiError(404, "not_found", f"No institution has the id or ROR ID {key!r}.")
-    return found
+    if key.isdigit() and not key.startswith("0") and int(key) >= 2**63:
+        raise ApiError(404, "not_found", f"No institution has the id {key!r}.")
+    resolution = institution_resolve(key)
+    if resolution.institution is not None:
+        return resolution.institution
+    if resolution.candidates:
+        ror_ids = ", ".join(c.ror_id for c in resolution.candidates[:20])
+        raise ApiError(
+            404,
+            "ambiguous",
+            f"{key!r} names {len(resolution.candidates)} institutions; ask by ROR ID: {ror_ids}.",
+        )
+    raise ApiError(404, "not_found", f"No institution has the id, ROR ID or name {key!r}.")
 
 
 @router.get(
@@ -112,7 +122,7 @@ def institution_paper_list(
     "/{path:key}", response={200: InstitutionDetailOut, **DETAIL_ERRORS}, summary="Get an institution"
 )
 def get_institution(request: HttpRequest, key: str):
-    """The full record by internal id or ROR ID: names, identifiers, relationships (targets
+    """The full record by internal id, ROR ID or exact name: names, identifiers, relationships (targets
     joined to institutions loaded here) and the arXiv fields of its papers."""
     institution = institution_or_error(key)
     names = institution_names(institution)

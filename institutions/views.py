@@ -115,7 +115,7 @@ def institution_lookup(request: HttpRequest, key: str) -> HttpResponse:
         return render(
             request, "institutions/institution_choose.html", {"key": key, "candidates": resolution.candidates}
         )
-    return not_found(request)
+    return not_found(request, institution_key=key)
 
 
 def institution_list(request: HttpRequest) -> HttpResponse:

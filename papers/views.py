@@ -36,12 +36,24 @@ def wants_markdown(request: HttpRequest) -> bool:
 
 
 def not_found(
-    request: HttpRequest, exception: Exception | None = None, *, arxiv_id: str = ""
+    request: HttpRequest,
+    exception: Exception | None = None,
+    *,
+    arxiv_id: str = "",
+    institution_key: str = "",
 ) -> HttpResponse:
     """The 404 page: where to look next (the three URL forms) and that new papers are
     harvested continuously. Served as Markdown when the request asks for it. For a possible
-    arXiv identifier it offers to fetch the paper from arXiv (or shows that fetch's state)."""
-    context = {"arxiv_id": arxiv_id, "path": request.path, "fetchable": False, "fetch": None}
+    arXiv identifier it offers to fetch the paper from arXiv (or shows that fetch's state);
+    for an institution id, ROR ID or name that fits none (``institution_key``) it says so and
+    links the institution search."""
+    context = {
+        "arxiv_id": arxiv_id,
+        "institution_key": institution_key,
+        "path": request.path,
+        "fetchable": False,
+        "fetch": None,
+    }
     if arxiv_id:
         from pages.models import ArxivFetch
         from pages.services import FetchRefused, check_fetchable

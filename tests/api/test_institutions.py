@@ -84,3 +84,15 @@ def test_cursor_paging_matches_one_page(api):
             if not cursor:
                 break
         assert walked == whole and len(whole) in (40, 6)
+
+
+def test_detail_by_exact_name_as_the_pages_resolve_it(api):
+    # "Caltech" is the record's alias and "CIT" its acronym (data/ror/ror_records_v2.json).
+    for key in ("Caltech", "california institute of technology", "CIT"):
+        response = api.get(f"/api/v1/institutions/{key}")
+        assert response.status_code == 200, key
+        assert response.json()["ror_id"] == CALTECH
+    missing = api.get("/api/v1/institutions/Nowhere University")
+    assert missing.status_code == 404
+    assert missing.json()["detail"] == "No institution has the id, ROR ID or name 'Nowhere University'."
+    assert api.get(f"/api/v1/institutions/{2**70}").status_code == 404

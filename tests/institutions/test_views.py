@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from lxml import html as lxml_html
 
 from institutions.models import AuthorAffiliation, Institution, InstitutionName
 from papers.models import Paper, PaperAuthor
@@ -178,3 +179,12 @@ def test_list_search_and_country_filter(visitor, ror_registry):
     html = visitor.get("/institutions/?q=CNRS&country=FR").content.decode()
     assert "1 institution." in html and "Centre National de la Recherche Scientifique" in html
     assert "40 institutions." in visitor.get("/institutions/").content.decode()
+
+
+def test_an_unknown_institution_says_so_and_links_the_search(visitor, ror_registry):
+    response = visitor.get("/institutions/Nowhere <b>University</b>")
+    assert response.status_code == 404
+    page = lxml_html.fromstring(response.content)
+    assert page.xpath("string(//h1)") == "No institution matches “Nowhere <b>University</b>”"
+    assert "/institutions?q=Nowhere%20%3Cb%3EUniversity%3C/b%3E" in page.xpath("//main//a/@href")
+    assert "paper may not be in the corpus" not in response.content.decode()
