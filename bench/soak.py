@@ -81,7 +81,9 @@ def gunicorn(database_url: str, redis_socket: Path, workers: int, threads: int):
         "DATABASE_URL": database_url,
         "SECRET_KEY": secrets.token_urlsafe(50),
         "DEBUG": "0",
-        "SECURE_COOKIES": "0",  # plain http on 127.0.0.1; everything else as in production
+        # Plain http on 127.0.0.1 (no TLS proxy in front); everything else as in production.
+        "SECURE_COOKIES": "0",
+        "SECURE_SSL_REDIRECT": "0",
         "ALLOWED_HOSTS": "127.0.0.1",
         "SITE_URL": f"http://127.0.0.1:{port}",
         "CELERY_BROKER_URL": f"redis+socket://{redis_socket}",
@@ -132,16 +134,19 @@ def gunicorn(database_url: str, redis_socket: Path, workers: int, threads: int):
         print(f"gunicorn log: {log.name}")
 
 
-def discover(client: httpx.Client) -> dict[str, list[str]]:
-    """Real identifiers to visit, read through the API."""
-    papers, researchers, institutions = [], [], []
-    for page in range(1, 6):
-        papers += [p["arxiv_id"] for p in client.get(f"/api/v1/papers?size=100&page={page}").json()["items"]]
-    for page in range(1, 4):
-        researchers += [
-            r["id"] for r in client.get(f"/api/v1/researchers?size=100&page={page}").json()["items"]
-        ]
-    institutions = [i["id"] for i in client.get("/api/v1/institutions?size=100").json()["items"]]
+def _items(client: httpx.Client, url: str) -> list[dict]:
+    response = client.get(url)
+    if response.status_code != 200:
+        raise SystemExit(f"discovery: {url} answered {response.status_code}: {response.text[:500]}")
+    return response.json()["items"]
+
+
+def discover(client: httpx.Client) -> dict[str, list]:
+    """Real identifiers to visit, read through the API (pages past the end are empty)."""
+    papers = [p["arxiv_id"] for n in range(1, 6) for p in _items(client, f"/api/v1/papers?size=100&page={n}")]
+    pages = [_items(client, f"/api/v1/researchers?size=100&page={n}") for n in range(1, 4)]
+    researchers = [r["id"] for page in pages for r in page]
+    institutions = [i["id"] for i in _items(client, "/api/v1/institutions?size=100")]
     return {"papers": papers, "researchers": researchers, "institutions": institutions}
 
 
