@@ -297,5 +297,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(API_PREFIX, (_wrap_patterns(_ninja_patterns), _app_name, _namespace)),
     path("openapi.json", api_view(openapi_json), name="openapi"),
     path("api/docs", docs_view, name="api-docs"),
-    re_path(r"^api/(?P<rest>.*)$", api_view(api_not_found)),
+    # (?s:...): "." must match a newline too, or /api/v1/papers/%0A fell through to the
+    # site's HTML 404 (Django full-matches a pattern ending in "$").
+    re_path(r"^api/(?P<rest>(?s:.*))$", api_view(api_not_found)),
 ]
