@@ -12,12 +12,12 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.views import not_found
+from wove.counts import CachedCountPaginator
 
 from . import selectors
 from .models import Institution
@@ -88,7 +88,9 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
     if slug != institution.slug:
         return HttpResponsePermanentRedirect(institution.get_absolute_url())
     relations = selectors.institution_relations(institution)
-    page = Paginator(selectors.institution_papers(institution), PAGE_SIZE).get_page(request.GET.get("page"))
+    page = CachedCountPaginator(selectors.institution_papers(institution), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
     page_url = settings.SITE_URL + institution.get_absolute_url()
     context = {
         "institution": institution,
@@ -124,6 +126,6 @@ def institution_list(request: HttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()[:200]
     country = request.GET.get("country", "").strip()[:2].upper()
     queryset = selectors.institution_list(q=q, country=country)
-    page = Paginator(queryset, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = CachedCountPaginator(queryset, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
     context = {"page": page, "q": q, "country": country, "countries": selectors.institution_countries()}
     return render(request, "institutions/institution_list.html", context)

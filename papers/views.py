@@ -9,13 +9,13 @@ deleted paper answers 410.
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.template.loader import render_to_string
 
 from researchers.models import Authorship
+from wove.counts import CachedCountPaginator, cached_when_large, count_cached
 
 from . import export
 from .models import Category, Paper
@@ -228,14 +228,14 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     if code:
         category = Category.objects.filter(code=code).first()
         papers = papers.in_category(code)
-    page = Paginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = CachedCountPaginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "papers/list.html", {"page": page, "category": category, "code": code})
 
 
 def home(request: HttpRequest) -> HttpResponse:
     """Home: a search box, the latest papers and the archive's counts."""
     latest = Paper.objects.public().newest().select_related("primary_category")[:12]
-    counts = {"papers": Paper.objects.public().count()}
+    counts = {"papers": count_cached(Paper.objects.public())}
     for label, model_name in (
         ("researchers", "researchers.Researcher"),
         ("institutions", "institutions.Institution"),
@@ -252,12 +252,16 @@ def home(request: HttpRequest) -> HttpResponse:
             qs = manager.listed()
         else:
             qs = manager.public() if hasattr(manager, "public") else manager.all()
-        counts[label] = qs.count()
-    top_categories = (
-        Paper.objects.public()
-        .values("primary_category", "primary_category__name")
-        .annotate(n=Count("id"))
-        .order_by("-n")[:10]
+        counts[label] = count_cached(qs)
+    top_categories = cached_when_large(
+        "wove:home:top-categories",
+        lambda: list(
+            Paper.objects.public()
+            .values("primary_category", "primary_category__name")
+            .annotate(n=Count("id"))
+            .order_by("-n")[:10]
+        ),
+        size=counts["papers"],
     )
     return render(
         request, "home.html", {"latest": latest, "counts": counts, "top_categories": top_categories}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
+
+from wove.counts import CachedCountPaginator
 
 from .models import Researcher
 from .selectors import SORTS, researcher_profile, researcher_resolve
@@ -44,7 +45,7 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     if sort not in SORTS:
         sort = "newest"
     profile = researcher_profile(researcher, category=category, sort=sort)
-    page = Paginator(profile["papers"], PAGE_SIZE).get_page(request.GET.get("page"))
+    page = CachedCountPaginator(profile["papers"], PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "researcher": researcher,
         "page": page,
@@ -60,5 +61,5 @@ def researcher_list(request: HttpRequest) -> HttpResponse:
     """``/researchers``: researchers with papers here, most papers first; ``q`` searches names."""
     query = request.GET.get("q", "").strip()[:200]
     researchers = Researcher.objects.listed().search(query)
-    page = Paginator(researchers, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = CachedCountPaginator(researchers, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "researchers/researcher_list.html", {"page": page, "q": query})

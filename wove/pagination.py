@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from ninja import Schema
 from pydantic import Field
 
+from .counts import count_cached
 from .errors import ApiError
 
 MAX_SIZE = 100
@@ -189,7 +190,7 @@ def paginate(
         if count:
             # When this page is the last one, its rows give the total: no COUNT needed.
             last_page_read = len(rows) <= size and (rows or page == 1)
-            total = offset + len(rows) if last_page_read else queryset.count()
+            total = offset + len(rows) if last_page_read else count_cached(queryset)
             meta.update(count=total, pages=max(1, -(-total // size)))
         meta["page"] = page
         if page > 1:
