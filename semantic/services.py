@@ -202,8 +202,8 @@ def _has_search_vector() -> bool:
         return False
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
-            "AND table_name = 'papers_paper' AND column_name = 'search_vector'"
+            "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('papers_paper') "
+            "AND attname = 'search_vector' AND NOT attisdropped"
         )
         return cursor.fetchone() is not None
 
