@@ -14,6 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 
 from papers.models import Paper, PaperAuthor, PaperVersion
+from wove.bulk import copy_upsert, gc_paused
 
 from .builders import (
     EVENT_TARGETS,
@@ -321,7 +322,7 @@ def _snapshot(paper: _PaperRow, source: dict, submitted_at: str) -> dict:
 
 def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_id: str) -> SignResult:
     result = SignResult()
-    with transaction.atomic():
+    with gc_paused(), transaction.atomic():
         locked = _lock_papers(ids, wait=False)
         result.papers_busy = len(ids) - len(locked)
         papers = _paper_rows(locked) if locked else []
@@ -336,23 +337,35 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
             .values("canonical_sha256", "paper_id", "source_version", "pith_number")
         ):
             records_by_paper[rec["paper_id"]][rec["source_version"]].append(rec)
-        tips = _chain_tips(
-            Event.objects.filter(record__paper_id__in=paper_ids).values(
-                "content_sha256", "record_id", "target", "prev_event", "created_at", "event_type"
+        # Papers signed for the first time (the bulk of a large run) have no events to read.
+        record_shas = [
+            r["canonical_sha256"] for by_v in records_by_paper.values() for rs in by_v.values() for r in rs
+        ]
+        tips = (
+            _chain_tips(
+                Event.objects.filter(record_id__in=record_shas).values(
+                    "content_sha256", "record_id", "target", "prev_event", "created_at", "event_type"
+                )
             )
+            if record_shas
+            else {}
         )
         graph_tips = {key[0]: tip for key, tip in tips.items() if key[1] == EVENT_TARGETS["graph_snapshot"]}
-        tip_payloads = dict(
-            Event.objects.filter(
-                content_sha256__in=[t["content_sha256"] for t in graph_tips.values()]
-            ).values_list("content_sha256", "content__payload")
+        tip_payloads = (
+            dict(
+                Event.objects.filter(
+                    content_sha256__in=[t["content_sha256"] for t in graph_tips.values()]
+                ).values_list("content_sha256", "content__payload")
+            )
+            if graph_tips
+            else {}
         )
 
         now = _now()
         stamp = now.replace(microsecond=0)
         new_records: list[tuple] = []
         new_events: list[tuple] = []
-        signed: list[PaperSigning] = []
+        signed: list[tuple[int, str, datetime]] = []  # PaperSigning rows
 
         def add_event(record_sha: str, pith: str, event_type: str, payload: dict, **kwargs) -> SignedEvent:
             built = event_build(
@@ -464,16 +477,16 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
                 continue
             if (len(new_records), len(new_events)) != before:
                 result.papers_signed += 1
-            signed.append(PaperSigning(paper_id=paper.id, content_hash=paper.content_hash, signed_at=now))
+            signed.append((paper.id, paper.content_hash, now))
 
         result.records_created = _insert_ignoring_conflicts(Record, _RECORD_COLUMNS, new_records)
         result.events_created = _insert_ignoring_conflicts(Event, _EVENT_COLUMNS, new_events)
-        PaperSigning.objects.bulk_create(
-            signed,
-            update_conflicts=True,
-            unique_fields=["paper"],
+        copy_upsert(
+            model=PaperSigning,
+            fields=["paper", "content_hash", "signed_at"],
+            rows=signed,
+            conflict_fields=["paper"],
             update_fields=["content_hash", "signed_at"],
-            batch_size=1000,
         )
     return result
 
