@@ -19,6 +19,8 @@ from typing import IO
 import httpx
 from lxml import etree
 
+from wove.bulk import gc_paused
+
 from .authors import parse_author_string, slot_from_parts
 from .identifiers import InvalidArxivId, parse_arxiv_id, try_parse_arxiv_id
 from .records import (
@@ -90,6 +92,8 @@ def _q(ns: str, tag: str) -> str:
 def _text(element: etree._Element | None) -> str:
     if element is None:
         return ""
+    if len(element) == 0:  # a leaf, as nearly every metadata field is: its text is all
+        return element.text or ""
     return "".join(element.itertext())
 
 
@@ -116,7 +120,8 @@ def parse_oai_response(source: bytes | str | IO[bytes]) -> OaiPage:
     else:
         data = source.read()
     try:
-        return _parse(io.BytesIO(data), recover=False)
+        with gc_paused():  # a page's thousands of records stay alive: collections find nothing
+            return _parse(io.BytesIO(data), recover=False)
     except etree.XMLSyntaxError as exc:
         logger.warning("OAI-PMH response is not well-formed XML (%s); parsing record by record", exc)
         return _parse_record_by_record(data)
@@ -196,12 +201,22 @@ def _parse_record_by_record(data: bytes) -> OaiPage:
     return page
 
 
+_RECORD = _q(OAI_NS, "record")
+_RESPONSE_DATE = _q(OAI_NS, "responseDate")
+_REQUEST = _q(OAI_NS, "request")
+_ERROR = _q(OAI_NS, "error")
+_RESUMPTION_TOKEN = _q(OAI_NS, "resumptionToken")
+_ROOT = _q(OAI_NS, "OAI-PMH")
+
+
 def _parse(stream: IO[bytes], *, recover: bool) -> OaiPage:
     page = OaiPage()
-    record_tag = _q(OAI_NS, "record")
+    record_tag = _RECORD
     context = etree.iterparse(
         stream,
         events=("end",),
+        # Only the elements handled below reach Python; a record's fields are read from it.
+        tag=(_RECORD, _RESPONSE_DATE, _REQUEST, _ERROR, _RESUMPTION_TOKEN, _ROOT),
         recover=recover,
         huge_tree=True,
         resolve_entities=False,
@@ -219,24 +234,24 @@ def _parse(stream: IO[bytes], *, recover: bool) -> OaiPage:
             if parent is not None:
                 while element.getprevious() is not None:
                     del parent[0]
-        elif tag == _q(OAI_NS, "responseDate"):
+        elif tag == _RESPONSE_DATE:
             try:
                 page.response_date = datetime.fromisoformat(_text(element).strip().replace("Z", "+00:00"))
             except ValueError:
                 page.response_date = None
-        elif tag == _q(OAI_NS, "request"):
+        elif tag == _REQUEST:
             page.request = {k: v for k, v in element.attrib.items()}
             page.metadata_prefix = page.request.get("metadataPrefix") or page.metadata_prefix
-        elif tag == _q(OAI_NS, "error"):
+        elif tag == _ERROR:
             raise OaiError(element.get("code", "unknown"), clean_text(_text(element)))
-        elif tag == _q(OAI_NS, "resumptionToken"):
+        elif tag == _RESUMPTION_TOKEN:
             token = _text(element).strip()
             page.resumption_token = token or None
             size = element.get("completeListSize")
             cursor = element.get("cursor")
             page.complete_list_size = int(size) if size and size.isdigit() else None
             page.cursor = int(cursor) if cursor and cursor.isdigit() else None
-        elif tag == _q(OAI_NS, "OAI-PMH"):
+        elif tag == _ROOT:
             saw_root = True
     if not saw_root:
         raise OaiResponseError("not an OAI-PMH response (no OAI-PMH root element)")

@@ -19,7 +19,7 @@ from pathlib import Path
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from wove.bulk import copy_upsert, db_values
+from wove.bulk import copy_upsert, db_values, gc_paused
 
 from .authors import AuthorSlot
 from .models import Category, HarvestRun, MetadataSource, Paper, PaperAuthor, PaperVersion
@@ -187,7 +187,7 @@ def _merge(existing: Paper | None, record: ArxivRecord, categories: CategoryMap)
     else:
         codes = categories.canonical(record.categories)
         paper.title = record.title
-        paper.slug = make_slug(record.title, fallback=make_slug(record.arxiv_id.replace("/", "-")))
+        paper.slug = make_slug(record.title, fallback="") or make_slug(record.arxiv_id.replace("/", "-"))
         paper.abstract = record.abstract
         paper.categories = codes
         paper.primary_category_id = codes[0]
@@ -254,6 +254,11 @@ def papers_upsert(*, records: Sequence[ArxivRecord], categories: CategoryMap | N
     result = UpsertResult(seen=len(records))
     if not records:
         return result
+    with gc_paused():  # thousands of instances stay alive to the end: collections find nothing
+        return _papers_upsert(records, categories, result)
+
+
+def _papers_upsert(records: Sequence[ArxivRecord], categories: CategoryMap | None, result: UpsertResult):
     categories = categories or CategoryMap()
     categories.ensure(code for r in records for code in r.categories)
     ids = {r.arxiv_id for r in records}
@@ -337,16 +342,17 @@ def _prefetch_children(existing: dict[str, Paper]) -> None:
 def _write_authors(items: list[_Merged]) -> None:
     if not items:
         return
+    # Plain tuples in ``fields`` order: a model instance per slot cost more than its COPY.
     rows = [
-        PaperAuthor(
-            paper_id=m.paper.pk,
-            position=index,
-            name=slot.name[:500],
-            keyname=slot.keyname[:300],
-            forenames=slot.forenames[:300],
-            suffix=slot.suffix[:50],
-            affiliations=slot.affiliations,
-            is_collaboration=slot.is_collaboration,
+        (
+            m.paper.pk,
+            index,
+            slot.name[:500],
+            slot.keyname[:300],
+            slot.forenames[:300],
+            slot.suffix[:50],
+            slot.affiliations,
+            slot.is_collaboration,
         )
         for m in items
         for index, slot in enumerate(m.authors or [], start=1)
@@ -365,7 +371,7 @@ def _write_authors(items: list[_Merged]) -> None:
         copy_upsert(
             model=PaperAuthor,
             fields=fields,
-            rows=(db_values(row, fields) for row in rows),
+            rows=rows,
             conflict_fields=["paper", "position"],
             update_fields=fields[2:],
         )
@@ -390,13 +396,7 @@ def _write_versions(items: list[_Merged]) -> None:
     if not items:
         return
     rows = [
-        PaperVersion(
-            paper_id=m.paper.pk,
-            version=v.version,
-            submitted_at=v.submitted_at,
-            size_kb=v.size_kb,
-            source_type=v.source_type,
-        )
+        (m.paper.pk, v.version, v.submitted_at, v.size_kb, v.source_type)
         for m in items
         for v in m.versions or []
     ]
@@ -405,7 +405,7 @@ def _write_versions(items: list[_Merged]) -> None:
         copy_upsert(
             model=PaperVersion,
             fields=fields,
-            rows=(db_values(row, fields) for row in rows),
+            rows=rows,
             conflict_fields=["paper", "version"],
             update_fields=fields[2:],
         )

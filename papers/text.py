@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from django.utils.text import slugify
 from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latexwalker import get_default_latex_context_db
 from unidecode import unidecode
 
 _WS = re.compile(r"\s+")
@@ -20,6 +21,12 @@ SLUG_MAX_LENGTH = 80
 @lru_cache(maxsize=1)
 def _latex() -> LatexNodes2Text:
     return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+
+
+@lru_cache(maxsize=1)
+def _latex_context():
+    # LatexWalker builds this default macro table anew for every string unless given one.
+    return get_default_latex_context_db()
 
 
 def collapse_whitespace(text: str | None) -> str:
@@ -50,7 +57,7 @@ def tex_to_unicode(text: str) -> str:
     if not text or not _TEX_HINT.search(text):
         return collapse_whitespace(text)
     try:
-        decoded = _latex().latex_to_text(text)
+        decoded = _latex().latex_to_text(text, latex_context=_latex_context())
     except Exception:  # pylatexenc raises assorted errors on broken TeX; keep the raw text.
         return collapse_whitespace(text)
     return collapse_whitespace(decoded)
