@@ -25,7 +25,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(database_url: str, *, workers: int = 1, threads: int = 4) -> Iterator[str]:
+def gunicorn(
+    database_url: str, *, workers: int = 1, threads: int = 4, extra_env: dict[str, str] | None = None
+) -> Iterator[str]:
     """gunicorn (DEBUG off, a real SECRET_KEY, rate limiting off, plain static storage)
     against ``database_url`` on a free 127.0.0.1 port; yields its base URL. Its log is
     printed when it stops (pytest shows it for a failing test)."""
@@ -39,6 +41,7 @@ def gunicorn(database_url: str, *, workers: int = 1, threads: int = 4) -> Iterat
         "RATELIMIT_ENABLED": "0",
         "WOVE_TESTING": "1",  # plain static storage: no collectstatic manifest needed
         "DJANGO_SETTINGS_MODULE": "wove.settings",
+        **(extra_env or {}),
     }
     env.pop("WOVE_LOCAL", None)
     log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)  # noqa: SIM115
@@ -73,6 +76,10 @@ def gunicorn(database_url: str, *, workers: int = 1, threads: int = 4) -> Iterat
         yield base
     finally:
         proc.terminate()
-        proc.wait(20)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
         print(Path(log.name).read_text()[-4000:])
         os.unlink(log.name)

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -172,3 +173,51 @@ def test_requests_fail_cleanly_while_postgres_is_down_and_recover_after():
             assert "<h1>Back in a moment</h1>" in response.text
             assert "Traceback" not in response.text
     assert after == [(url, before[url]) for _ in range(2) for url in URLS]
+
+
+@contextmanager
+def silent_server() -> Iterator[int]:
+    """A TCP port that accepts connections and never answers: a database host that has
+    gone away behind a firewall or a dead VM, rather than one that refuses at once."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+        listener.close()
+
+
+def test_a_database_that_never_answers_gives_503_within_the_connect_timeout():
+    with (
+        silent_server() as port,
+        gunicorn(
+            f"postgresql://postgres@127.0.0.1:{port}/wove", extra_env={"DATABASE_CONNECT_TIMEOUT": "2"}
+        ) as base,
+    ):
+        started = time.monotonic()
+        response = httpx.get(base + "/api/v1/papers", timeout=25)
+        waited = time.monotonic() - started
+    assert response.status_code == 503
+    assert response.json()["code"] == "unavailable"
+    assert waited < 20  # gunicorn would have killed the worker at 30 s: no answer at all

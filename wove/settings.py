@@ -115,6 +115,12 @@ if not DATABASES["default"]["HOST"] and DATABASES["default"].get("OPTIONS", {}).
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
 if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
     raise ImproperlyConfigured("wovepaper runs on PostgreSQL only; DATABASE_URL must be postgresql://")
+# A database host that stops answering (not refusing) must fail a request in seconds, as a
+# 503, rather than hold a gunicorn thread until the worker is killed (libpq's default is to
+# wait for ever). A connect_timeout in DATABASE_URL's query string wins.
+DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+    "connect_timeout", int(os.environ.get("DATABASE_CONNECT_TIMEOUT", "5"))
+)
 if os.environ.get("WOVE_TEST_DB"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["WOVE_TEST_DB"]}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
