@@ -202,3 +202,30 @@ def test_api_json_carries_the_text_intact(client, hostile):
     assert body["abstract"] == ABSTRACT
     response = client.get(f"/api/v1/researchers/{hostile['researcher'].pk}")
     assert response.json()["name"] == RESEARCHER
+
+
+def test_digest_email_and_private_feed(client, hostile, django_user_model):
+    from django.utils import timezone
+
+    from accounts import services
+    from accounts.models import Digest, DigestPaper
+
+    user = django_user_model.objects.create_user("reader", "reader@example.org", "pw-reader-123")
+    services.follow_create(user_id=user.pk, target=hostile["researcher"])
+    digest = Digest.objects.create(user=user, frequency="weekly", paper_count=1, created_at=timezone.now())
+    DigestPaper.objects.create(user=user, paper=hostile["paper"], digest=digest)
+    message = services.digest_message(digest, to="reader@example.org")
+    html, mime = message.alternatives[0]
+    assert mime == "text/html"
+    for marker in PAYLOAD_MARKERS:
+        assert marker not in html, marker
+    dom = lxml.html.document_fromstring(html)
+    elements = [e for e in dom.iter() if isinstance(e.tag, str)]
+    injected = [e for e in elements if e.tag == "script" or e.get("src") == "x"]
+    assert injected == []
+    assert TITLE in "".join(dom.itertext())
+    assert TITLE in message.body  # the text part: plain text, as written
+
+    token = services.feed_token_regenerate(user_id=user.pk)
+    root = _feed(client.get(f"/accounts/feed/{token}.xml"))
+    assert root.find("channel/item").findtext("title") == TITLE
