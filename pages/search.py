@@ -33,6 +33,11 @@ SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
 # search cannot run. A semantic or hybrid result list holds at most SEMANTIC_LIMIT papers.
 MODES = {"hybrid": "Hybrid", "keyword": "Keyword", "semantic": "Semantic"}
 SEMANTIC_LIMIT = 200
+# Keyword search reads at most MATCH_CAP matching papers (in the order the GIN bitmap scan
+# returns them) and ranks, counts and facets those (issue #11): ranking every match of a
+# common word over a million papers took seconds. Below the cap nothing changes; above it
+# the page says "5,000+" and suggests narrowing the query.
+MATCH_CAP = 5_000
 TABS = ("papers", "researchers", "institutions")
 YEAR_MIN, YEAR_MAX = 1986, 2100
 _WORD = re.compile(r"[\w'.-]+", re.UNICODE)
@@ -63,6 +68,8 @@ class PaperSearch:
     problems: list[str] = field(default_factory=list)
     # Set by search_papers: the mode that actually ran, and why semantic did not.
     applied_mode: str = "keyword"
+    # Set by tab_counts: the keyword matches reached MATCH_CAP (counts are "at least").
+    capped: bool = False
     semantic_note: str = ""
     ranked_ids: list[int] | None = None
 
@@ -192,12 +199,17 @@ def rank(search: PaperSearch) -> PaperSearch:
     return search
 
 
-def _matching(search: PaperSearch) -> QuerySet[Paper]:
+def _matching(search: PaperSearch, cond: Q) -> QuerySet[Paper]:
+    """Public papers matching ``search`` and ``cond``; with query text, at most
+    :data:`MATCH_CAP` of them (the cap applies after ``cond``, so filters never lose matches
+    the cap would have kept)."""
     if search.ranked_ids is not None:
-        return Paper.objects.public().filter(pk__in=search.ranked_ids)
-    papers = Paper.objects.public()
+        return Paper.objects.public().filter(cond, pk__in=search.ranked_ids)
+    papers = Paper.objects.public().filter(cond)
     if search.q:
-        papers = papers.filter(search_vector=SearchQuery(search.q, search_type="websearch", config="english"))
+        query = SearchQuery(search.q, search_type="websearch", config="english")
+        capped = papers.filter(search_vector=query).order_by().values("pk")[:MATCH_CAP]
+        papers = Paper.objects.filter(pk__in=capped)
     return papers
 
 
@@ -207,8 +219,7 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     title and abstract with matches between :data:`MARK_START` and :data:`MARK_STOP`
     (evaluated only for the rows of the page shown). The search vector is deferred."""
     ranked_ids = search.ranked_ids
-    papers = _matching(search)
-    papers = papers.filter(_filters(search)).select_related("primary_category")
+    papers = _matching(search, _filters(search)).select_related("primary_category")
     papers = papers.defer("search_vector")
     if search.q:
         query = SearchQuery(search.q, search_type="websearch", config="english")
@@ -247,7 +258,7 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, list[Face
     """Counts of matching papers by category (primary or cross-list), submission year,
     researcher and institution. Each facet leaves its own filter out, so the alternatives
     stay visible. Returns ``{"categories", "years", "researchers", "institutions"}``."""
-    by_category = _matching(search).filter(_filters(search, skip="category")).values("pk")
+    by_category = _matching(search, _filters(search, skip="category")).values("pk")
     try:
         sql, params = by_category.query.sql_with_params()
     except EmptyResultSet:  # an empty ranked list: no paper, no category
@@ -263,14 +274,14 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, list[Face
         cursor.execute(statement, [*params, limit])
         categories = [Facet(code, code, n, title=name) for code, name, n in cursor.fetchall()]
     years = (
-        _matching(search)
-        .filter(_filters(search, skip="year"), submitted_at__isnull=False)
+        _matching(search, _filters(search, skip="year"))
+        .filter(submitted_at__isnull=False)
         .annotate(y=ExtractYear("submitted_at"))
         .values("y")
         .annotate(n=Count("pk"))
         .order_by("-y")
     )
-    matching = _matching(search).filter(_filters(search)).values("pk")
+    matching = _matching(search, _filters(search)).values("pk")
     researchers = (
         Authorship.objects.filter(paper__in=matching, researcher__merged_into__isnull=True)
         .values("researcher_id", "researcher__display_name")
@@ -349,7 +360,8 @@ def identifier_target(text: str) -> Institution | Researcher | None:
 
 def tab_counts(search: PaperSearch) -> dict[str, int]:
     """Result counts for the three tabs: papers (with filters), researchers, institutions."""
-    counts = {"papers": _matching(search).filter(_filters(search)).count()}
+    counts = {"papers": _matching(search, _filters(search)).count()}
+    search.capped = bool(search.q) and search.ranked_ids is None and counts["papers"] >= MATCH_CAP
     counts["researchers"] = researchers_matching(search.q).count() if search.q else 0
     counts["institutions"] = institutions_matching(search.q).count() if search.q else 0
     return counts

@@ -1,0 +1,47 @@
+"""Keyword search ranks, counts and facets at most MATCH_CAP matches, and says so."""
+
+from __future__ import annotations
+
+import pytest
+from django.http import QueryDict
+
+from pages import search as site_search
+
+pytestmark = pytest.mark.django_db
+
+
+def _search(query: str) -> site_search.PaperSearch:
+    return site_search.rank(site_search.parse_search(QueryDict(query)))
+
+
+def test_below_the_cap_nothing_changes(site_sample):
+    search = _search('q="dark matter"&mode=keyword')
+    assert site_search.tab_counts(search)["papers"] == 58  # as in test_search.py
+    assert not search.capped
+
+
+def test_a_match_set_over_the_cap_is_cut_to_the_cap_and_marked(site_sample, monkeypatch, client):
+    everything = set(
+        site_search.search_papers(_search('q="dark matter"&mode=keyword')).values_list("pk", flat=True)
+    )
+    monkeypatch.setattr(site_search, "MATCH_CAP", 20)
+    search = _search('q="dark matter"&mode=keyword')
+    assert site_search.tab_counts(search)["papers"] == 20
+    assert search.capped
+    found = list(site_search.search_papers(search).values_list("pk", flat=True))
+    assert len(found) == 20 and set(found) <= everything
+    facets = site_search.paper_facets(search)
+    assert sum(f.count for f in facets["years"]) == 20
+    html = client.get("/search", {"q": '"dark matter"', "mode": "keyword"}).content.decode()
+    assert "20+ papers: the first 20 matches are ranked" in html
+
+
+def test_filters_apply_before_the_cap(site_sample, monkeypatch):
+    unfiltered = _search('q="dark matter"&mode=keyword&category=astro-ph')
+    expected = site_search.tab_counts(unfiltered)["papers"]
+    assert 5 < expected < 58
+    monkeypatch.setattr(site_search, "MATCH_CAP", 5)
+    search = _search('q="dark matter"&mode=keyword&category=astro-ph')
+    found = site_search.search_papers(search)
+    assert found.count() == 5
+    assert all("astro-ph" in p.categories for p in found)
