@@ -6,6 +6,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 
 from .querysets import PaperQuerySet
 
@@ -116,6 +118,19 @@ class Paper(models.Model):
             GinIndex(fields=["categories"], name="paper_categories_gin"),
             models.Index(fields=["primary_category", "-submitted_at"], name="paper_primary_idx"),
             GinIndex(fields=["search_vector"], name="paper_search_gin"),
+            # "Most cited" sorts (site: nulls last; API: NULL as -1), newest first among ties.
+            models.Index(
+                F("cited_by_count").desc(nulls_last=True),
+                F("submitted_at").desc(),
+                F("arxiv_id").desc(),
+                name="paper_cited_idx",
+            ),
+            models.Index(
+                Coalesce("cited_by_count", Value(-1), output_field=models.BigIntegerField()).desc(),
+                F("submitted_at").desc(),
+                F("arxiv_id").desc(),
+                name="paper_cited_api_idx",
+            ),
         ]
 
     def __str__(self) -> str:

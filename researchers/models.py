@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Upper
 from django.urls import reverse
 
 from papers.text import make_slug
@@ -57,6 +59,9 @@ class Researcher(models.Model):
         indexes = [
             models.Index(fields=["display_name"], name="researcher_name_idx"),
             models.Index(fields=["-paper_count"], name="researcher_papers_idx"),
+            # The researcher page's "same name" list: display_name__iexact or a variant (issue #11).
+            models.Index(Upper("display_name"), name="researcher_name_upper_idx"),
+            GinIndex(fields=["name_variants"], name="researcher_variants_gin"),
         ]
         constraints = [
             # The stored shape; the check digit is verified by validate_orcid/normalize_orcid.
