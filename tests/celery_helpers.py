@@ -69,8 +69,11 @@ def redis_server():
 
 
 @contextmanager
-def celery_worker(broker_url: str, extra_env: dict[str, str] | None = None, queues: str = "celery"):
-    """Start ``celery -A wove worker`` (solo pool) against the test database and ``broker_url``.
+def celery_worker(
+    broker_url: str, extra_env: dict[str, str] | None = None, queues: str = "celery", pool: str = "solo"
+):
+    """Start ``celery -A wove worker`` (``pool``: solo, or prefork with one child) against the
+    test database and ``broker_url``.
 
     The worker sees only committed data, so tests using it need
     ``django_db(transaction=True)``. It leads its own process group (``os.killpg(proc.pid,
@@ -98,7 +101,9 @@ def celery_worker(broker_url: str, extra_env: dict[str, str] | None = None, queu
             "wove",
             "worker",
             "--pool",
-            "solo",
+            pool,
+            "--concurrency",
+            "1",
             "--loglevel",
             "INFO",
             "--without-mingle",

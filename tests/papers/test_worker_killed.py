@@ -69,3 +69,47 @@ def test_harvest_task_killed_with_its_worker_is_redelivered_and_completes_once()
     assert [r for r in server.requests if "metadataPrefix" in r] == [
         {"verb": "ListRecords", "metadataPrefix": "arXivRaw"}
     ]
+
+
+def children(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def test_harvest_task_whose_pool_child_dies_is_requeued_at_once():
+    """Prefork (the Procfile's pool): the child running the task is SIGKILLed (an OOM kill)
+    while the parent lives. ``task_reject_on_worker_lost`` hands the message back at once,
+    without waiting for the visibility timeout (left at its hour here), and a new child
+    resumes the harvest."""
+    from wove.celery import app
+
+    with redis_server() as broker, PagedOaiServer(SAMPLE_OAI_RAW, page_size=50, delay=0.1) as server:
+        env = {"ARXIV_OAI_ENDPOINT": server.url, "ARXIV_OAI_MIN_INTERVAL": "0"}
+        with celery_worker(broker, env, pool="prefork") as worker:
+            with app.connection_for_write(broker) as connection:
+                app.send_task("papers.harvest_arxiv", connection=connection)
+            assert wait_for(lambda: server.served >= 5, timeout=90), Path(worker.log_path).read_text()[-3000:]
+            (child,) = children(worker.pid)
+            os.kill(child, signal.SIGKILL)
+            run = wait_for(lambda: HarvestRun.objects.filter(status="complete").first(), timeout=90)
+            log = Path(worker.log_path).read_text()
+            assert run is not None, log[-3000:]
+            wait_for(lambda: succeeded(worker.log_path), timeout=30)
+            done = succeeded(worker.log_path)
+
+    assert "WorkerLostError" in log
+    assert len(done) == 1, done
+    assert HarvestRun.objects.count() == 1
+    assert (run.records_seen, run.pages) == (1000, 20)
+    assert Paper.objects.count() == 1000
+    assert PaperVersion.objects.count() == 1522
+    assert PaperAuthor.objects.count() == 3111
