@@ -14,32 +14,43 @@ _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
 _STOP = {"a", "an", "the", "on", "of", "in", "for", "and", "to", "at", "from", "with", "by"}
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    escaped = False
-    for ch in text:
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
+def _unmatched_braces(text: str) -> set[int]:
+    """Positions of the braces in ``text`` that have no partner. BibTeX's scanner counts
+    every brace in a field value, a backslash-escaped one too, so escapes are not skipped."""
+    opened: list[int] = []
+    unmatched: set[int] = set()
+    for index, char in enumerate(text):
+        if char == "{":
+            opened.append(index)
+        elif char == "}":
+            if opened:
+                opened.pop()
+            else:
+                unmatched.add(index)
+    unmatched.update(opened)
+    return unmatched
 
 
 def bibtex_value(text: str) -> str:
-    """A field value for ``{...}``: TeX kept (BibTeX readers are TeX), whitespace collapsed,
-    unescaped ``%``, ``&`` and ``#`` escaped, and braces escaped when unbalanced (an
-    unbalanced brace would end the entry)."""
+    """A field value for ``{...}``: TeX kept (BibTeX readers are TeX), control characters
+    removed, whitespace collapsed, unescaped ``%``, ``&`` and ``#`` escaped. A brace without
+    a partner is dropped (with the backslash escaping it), and so is a trailing lone
+    backslash: either would end the entry early or swallow the closing brace, letting the
+    rest of the text be read as further fields."""
     value = collapse_whitespace(strip_control(text or ""))
     value = re.sub(r"(?<!\\)([%&#])", r"\\\1", value)
-    if not _balanced(value):
-        value = value.replace("\\{", "{").replace("\\}", "}")
-        value = value.replace("{", "\\{").replace("}", "\\}")
+    unmatched = _unmatched_braces(value)
+    if unmatched:
+        kept: list[str] = []
+        for index, char in enumerate(value):
+            if index in unmatched:
+                if kept and kept[-1] == "\\":
+                    kept.pop()
+                continue
+            kept.append(char)
+        value = "".join(kept)
+    if re.search(r"(?<!\\)(?:\\\\)*\\$", value):
+        value = value[:-1].rstrip()
     return value
 
 

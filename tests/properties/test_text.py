@@ -10,6 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from institutions.views import json_ld
+from papers.export import bibtex_value
 from papers.templatetags.wove import highlight, ld_json_script, texhtml
 from papers.text import SLUG_MAX_LENGTH, make_slug, tex_to_unicode
 from researchers.templatetags.researchers_tags import ld_json
@@ -121,3 +122,27 @@ def test_json_ld_cannot_close_its_script_element(data):
 def _inner(script: str) -> str:
     assert script.startswith('<script type="application/ld+json"') and script.endswith("</script>")
     return script[script.index(">") + 1 : -len("</script>")]
+
+
+def _raw_balanced(value: str) -> bool:
+    depth = 0
+    for char in value:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+@PROPERTY
+@given(tex_text)
+@example("Foo}, note={injected")  # the "}" ended the title; "note" became a field
+@example("Sets $\\{x_n$ of")  # an escaped brace without partner: BibTeX counts it
+@example("ends with a backslash \\")  # swallowed the closing brace
+@example("$\\{x\\}$ 100% & #1")
+def test_bibtex_value_keeps_braces_balanced(text):
+    value = bibtex_value(text)
+    assert _raw_balanced(value), value
+    assert not re.search(r"(?<!\\)(?:\\\\)*\\$", value), value
+    assert not re.search(r"(?<!\\)[%&#]", value), value
+    if _raw_balanced(text) and "\\" not in text and not re.search(r"[%&#\x00-\x1f\x7f]", text):
+        assert value == " ".join(text.split())  # nothing touched when nothing needed it
