@@ -122,6 +122,10 @@ def assert_json_ld_safe(response, *, expect: list[str]) -> list:
 
 def test_paper_page(client, hostile):
     response = client.get(hostile["paper"].get_absolute_url())
+    # Defence in depth: even an injected inline script would not run.
+    policy = response["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+    assert response["X-Frame-Options"] == "DENY"
     assert_html_safe(response, expect=[TITLE, "</script><script>alert(2)</script>", AUTHOR, AFFILIATION])
     assert_json_ld_safe(response, expect=[TITLE, AUTHOR])
 
