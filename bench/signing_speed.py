@@ -6,8 +6,9 @@ Loads ``--copies`` copies of the real sample under shifted arXiv ids (as
 - ``records_sign()``, what ``manage.py sign_provenance`` runs: for every paper version a
   canonical record (RFC 8785 JSON, SHA-256), its receipt and two events, each signed with
   ed25519, written with COPY; three signatures per record;
-- the part of that spent in the database (every statement, the COPYs included), so the
-  figure without database writes can be stated too;
+- the same run's CPU time in this process (``time.process_time``): everything but
+  PostgreSQL's own work (the server is another process), so the figure without database
+  writes can be stated too;
 - the bare loop: ``Ed25519PrivateKey.sign`` (the ``cryptography`` package, same key) over
   the very 32-byte digests the run signed, nothing else.
 
@@ -65,38 +66,16 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
         return
 
-    # Time spent in the database: Django-level statements plus the COPY-and-insert helper.
-    db_seconds = [0.0]
-
-    def timed_execute(execute, sql, params, many, context):
-        start = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            db_seconds[0] += time.perf_counter() - start
-
-    insert = services._insert_ignoring_conflicts
-
-    def timed_insert(*a, **k):
-        start = time.perf_counter()
-        try:
-            return insert(*a, **k)
-        finally:
-            db_seconds[0] += time.perf_counter() - start
-
-    services._insert_ignoring_conflicts = timed_insert
-
+    # Wall time includes PostgreSQL's work; this process's CPU time (time.process_time)
+    # excludes it (the server is another process) and most of the machine's other load.
     best_total = best_cpu = 1e9
     result = None
     for _ in range(args.repeat):
         unsign()
-        db_seconds[0] = 0.0
-        with connection.execute_wrapper(timed_execute):
-            start = time.perf_counter()
-            result = services.records_sign()
-            total = time.perf_counter() - start
-        best_total = min(best_total, total)
-        best_cpu = min(best_cpu, total - db_seconds[0])
+        start, start_cpu = time.perf_counter(), time.process_time()
+        result = services.records_sign()
+        best_total = min(best_total, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - start_cpu)
     records = Record.objects.count()
     events = Event.objects.count()
     signatures = records + events  # a receipt per record, one signature per event
@@ -106,26 +85,28 @@ def main() -> None:
     digests = [bytes.fromhex(h) for h in Record.objects.values_list("canonical_sha256", flat=True)]
     digests += [bytes.fromhex(h) for h in Event.objects.values_list("content_sha256", flat=True)]
     key = signer.private_key
-    best_bare = 1e9
+    best_bare = best_bare_cpu = 1e9
     for _ in range(args.repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         for digest in digests:
             key.sign(digest)
         best_bare = min(best_bare, time.perf_counter() - start)
+        best_bare_cpu = min(best_bare_cpu, time.process_time() - start_cpu)
 
     print(f"signed: {records} records, {events} events, {signatures} signatures; best of {args.repeat} runs")
     print(f"  last run: {result.summary()}")
     print(
-        f"sign_provenance     : {records / best_total:8.0f} records/s  "
-        f"{signatures / best_total:8.0f} signatures/s  (database writes included)"
+        f"sign_provenance, wall       : {records / best_total:8.0f} records/s  "
+        f"{signatures / best_total:8.0f} signatures/s  (PostgreSQL's work included)"
     )
     print(
-        f"  without DB time   : {records / best_cpu:8.0f} records/s  "
-        f"{signatures / best_cpu:8.0f} signatures/s  (building, hashing, signing only)"
+        f"sign_provenance, process CPU: {records / best_cpu:8.0f} records/s  "
+        f"{signatures / best_cpu:8.0f} signatures/s  (this process only: build, hash, sign, send)"
     )
-    print(f"bare ed25519 loop   : {'':8s}            {signatures / best_bare:8.0f} signatures/s")
-    print(f"ratio per signature, with DB   : {best_bare / best_total:.2f}  (target >= 0.5)")
-    print(f"ratio per signature, without DB: {best_bare / best_cpu:.2f}  (target >= 0.5)")
+    print(f"bare ed25519 loop, wall     : {'':8s}            {signatures / best_bare:8.0f} signatures/s")
+    print(f"bare ed25519 loop, CPU      : {'':8s}            {signatures / best_bare_cpu:8.0f} signatures/s")
+    print(f"ratio per signature, wall, with the database: {best_bare / best_total:.2f}  (target >= 0.5)")
+    print(f"ratio per signature, process CPU            : {best_bare_cpu / best_cpu:.2f}  (target >= 0.5)")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from pylatexenc.latex2text import LatexNodes2Text
 from pylatexenc.latexwalker import get_default_latex_context_db
 from unidecode import unidecode
 
-_WS = re.compile(r"\s+")
 # Control characters XML 1.0 forbids (and that break feeds and JSON consumers), minus tab/CR/LF.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TEX_HINT = re.compile(r"[\\{}$~]")
@@ -33,7 +32,9 @@ def collapse_whitespace(text: str | None) -> str:
     """Collapse runs of whitespace to one space and trim the ends; ``None`` gives ``""``."""
     if not text:
         return ""
-    return _WS.sub(" ", text).strip()
+    # str.split() splits on exactly the characters ``\s`` matches (str.isspace), and drops
+    # empty ends: the same result as re.sub(r"\s+", " ", text).strip(), several times faster.
+    return " ".join(text.split())
 
 
 def strip_control(text: str) -> str:
