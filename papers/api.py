@@ -144,7 +144,9 @@ def list_papers(
 
 
 @router.post(
-    "/batch", response={200: BatchOut, 400: Error, 422: Error, 429: Error}, summary="Look up many papers"
+    "/batch",
+    response={200: BatchOut, 400: Error, 413: Error, 422: Error, 429: Error},
+    summary="Look up many papers",
 )
 def batch_papers(request: HttpRequest, body: BatchIn):
     """Look up to 500 identifiers (any form) in one request; answers keep the order asked.

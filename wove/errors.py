@@ -77,6 +77,7 @@ ERROR_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     410: "gone",
+    413: "payload_too_large",
     422: "validation_error",
     429: "rate_limited",
     500: "server_error",

@@ -3,6 +3,8 @@ values, odd numbers) answer 2xx/3xx/4xx with a page or the API's Error shape, ne
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.test import Client
 from hypothesis import HealthCheck, example, given, settings
@@ -75,3 +77,27 @@ def test_never_a_server_error(hostile, template, value):  # noqa: F811
     if url.startswith("/api/") and response.status_code >= 400:
         body = response.json()
         assert body["status"] == response.status_code and body["code"] and body["detail"]
+
+
+def test_oversized_api_body_is_413_in_the_error_shape(client):
+    # Bug: a batch body over DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB) answered 500.
+    body = json.dumps({"ids": ["0704.0001"] * 300_000})
+    response = Client(raise_request_exception=False).post(
+        "/api/v1/papers/batch", body, content_type="application/json"
+    )
+    assert response.status_code == 413
+    assert response.json() == {
+        "status": 413,
+        "code": "payload_too_large",
+        "detail": "The request body is over 2,621,440 bytes.",
+        "errors": None,
+    }
+    assert response["Access-Control-Allow-Origin"] == "*"
+
+
+def test_too_many_query_parameters_is_a_400():
+    # Refused by Django (DATA_UPLOAD_MAX_NUMBER_FIELDS is 1000) in the NUL-byte middleware,
+    # before the API's own error handling: the site's 400, not the Error shape.
+    query = "&".join(f"q{i}=x" for i in range(1001))
+    for url in ("/api/v1/papers", "/search"):
+        assert Client(raise_request_exception=False).get(f"{url}?{query}").status_code == 400
