@@ -14,8 +14,10 @@ baseline that latencies are printed against. Bounded: ``--seconds`` and ``--max-
 
     .venv/bin/python bench/soak.py [--seconds 120] [--browsers 6] [--api-clients 4]
 
-Prints status counts per client kind and p50/p95 latency as ratios to the baseline's p50;
-exits 1 on any 5xx or transport error (the URLs are printed), else 0.
+Prints status counts per client kind and p50/p95 latency as ratios to the baseline's p50,
+and when anything failed a timeline per 5 s; exits 1 on any 5xx or transport error (the
+URLs are printed), else 0. ``--allow-503`` is for outage drills (stop the database during
+the run): 503s are then counted, not failures.
 """
 
 from __future__ import annotations
@@ -209,21 +211,29 @@ def api_url(rng: random.Random, ids: dict) -> str:
 
 
 class Tally:
-    """Thread-safe counts of statuses and latencies per client kind."""
+    """Thread-safe counts of statuses and latencies per client kind, and per 5 s of the run
+    (``timeline``: answered, 503, other failures). A failure is a transport error or a 5xx;
+    with ``allow_503`` (an outage drill) a 503 is counted but is no failure."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, allow_503: bool = False) -> None:
         self.lock = threading.Lock()
         self.statuses: dict[str, Counter] = defaultdict(Counter)
         self.latencies: dict[str, list[float]] = defaultdict(list)
+        self.timeline: dict[int, Counter] = defaultdict(Counter)
         self.failures: list[str] = []
         self.total = 0
+        self.allow_503 = allow_503
+        self.started = time.monotonic()
 
     def add(self, kind: str, url: str, status: int | str, seconds: float) -> None:
         with self.lock:
             self.total += 1
             self.statuses[kind][status] += 1
             self.latencies[kind].append(seconds)
-            if not isinstance(status, int) or status >= 500:
+            failed = not isinstance(status, int) or status >= 500
+            bucket = self.timeline[int((time.monotonic() - self.started) // 5)]
+            bucket["503" if status == 503 else "failed" if failed else "ok"] += 1
+            if failed and not (self.allow_503 and status == 503):
                 self.failures.append(f"{status} {url}")
 
 
@@ -240,13 +250,34 @@ def client_loop(kind, base, seed, ids, deadline, tally: Tally, max_requests: int
             tally.add(kind, url, status, time.perf_counter() - start)
 
 
+def _run_drill_command(tally: Tally, command: str) -> None:
+    at = time.monotonic() - tally.started
+    result = subprocess.run(command, shell=True, capture_output=True, text=True)  # noqa: S602 - the operator's own command
+    print(f"[{at:5.1f} s] {command!r} exited {result.returncode}", flush=True)
+
+
 def soak(
-    base: str, *, seconds: float, browsers: int, api_clients: int, seed: int, max_requests: int
+    base: str,
+    *,
+    seconds: float,
+    browsers: int,
+    api_clients: int,
+    seed: int,
+    max_requests: int,
+    allow_503: bool = False,
+    run_at: list[tuple[float, str]] = (),
 ) -> Tally:
-    """Run the clients against ``base`` for ``seconds``; returns the :class:`Tally`."""
+    """Run the clients against ``base`` for ``seconds``; returns the :class:`Tally`.
+
+    ``run_at`` lists ``(offset seconds, shell command)`` to run while the clients do (an
+    outage drill stops and starts the database this way)."""
     with httpx.Client(base_url=base, timeout=60) as client:
         ids = discover(client)
-    tally = Tally()
+    tally = Tally(allow_503=allow_503)
+    for offset, command in run_at:
+        timer = threading.Timer(offset, _run_drill_command, args=(tally, command))
+        timer.daemon = True
+        timer.start()
     deadline = time.monotonic() + seconds
     threads = [
         threading.Thread(
@@ -290,6 +321,10 @@ def report(tally: Tally, seconds: float) -> int:
         ratio = f"p50 {p50 / base_p50:.1f}x, p95 {p95 / base_p50:.1f}x baseline" if base_p50 else ""
         times = f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms ({ratio})"
         print(f"{kind:9} {len(lat):6} requests  {counts}  |  {times}")
+    if any(bucket["503"] or bucket["failed"] for bucket in tally.timeline.values()):
+        for index, bucket in sorted(tally.timeline.items()):
+            window = f"{index * 5:4}-{index * 5 + 5:<4}s"
+            print(f"  {window}  ok {bucket['ok']:5}  503 {bucket['503']:5}  failed {bucket['failed']:5}")
     if tally.failures:
         print(f"FAIL: {len(tally.failures)} 5xx or transport errors, e.g.:")
         for line in sorted(set(tally.failures))[:20]:
@@ -310,6 +345,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--base", help="soak this running server (127.0.0.1 only) instead of starting one")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
+    parser.add_argument(
+        "--allow-503", action="store_true", help="an outage drill: count 503s but do not fail on them"
+    )
+    parser.add_argument(
+        "--run-at",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("SECONDS", "COMMAND"),
+        help="run a shell command this many seconds into the soak (e.g. stop the database)",
+    )
     args = parser.parse_args(argv)
     with ExitStack() as stack:
         base = args.base
@@ -329,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
             api_clients=args.api_clients,
             seed=args.seed,
             max_requests=args.max_requests,
+            allow_503=args.allow_503,
+            run_at=[(float(offset), command) for offset, command in args.run_at],
         )
         return report(tally, time.monotonic() - start)
 
