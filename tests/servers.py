@@ -24,12 +24,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class Served(str):
+    """The base URL of a server under test; ``log_path`` is the file its output goes to."""
+
+    log_path: str
+
+
 @contextmanager
 def gunicorn(
     database_url: str, *, workers: int = 1, threads: int = 4, extra_env: dict[str, str] | None = None
 ) -> Iterator[str]:
     """gunicorn (DEBUG off, a real SECRET_KEY, rate limiting off, plain static storage)
-    against ``database_url`` on a free 127.0.0.1 port; yields its base URL. Its log is
+    against ``database_url`` on a free 127.0.0.1 port; yields its base URL (a :class:`Served`). Its log is
     printed when it stops (pytest shows it for a failing test)."""
     port = free_port()
     env = {
@@ -73,7 +79,9 @@ def gunicorn(
             except httpx.TransportError:
                 assert proc.poll() is None, Path(log.name).read_text()[-3000:]
                 time.sleep(0.2)
-        yield base
+        served = Served(base)
+        served.log_path = log.name
+        yield served
     finally:
         proc.terminate()
         try:

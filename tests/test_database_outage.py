@@ -149,6 +149,7 @@ def test_requests_fail_cleanly_while_postgres_is_down_and_recover_after():
         down = [client.get(url) for url in URLS for _ in range(2)]  # every thread sees it
         cluster.start()
         after = [(url, client.get(url).status_code) for _ in range(2) for url in URLS]
+        log = Path(base.log_path).read_text()
 
     assert before == {
         "/": 200,
@@ -173,6 +174,11 @@ def test_requests_fail_cleanly_while_postgres_is_down_and_recover_after():
             assert "<h1>Back in a moment</h1>" in response.text
             assert "Traceback" not in response.text
     assert after == [(url, before[url]) for _ in range(2) for url in URLS]
+    # One WARNING line per refused request, no traceback: an outage must not bury the log.
+    assert "Traceback" not in log, log[-3000:]
+    unavailable = [line for line in log.splitlines() if "database unavailable:" in line]
+    assert len(unavailable) >= len(down), log[-3000:]
+    assert all(" WARNING " in line for line in unavailable)
 
 
 @contextmanager
