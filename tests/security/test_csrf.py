@@ -150,3 +150,23 @@ def test_the_same_post_with_a_token_gets_through(strict_superuser, url):
         url, {"csrfmiddlewaretoken": token, "digest_frequency": "weekly", "arxiv_id": "junk"}
     )
     assert response.status_code != 403
+
+
+def test_get_never_changes_state(django_user_model):
+    # CSRF protection covers POST only, so a state change must never happen on GET: a link
+    # or an <img> on another site could trigger it.
+    from accounts.models import AccountSettings, Follow
+
+    user = django_user_model.objects.create_superuser("root", "root@example.org", "pw-root-123")
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    for url in STATE_CHANGING.values():
+        response = client.get(url)
+        assert response.status_code in (200, 302, 404, 405), (url, response.status_code)
+    assert django_user_model.objects.filter(pk=user.pk).exists()  # not deleted
+    assert client.get("/accounts/following").status_code == 200  # still signed in (no logout)
+    # Nothing followed, no feed token made, the digest left at its default (a settings row
+    # may be created with the defaults on first read).
+    assert Follow.objects.count() == 0
+    settings_rows = list(AccountSettings.objects.values_list("feed_token", "digest_frequency"))
+    assert settings_rows in ([], [(None, "weekly")])
