@@ -47,10 +47,11 @@ def count_cached(queryset: QuerySet) -> int:
     return count
 
 
-def cached_when_large(key: str, compute: Callable[[], T], *, size: int) -> T:
+def cached_when_large(key: str, compute: Callable[[], T], *, size: int, minimum: int | None = None) -> T:
     """``compute()``, kept under ``key`` for :data:`COUNT_CACHE_SECONDS` when ``size`` (the
-    number of rows it aggregates) is at least :data:`COUNT_CACHE_MIN`; else computed afresh."""
-    if size < COUNT_CACHE_MIN:
+    number of rows it aggregates) is at least ``minimum`` (default :data:`COUNT_CACHE_MIN`);
+    else computed afresh."""
+    if size < (COUNT_CACHE_MIN if minimum is None else minimum):
         return compute()
     value = cache.get(key)
     if value is None:

@@ -1,0 +1,341 @@
+"""Pages and API under load: locust against gunicorn on 127.0.0.1, per page kind, per corpus.
+
+Usage (the first database is the baseline; each needs a corpus, e.g. from
+``manage.py generate_corpus``)::
+
+    .venv/bin/python bench/pages_load.py --db wove_scale10k --db wove_scale1m --users 4 --seconds 60
+
+For each database: starts gunicorn (DEBUG off, the Procfile's 2 workers x 4 threads, API rate
+limit lifted) on 127.0.0.1, samples paper, researcher and institution ids and search words
+from that database, warms each page kind, runs locust headless for ``--warmup`` seconds
+(discarded), then for ``--seconds`` with ``--users`` closed-loop users (no think time).
+Prints p50/p95/p99 (ms) and requests/s per page kind, then the ratio of each database's
+p99 to the baseline's, measured in the same run. Targets (issue #11): paper and researcher pages p99 < 100 ms, search p95 < 100 ms at
+1M papers, p99 at 1M <= 1.5 x p99 at 10k.
+
+Locust imports this file as its locustfile (``PAGES_LOAD_SAMPLE`` names the sampled ids);
+only ``main()`` drives runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import quote
+from urllib.request import urlopen
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+KINDS = (
+    "paper",
+    "researcher",
+    "institution",
+    "search",
+    "api papers",
+    "api papers q",
+    "api researchers",
+    "api institutions",
+)
+# Share of requests per kind: pages people open most (papers, researchers), then search.
+WEIGHTS = {
+    "paper": 6,
+    "researcher": 5,
+    "institution": 2,
+    "search": 4,
+    "api papers": 2,
+    "api papers q": 2,
+    "api researchers": 2,
+    "api institutions": 1,
+}
+TARGETS = {"paper": ("p99", 100), "researcher": ("p99", 100), "search": ("p95", 100)}
+
+# --------------------------------------------------------------------------- locustfile
+
+if os.environ.get("PAGES_LOAD_SAMPLE"):
+    from locust import FastHttpUser, constant, task
+
+    _SAMPLE = json.loads(Path(os.environ["PAGES_LOAD_SAMPLE"]).read_text())
+    _RNG = random.Random(int(os.environ.get("PAGES_LOAD_SEED", "1")))
+
+    def _pick(kind: str) -> str:
+        return _RNG.choice(_SAMPLE[kind])
+
+    def _path(kind: str) -> str:
+        if kind in ("paper", "researcher", "institution"):
+            return _pick(kind)
+        if kind == "search":
+            return "/search?q=" + quote(_pick("queries"))
+        if kind == "api papers":
+            return _RNG.choice(
+                [
+                    "/api/v1/papers",
+                    "/api/v1/papers?sort=cited",
+                    "/api/v1/papers?category=" + quote(_pick("categories")),
+                    f"/api/v1/papers?page={_RNG.randint(2, 50)}",
+                ]
+            )
+        if kind == "api papers q":
+            return "/api/v1/papers?mode=keyword&q=" + quote(_pick("queries"))
+        if kind == "api researchers":
+            return _RNG.choice(["/api/v1/researchers", "/api/v1/researchers?q=" + quote(_pick("names"))])
+        return "/api/v1/institutions"
+
+    class Visitor(FastHttpUser):
+        """A closed-loop visitor: one request after another, page kinds by :data:`WEIGHTS`."""
+
+        wait_time = constant(0)
+
+        @task
+        def visit(self) -> None:
+            kind = _RNG.choices(list(WEIGHTS), weights=list(WEIGHTS.values()))[0]
+            with self.client.get(_path(kind), name=kind, catch_response=True) as response:
+                if response.status_code != 200:
+                    response.failure(f"HTTP {response.status_code}")
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def sample_ids(db: str, *, count: int = 400, seed: int = 1) -> dict[str, list[str]]:
+    """Paths and query words sampled from database ``db`` (psycopg, no Django): papers
+    uniformly, researchers through a random authorship (weighted by their papers, as a
+    visitor following author links is), institutions with links, search words from titles
+    and family names."""
+    import psycopg
+
+    dsn = f"postgresql://postgres@127.0.0.1:5432/{db}"
+    with psycopg.connect(dsn) as conn:
+        conn.execute("SELECT setseed(%s)", [1 / (seed + 1)])
+
+        def rows(sql: str, *params) -> list[tuple]:
+            return conn.execute(sql, params).fetchall()
+
+        papers = rows(
+            "SELECT arxiv_id, slug FROM papers_paper WHERE NOT deleted AND NOT hidden "
+            "ORDER BY random() LIMIT %s",
+            count,
+        )
+        researchers = rows(
+            "SELECT r.id, r.slug FROM (SELECT researcher_id FROM researchers_authorship "
+            "ORDER BY random() LIMIT %s) a JOIN researchers_researcher r ON r.id = a.researcher_id",
+            count,
+        )
+        institutions = rows(
+            "SELECT i.id, i.slug FROM institutions_institution i "
+            "WHERE EXISTS (SELECT 1 FROM institutions_authoraffiliation l WHERE l.institution_id = i.id)"
+        )
+        titles = [t for (t,) in rows("SELECT title FROM papers_paper ORDER BY random() LIMIT %s", count)]
+        names = [
+            n
+            for (n,) in rows("SELECT keyname FROM papers_paperauthor ORDER BY random() LIMIT %s", count)
+            if n
+        ]
+        categories = [
+            c for (c,) in rows("SELECT primary_category_id FROM papers_paper ORDER BY random() LIMIT 50")
+        ]
+    rng = random.Random(seed)
+    words = [w.strip(".,:;()\"'") for t in titles for w in t.split() if len(w.strip(".,:;()\"'")) > 3]
+    queries = [rng.choice(words) for _ in range(count // 2)]
+    queries += [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(count // 4)]
+    queries += [rng.choice(names) for _ in range(count // 4)]
+    return {
+        "paper": [f"/papers/{a}-{s}" for a, s in papers],
+        "researcher": [f"/researchers/{i}-{s}" for i, s in researchers],
+        "institution": [f"/institutions/{i}-{s}" for i, s in institutions],
+        "queries": queries,
+        "names": names,
+        "categories": categories,
+    }
+
+
+def _server_env(db: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=f"postgresql://postgres@127.0.0.1:5432/{db}",
+        WOVE_LOCAL="1",
+        DEBUG="0",
+        SECURE_COOKIES="0",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        RATELIMIT_ENABLED="0",
+        CELERY_BROKER_URL=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13"),
+        LOG_LEVEL="WARNING",
+    )
+    env.pop("WOVE_TESTING", None)
+    return env
+
+
+def _wait_up(url: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urlopen(url, timeout=5):  # noqa: S310 (127.0.0.1 only)
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"gunicorn did not answer at {url}")
+
+
+def run_one(
+    db: str, *, port: int, users: int, seconds: int, warmup: int, workdir: Path
+) -> dict[str, dict[str, float]]:
+    """Serve ``db`` with gunicorn and load it with locust; returns ``{kind: {p50, p95, p99,
+    rps, requests, failures}}`` (milliseconds, requests per second)."""
+    sample = sample_ids(db)
+    # DEBUG off serves hashed static names from the manifest: collect once (idempotent).
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        cwd=ROOT,
+        env=_server_env(db),
+        check=True,
+    )
+    sample_file = workdir / f"{db}-sample.json"
+    sample_file.write_text(json.dumps(sample))
+    server = subprocess.Popen(
+        [
+            str(VENV_BIN / "gunicorn"),
+            "wove.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "2",
+            "--threads",
+            "4",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=_server_env(db),
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_up(base + "/robots.txt")
+        # Warm-up: a few pages of each kind, and every institution four times so that both
+        # workers hold its cached aggregates (a large institution's page computes them once
+        # per 5 minutes per worker; the cold cost is in BENCHMARKS.md).
+        for path in [*sample["paper"][:4], *sample["researcher"][:4], *sample["institution"] * 4]:
+            with urlopen(base + path, timeout=60):  # noqa: S310
+                pass
+        for q in sample["queries"][:4]:
+            with urlopen(f"{base}/search?q={quote(q)}", timeout=60):  # noqa: S310
+                pass
+        prefix = workdir / db
+        env = dict(os.environ, PAGES_LOAD_SAMPLE=str(sample_file))
+        # A discarded warm-up run first (same load, another seed), then the measured run:
+        # both databases are measured in steady state (buffers, per-worker count caches).
+        for name, run_seconds, seed in (("warmup", warmup, "2"), ("run", seconds, "1")):
+            if run_seconds <= 0:
+                continue
+            with open(workdir / f"{db}-{name}.log", "w") as log:
+                subprocess.run(
+                    [
+                        str(VENV_BIN / "locust"),
+                        "-f",
+                        str(Path(__file__).resolve()),
+                        "--headless",
+                        "--host",
+                        base,
+                        "--users",
+                        str(users),
+                        "--spawn-rate",
+                        str(users),
+                        "--run-time",
+                        f"{run_seconds}s",
+                        "--stop-timeout",
+                        "10",
+                        "--csv",
+                        str(prefix) + ("-warmup" if name == "warmup" else ""),
+                        "--only-summary",
+                        "--loglevel",
+                        "WARNING",
+                    ],
+                    check=False,
+                    env={**env, "PAGES_LOAD_SEED": seed},
+                    cwd=ROOT,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    out: dict[str, dict[str, float]] = {}
+    with open(f"{prefix}_stats.csv", newline="") as stream:
+        for row in csv.DictReader(stream):
+            name = "all" if row["Name"] == "Aggregated" else row["Name"]
+            out[name] = {
+                "p50": float(row["50%"]),
+                "p95": float(row["95%"]),
+                "p99": float(row["99%"]),
+                "rps": float(row["Requests/s"]),
+                "requests": int(row["Request Count"]),
+                "failures": int(row["Failure Count"]),
+            }
+    return out
+
+
+def papers_in(db: str) -> int:
+    import psycopg
+
+    with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{db}") as conn:
+        return conn.execute("SELECT count(*) FROM papers_paper").fetchone()[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", action="append", required=True, help="database (first: the baseline)")
+    parser.add_argument("--users", type=int, default=4, help="concurrent closed-loop users")
+    parser.add_argument("--seconds", type=int, default=60, help="load time per database")
+    parser.add_argument("--warmup", type=int, default=20, help="discarded warm-up seconds per database")
+    parser.add_argument("--port", type=int, default=8041)
+    args = parser.parse_args()
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="pages-load-") as tmp:
+        for db in args.db:
+            results[db] = run_one(
+                db,
+                port=args.port,
+                users=args.users,
+                seconds=args.seconds,
+                warmup=args.warmup,
+                workdir=Path(tmp),
+            )
+    base = args.db[0]
+    print(
+        f"pages_load: {args.users} users, {args.seconds} s per database after {args.warmup} s of warm-up, "
+        "gunicorn 2 workers x 4 threads"
+    )
+    for db in args.db:
+        print(f"\n{db} ({papers_in(db):,} papers)")
+        print(f"{'kind':<18}{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'req/s':>8}{'n':>7}{'fail':>6}")
+        for kind in [*KINDS, "all"]:
+            r = results[db].get(kind)
+            if r:
+                print(
+                    f"{kind:<18}{r['p50']:>8.0f}{r['p95']:>8.0f}{r['p99']:>8.0f}"
+                    f"{r['rps']:>8.1f}{r['requests']:>7}{r['failures']:>6}"
+                )
+    for db in args.db[1:]:
+        print(f"\np99 ratio {db} / {base} (target <= 1.5), and targets at {db}")
+        for kind in [*KINDS, "all"]:
+            now, then = results[db].get(kind), results[base].get(kind)
+            if not now or not then:
+                continue
+            ratio = now["p99"] / then["p99"] if then["p99"] else float("inf")
+            note = ""
+            if kind in TARGETS:
+                stat, limit = TARGETS[kind]
+                note = f"  {stat} {now[stat]:.0f} ms {'<' if now[stat] < limit else '>='} {limit} ms"
+            print(f"{kind:<18}{ratio:>6.2f}{'' if ratio <= 1.5 else '  (over 1.5)'}{note}")
+
+
+if __name__ == "__main__":
+    main()
