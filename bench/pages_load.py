@@ -10,8 +10,8 @@ limit lifted) on 127.0.0.1, samples paper, researcher and institution ids and se
 from that database, warms each page kind, runs locust headless for ``--warmup`` seconds
 (discarded), then for ``--seconds`` with ``--users`` closed-loop users (no think time).
 Prints p50/p95/p99 (ms) and requests/s per page kind, then the ratio of each database's
-p99 to the baseline's, measured in the same run. Targets (issue #11): paper and researcher pages p99 < 100 ms, search p95 < 100 ms at
-1M papers, p99 at 1M <= 1.5 x p99 at 10k.
+p99 to the baseline's, measured in the same run. Targets (issue #11): paper and researcher
+pages p99 < 100 ms, search p95 < 100 ms at 1M papers, p99 at 1M <= 1.5 x p99 at 10k.
 
 Locust imports this file as its locustfile (``PAGES_LOAD_SAMPLE`` names the sampled ids);
 only ``main()`` drives runs.
