@@ -327,6 +327,19 @@ RATELIMIT_REDIS_URL = os.environ.get("RATELIMIT_REDIS_URL", "") or CELERY_BROKER
 RATELIMIT_TRUST_FORWARDED = env_bool("BEHIND_PROXY", False)
 API_RATELIMIT_REQUESTS = int(os.environ.get("API_RATELIMIT_REQUESTS", "120"))
 API_RATELIMIT_WINDOW = int(os.environ.get("API_RATELIMIT_WINDOW", "60"))
+# The cache in Redis, shared by every process (wove.cache.FailOpenRedisCache): allauth
+# counts its sign-in, sign-up and mail rate limits in the cache, and a per-process
+# LocMemCache gave each gunicorn worker its own count. CACHE_REDIS_URL, in production the
+# rate limiter's Redis by default; local and test runs keep the in-process cache.
+CACHE_REDIS_URL = os.environ.get("CACHE_REDIS_URL", "") or (RATELIMIT_REDIS_URL if PRODUCTION else "")
+if CACHE_REDIS_URL:
+    CACHES["default"] = {
+        "BACKEND": "wove.cache.FailOpenRedisCache",
+        # redis-py reads unix:// where Celery's embedded-broker URL says redis+socket://.
+        "LOCATION": CACHE_REDIS_URL.replace("redis+socket://", "unix://", 1),
+        "KEY_PREFIX": "wove",
+        "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25},
+    }
 
 # Accounts (issue 9): django-allauth for sign-up with mandatory e-mail verification, sign-in
 # by e-mail, password reset, e-mail and password change; the accounts app for follows, the
