@@ -258,7 +258,9 @@ def papers_upsert(*, records: Sequence[ArxivRecord], categories: CategoryMap | N
         return _papers_upsert(records, categories, result)
 
 
-def _papers_upsert(records: Sequence[ArxivRecord], categories: CategoryMap | None, result: UpsertResult):
+def _papers_upsert(
+    records: Sequence[ArxivRecord], categories: CategoryMap | None, result: UpsertResult
+) -> UpsertResult:
     categories = categories or CategoryMap()
     categories.ensure(code for r in records for code in r.categories)
     ids = {r.arxiv_id for r in records}
