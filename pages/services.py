@@ -97,10 +97,35 @@ def check_fetchable(raw: str, *, now=None) -> ArxivId:
     return parsed
 
 
+class QueueUnavailable(RuntimeError):
+    """The task broker refused or did not answer; the fetch was not queued (its row says so
+    and the next request queues it again)."""
+
+
+QUEUE_DOWN_MESSAGE = "The task queue did not answer, so nothing was sent to arXiv. Try again in a minute."
+
+
 def _queue(fetch: ArxivFetch) -> None:
+    """Send the fetch task once the row is committed (the worker reads it)."""
+    arxiv_id = fetch.arxiv_id
+    transaction.on_commit(lambda: _send(arxiv_id))
+
+
+def _send(arxiv_id: str) -> None:
+    """Send the fetch task. On a broker failure mark the row failed without ``finished_at``
+    (so the next request re-queues it at once) and raise :class:`QueueUnavailable`."""
+    from kombu.exceptions import OperationalError
+
     from .tasks import fetch_paper
 
-    fetch_paper.delay_on_commit(fetch.arxiv_id)
+    try:
+        fetch_paper.delay(arxiv_id)
+    except OperationalError as exc:
+        logger.warning("arXiv fetch of %s not queued: broker unavailable (%s)", arxiv_id, exc)
+        ArxivFetch.objects.filter(arxiv_id=arxiv_id).update(
+            status=ArxivFetch.Status.FAILED, message=QUEUE_DOWN_MESSAGE, finished_at=None
+        )
+        raise QueueUnavailable(QUEUE_DOWN_MESSAGE) from exc
 
 
 def arxiv_fetch_request(*, raw_id: str) -> Paper | ArxivFetch:
@@ -108,8 +133,9 @@ def arxiv_fetch_request(*, raw_id: str) -> Paper | ArxivFetch:
     (possibly shared) ``ArxivFetch``, queuing a task when none is pending.
 
     Deduplicated on the identifier (one row per paper, locked while deciding); a pending
-    fetch is re-queued only when stale, a finished one only after a day. Raises
-    :class:`FetchRefused` for impossible identifiers, before any network call.
+    fetch is re-queued only when stale, a finished one only after a day (one that never
+    reached the queue at once). Raises :class:`FetchRefused` for impossible identifiers,
+    before any network call, and :class:`QueueUnavailable` when the broker is down.
     """
     parsed = check_fetchable(raw_id)
     paper = Paper.objects.filter(arxiv_id=parsed.id).only("arxiv_id", "slug", "deleted").first()
@@ -124,7 +150,8 @@ def arxiv_fetch_request(*, raw_id: str) -> Paper | ArxivFetch:
         if fetch.is_pending and now - fetch.updated_at > STALE_AFTER:
             resend = True
         if not fetch.is_pending and fetch.status != ArxivFetch.Status.DONE:
-            resend = bool(fetch.finished_at and now - fetch.finished_at > RETRY_FINISHED_AFTER)
+            # No finished_at: the task never reached the queue (see _send_now).
+            resend = fetch.finished_at is None or now - fetch.finished_at > RETRY_FINISHED_AFTER
         if fetch.status == ArxivFetch.Status.DONE:
             resend = True  # done but no paper (deleted since): fetch again
         if resend:

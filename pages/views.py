@@ -100,6 +100,10 @@ def fetch_request(request: HttpRequest) -> HttpResponse:
         result = services.arxiv_fetch_request(raw_id=raw)
     except services.FetchRefused as exc:
         return render(request, "404.html", {"refused": str(exc), "arxiv_id": ""}, status=404)
+    except services.QueueUnavailable as exc:
+        response = render(request, "pages/unavailable.html", {"message": str(exc)}, status=503)
+        response["Retry-After"] = "60"
+        return response
     if isinstance(result, Paper):
         return HttpResponseRedirect(result.get_absolute_url(), status=303)
     response = HttpResponseRedirect(f"/papers/fetch/{result.arxiv_id}")

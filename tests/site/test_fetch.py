@@ -227,3 +227,28 @@ def test_task_marks_the_fetch_failed_when_arxiv_stays_unreachable(settings):
     fetch = ArxivFetch.objects.get(arxiv_id="1605.08386")
     assert fetch.message.startswith("arXiv could not be reached")
     assert fetch.finished_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_broker_that_does_not_answer_gives_503_and_the_next_request_queues_again(client, monkeypatch):
+    from pages.tasks import fetch_paper
+
+    app = fetch_paper.app
+    # Port 9 (discard) on the loopback: nothing listens, the connection is refused at once.
+    monkeypatch.setitem(app.conf, "broker_url", "redis://127.0.0.1:9/0")
+    monkeypatch.setitem(app.conf, "task_publish_retry", False)
+    monkeypatch.setattr(app, "_pool", None, raising=False)
+    response = client.post("/papers/fetch", {"arxiv_id": "astro-ph/0601001"})
+    assert response.status_code == 503
+    assert response["Retry-After"] == "60"
+    assert "nothing was sent to arXiv" in response.content.decode()
+    fetch = ArxivFetch.objects.get(arxiv_id="astro-ph/0601001")
+    assert (fetch.status, fetch.finished_at) == ("failed", None)
+    # The broker is back: the next request queues the fetch again (no day's wait).
+    monkeypatch.undo()
+    sent = []
+    monkeypatch.setattr(fetch_paper, "delay", lambda arxiv_id: sent.append(arxiv_id))
+    response = client.post("/papers/fetch", {"arxiv_id": "astro-ph/0601001"})
+    assert (response.status_code, response["Location"]) == (303, "/papers/fetch/astro-ph/0601001")
+    assert sent == ["astro-ph/0601001"]
+    assert ArxivFetch.objects.get(arxiv_id="astro-ph/0601001").status == "queued"
