@@ -49,7 +49,7 @@ def bibtex_value(text: str) -> str:
                 continue
             kept.append(char)
         value = "".join(kept)
-    if re.search(r"(?<!\\)(?:\\\\)*\\$", value):
+    while re.search(r"(?<!\\)(?:\\\\)*\\$", value):
         value = value[:-1].rstrip()
     return value
 

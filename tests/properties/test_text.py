@@ -138,6 +138,7 @@ def _raw_balanced(value: str) -> bool:
 @example("Foo}, note={injected")  # the "}" ended the title; "note" became a field
 @example("Sets $\\{x_n$ of")  # an escaped brace without partner: BibTeX counts it
 @example("ends with a backslash \\")  # swallowed the closing brace
+@example("\\ \\")  # dropping the last backslash left another one at the end
 @example("$\\{x\\}$ 100% & #1")
 def test_bibtex_value_keeps_braces_balanced(text):
     value = bibtex_value(text)
