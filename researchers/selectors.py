@@ -12,12 +12,15 @@ from django.db.models import F, Q, QuerySet
 
 from institutions.selectors import institutions_for_researcher
 from papers.models import Paper, PaperAuthor
+from wove.counts import cached_when_large
 
 from .models import IdentitySource, MatchMethod, Researcher
 
 MAX_MERGE_HOPS = 10
 COAUTHORS_SHOWN = 12
 SAME_NAME_SHOWN = 10
+# Papers from which a researcher page's aggregates are cached (see researcher_profile).
+PROFILE_CACHE_MIN = 100
 SORTS = {
     "newest": ("-submitted_at", "-arxiv_id"),
     "oldest": ("submitted_at", "arxiv_id"),
@@ -313,7 +316,15 @@ def researcher_profile(researcher: Researcher, *, category: str = "", sort: str 
         href=lambda code: f"{base_url}?category={code}",
         current=category,
     )
-    positions, known, _total = position_counts(researcher)
+
+    # Aggregates over every paper of a researcher with 100+ papers come from the cache for
+    # 5 minutes (keyed by the paper count, so new papers show at once): the busiest
+    # researcher of a million-paper archive spent over a second on them (issue #11).
+    def cached(name: str, compute):
+        key = f"wove:researcher:{researcher.pk}:{researcher.paper_count}:{name}"
+        return cached_when_large(key, compute, size=researcher.paper_count, minimum=PROFILE_CACHE_MIN)
+
+    positions, known, _total = cached("positions", lambda: position_counts(researcher))
     cited = papers.filter(cited_by_count__isnull=False)
     cited_list = list(cited.order_by("-cited_by_count", "-submitted_at").values("pk", "cited_by_count")[:1])
     most_cited = papers.get(pk=cited_list[0]["pk"]) if cited_list else None
@@ -339,8 +350,8 @@ def researcher_profile(researcher: Researcher, *, category: str = "", sort: str 
         "most_cited": most_cited,
         "citations_total": citations_total,
         "cited_papers": cited.count(),
-        "network": coauthor_network(researcher),
-        "years": years_chart(papers),
+        "network": cached("network", lambda: coauthor_network(researcher)),
+        "years": cached("years", lambda: years_chart(papers)),
         "description": description,
         "jsonld": researcher_jsonld(researcher, description=description),
     }
