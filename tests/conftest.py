@@ -7,6 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Property tests draw the same examples on every run (CI must not turn red on a new random
+# draw); `HYPOTHESIS_PROFILE=explore` draws fresh ones, for hunting new edge cases by hand.
+hypothesis_settings.register_profile("wove", derandomize=True, database=None)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "wove"))
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
