@@ -11,7 +11,7 @@ import sys
 import pytest
 from django.core.cache import cache
 
-from tests.celery_helpers import redis_server
+from tests.celery_helpers import redis_server, test_database_url
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,6 @@ def redis_cache(settings):
 def test_failed_sign_ins_are_counted_across_processes(client, redis_cache):
     # allauth allows 5 failed sign-ins per account per 5 minutes. Another process (a second
     # gunicorn worker) records 4 of them in the shared cache; this one may fail once more.
-    from django.db import connection
 
     code = (
         "import django, os\n"
@@ -54,9 +53,7 @@ def test_failed_sign_ins_are_counted_across_processes(client, redis_cache):
     # The other process reads the test database. The login names no account (allauth counts
     # those too, so probing for addresses is limited as well): an account created here
     # would not be visible there, and allauth keys an account's count by the account.
-    database = connection.settings_dict
-    host = f"{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}"
-    url = f"postgresql://{database['USER']}@{host}/{database['NAME']}"
+    url = test_database_url()  # a TCP host or the embedded server's socket directory
     env = {**os.environ, "WOVE_TESTING": "1", "CACHE_REDIS_URL": redis_cache, "DATABASE_URL": url}
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
