@@ -9,12 +9,14 @@ phrases, ``OR`` and ``-exclusion`` work as in web search engines; relevance is
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Value, When
@@ -356,6 +358,33 @@ def identifier_target(text: str) -> Institution | Researcher | None:
     except InvalidOrcid:
         return None
     return Researcher.objects.filter(orcid=orcid, merged_into__isnull=True).first()
+
+
+def facets_for_page(search: PaperSearch) -> dict[str, list[Facet]]:
+    """:func:`paper_facets` for the search page. A capped keyword search (its matches reached
+    :data:`MATCH_CAP`, see :func:`tab_counts`) is the expensive case: four aggregates over
+    thousands of matches, two of them joined to authorships. Its facets are kept in Django's
+    cache for ``wove.counts.COUNT_CACHE_SECONDS`` (5 minutes), keyed by the query text and
+    filters; every other search computes them afresh."""
+    if not search.capped:
+        return paper_facets(search)
+    from wove.counts import COUNT_CACHE_SECONDS
+
+    parts = (
+        search.q,
+        search.category,
+        search.year_from,
+        search.year_to,
+        search.researcher.pk if search.researcher else None,
+        search.institution.pk if search.institution else None,
+        MATCH_CAP,
+    )
+    key = "wove:facets:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+    facets = cache.get(key)
+    if facets is None:
+        facets = paper_facets(search)
+        cache.set(key, facets, COUNT_CACHE_SECONDS)
+    return facets
 
 
 def tab_counts(search: PaperSearch) -> dict[str, int]:

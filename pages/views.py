@@ -57,7 +57,7 @@ def search(request: HttpRequest) -> HttpResponse:
         paginator = Paginator(papers, PAGE_SIZE)
         paginator.count = counts["papers"]  # already counted for the tabs; saves a query
         context["page"] = paginator.get_page(request.GET.get("page"))
-        context["facets"] = site_search.paper_facets(params)
+        context["facets"] = site_search.facets_for_page(params)
     response = render(request, "pages/search.html", context)
     return response
 

@@ -45,3 +45,28 @@ def test_filters_apply_before_the_cap(site_sample, monkeypatch):
     found = site_search.search_papers(search)
     assert found.count() == 5
     assert all("astro-ph" in p.categories for p in found)
+
+
+def test_facets_of_a_capped_search_come_from_the_cache_on_the_next_view(site_sample, monkeypatch, client):
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    cache.clear()
+    monkeypatch.setattr(site_search, "MATCH_CAP", 20)
+    query = {"q": '"dark matter"', "mode": "keyword"}
+    with CaptureQueriesContext(connection) as first:
+        html = client.get("/search", query).content.decode()
+    with CaptureQueriesContext(connection) as second:
+        again = client.get("/search", query).content.decode()
+    # The four facet aggregates (categories, years, researchers, institutions) are not run
+    # again; the page is the same.
+    assert len(first) - len(second) == 4
+    assert again == html
+    # Below the cap facets stay exact and fresh: nothing is skipped.
+    monkeypatch.setattr(site_search, "MATCH_CAP", 5_000)
+    with CaptureQueriesContext(connection) as small_first:
+        client.get("/search", query)
+    with CaptureQueriesContext(connection) as small_second:
+        client.get("/search", query)
+    assert len(small_first) == len(small_second)
