@@ -31,3 +31,19 @@ def test_nul_in_an_api_request_is_the_error_shape(client, url):
     response = client.get(url)
     assert response.status_code == 400
     assert response.json()["code"] == "bad_request"
+
+
+def test_too_many_query_parameters_on_the_api_is_the_error_shape(client):
+    # Django refuses more than DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) parameters; the API used
+    # to answer that with the site's HTML 400 page.
+    query = "&".join(f"p{i}=1" for i in range(1001))
+    response = client.get(f"/api/v1/papers?{query}")
+    assert response.status_code == 400
+    assert response.json() == {
+        "status": 400,
+        "code": "bad_request",
+        "detail": "The query string has more than 1000 parameters.",
+        "errors": None,
+    }
+    # A page keeps Django's own 400.
+    assert client.get(f"/search?{query}").status_code == 400

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 
 from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse
 
 
@@ -39,14 +40,28 @@ class RejectNulBytesMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if (
-            "\x00" in request.path
-            or "%00" in request.META.get("QUERY_STRING", "")
-            or any("\x00" in value for values in request.GET.lists() for value in values[1])
-        ):
+        try:
+            nul = (
+                "\x00" in request.path
+                or "%00" in request.META.get("QUERY_STRING", "")
+                or any("\x00" in value for values in request.GET.lists() for value in values[1])
+            )
+        except TooManyFieldsSent:
+            # Over DATA_UPLOAD_MAX_NUMBER_FIELDS parameters: Django's own 400, but in the API's
+            # Error shape under /api/ (pages keep Django's 400 page).
+            if not request.path.startswith("/api/"):
+                raise
+            limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+            return _bad_request_json(f"The query string has more than {limit} parameters.")
+        if nul:
             detail = "The request contains a NUL character, which no value here may hold."
             if request.path.startswith("/api/"):
-                body = json.dumps({"status": 400, "code": "bad_request", "detail": detail})
-                return HttpResponse(body, status=400, content_type="application/json")
+                return _bad_request_json(detail)
             return HttpResponse(detail, status=400, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+def _bad_request_json(detail: str) -> HttpResponse:
+    """A 400 in the API's ``Error`` shape (see :mod:`wove.errors`)."""
+    body = json.dumps({"status": 400, "code": "bad_request", "detail": detail, "errors": None})
+    return HttpResponse(body, status=400, content_type="application/json")
