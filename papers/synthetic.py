@@ -40,6 +40,7 @@ from django.utils import timezone
 from wove.bulk import copy_upsert
 
 from .models import Paper, PaperAuthor, PaperVersion
+from .services import SOURCE_FIELDS, CategoryMap
 from .text import make_slug
 
 SAMPLE_DIR = Path(settings.BASE_DIR) / "data"
@@ -108,7 +109,6 @@ def sample_shape(data_dir: Path = SAMPLE_DIR) -> SampleShape:
     from .kaggle import iter_kaggle
     from .oai import parse_oai_response
     from .records import ArxivRecord
-    from .services import CategoryMap
 
     records: list[ArxivRecord] = []
     for name in SAMPLE_OAI:
@@ -357,34 +357,11 @@ class CorpusSummary:
         )
 
 
+# The harvester's source fields (papers.services.SOURCE_FIELDS) plus what a synthetic paper
+# also sets directly.
 _PAPER_FIELDS = [
     "arxiv_id",
-    "slug",
-    "title",
-    "abstract",
-    "authors_text",
-    "primary_category",
-    "categories",
-    "license",
-    "doi",
-    "journal_ref",
-    "report_no",
-    "comments",
-    "msc_class",
-    "acm_class",
-    "submitter",
-    "proxy",
-    "submitted_at",
-    "submitted_day_precision",
-    "updated_date",
-    "latest_version",
-    "oai_datestamp",
-    "set_specs",
-    "withdrawn",
-    "deleted",
-    "versions_source",
-    "authors_source",
-    "content_hash",
+    *SOURCE_FIELDS,
     "cited_by_count",
     "editor_note",
     "hidden",
@@ -424,8 +401,6 @@ def corpus_generate(
     from institutions.models import AuthorAffiliation
     from researchers.models import Authorship, MatchMethod, Researcher
     from researchers.services import CONFIDENCE_LOCAL_LINKED, slot_block
-
-    from .services import CategoryMap
 
     started = timezone.now()
     shape = shape or sample_shape()
