@@ -23,3 +23,10 @@ def django_with_bench_db(name: str = "wove_bench"):
 
     connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=True)
     return connection
+
+
+def shifted(arxiv_id: str, copy: int) -> str:
+    """``arxiv_id`` for copy ``copy`` of the sample: its two year digits moved by ``copy``
+    (mod 100). The sample's months (0704, 0705, 0801) differ, so ids stay unique for up to
+    100 copies (``0704.4001`` copy 2 is ``0904.4001``)."""
+    return f"{(int(arxiv_id[:2]) + copy) % 100:02d}{arxiv_id[2:]}"

@@ -27,18 +27,12 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from _setup import ROOT, django_with_bench_db
+from _setup import ROOT, django_with_bench_db, shifted
 
 SAMPLES = [
     ROOT / "data" / "arxiv" / "oai" / "arxivsync_436115-5001.xml",
     ROOT / "data" / "arxiv" / "oai" / "arxivsync_47001.xml",
 ]
-
-
-def shifted(arxiv_id: str, copy: int) -> str:
-    """``arxiv_id`` with its two year digits moved by ``copy`` (mod 100); the two pages'
-    months differ (0704/0705, 0801), so ids stay unique for up to 100 copies."""
-    return f"{(int(arxiv_id[:2]) + copy) % 100:02d}{arxiv_id[2:]}"
 
 
 def delete_papers(ids: list[str]) -> None:

@@ -28,21 +28,13 @@ import dataclasses
 import time
 from collections import defaultdict
 
-from _setup import ROOT, django_with_bench_db
+from _setup import ROOT, django_with_bench_db, shifted
 
 OAI_PAGES = [
     ROOT / "data" / "arxiv" / "oai" / "arxivsync_436115-5001.xml",
     ROOT / "data" / "arxiv" / "oai" / "arxivsync_47001.xml",
 ]
 KAGGLE = ROOT / "data" / "arxiv" / "kaggle" / "weaviate_metadata_1000.lines0001-0800.json"
-
-
-def shifted(arxiv_id: str, copy: int) -> str:
-    """``arxiv_id`` for copy ``copy``: the two year digits moved by ``copy`` (mod 100).
-
-    The sample's months (0704, 0705, 0801) differ, so ids stay unique for up to 100 copies.
-    """
-    return f"{(int(arxiv_id[:2]) + copy) % 100:02d}{arxiv_id[2:]}"
 
 
 def load_corpus(copies: int) -> int:
