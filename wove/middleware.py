@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse
+
+from wove.errors import error_response
 
 
 class ContentSecurityPolicyMiddleware:
@@ -52,16 +53,10 @@ class RejectNulBytesMiddleware:
             if not request.path.startswith("/api/"):
                 raise
             limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
-            return _bad_request_json(f"The query string has more than {limit} parameters.")
+            return error_response(400, "bad_request", f"The query string has more than {limit} parameters.")
         if nul:
             detail = "The request contains a NUL character, which no value here may hold."
             if request.path.startswith("/api/"):
-                return _bad_request_json(detail)
+                return error_response(400, "bad_request", detail)
             return HttpResponse(detail, status=400, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
-
-
-def _bad_request_json(detail: str) -> HttpResponse:
-    """A 400 in the API's ``Error`` shape (see :mod:`wove.errors`)."""
-    body = json.dumps({"status": 400, "code": "bad_request", "detail": detail, "errors": None})
-    return HttpResponse(body, status=400, content_type="application/json")
