@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
-from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Value, When
@@ -29,6 +28,7 @@ from papers.models import Category, Paper
 from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import fold_text
+from wove.counts import cached_when_large
 
 SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
 # Search modes (issue #10); hybrid is the default and falls back to keyword when semantic
@@ -364,12 +364,9 @@ def facets_for_page(search: PaperSearch) -> dict[str, list[Facet]]:
     """:func:`paper_facets` for the search page. A capped keyword search (its matches reached
     :data:`MATCH_CAP`, see :func:`tab_counts`) is the expensive case: four aggregates over
     thousands of matches, two of them joined to authorships. Its facets are kept in Django's
-    cache for ``wove.counts.COUNT_CACHE_SECONDS`` (5 minutes), keyed by the query text and
-    filters; every other search computes them afresh."""
-    if not search.capped:
-        return paper_facets(search)
-    from wove.counts import COUNT_CACHE_SECONDS
-
+    cache for ``wove.counts.COUNT_CACHE_SECONDS`` (5 minutes) through
+    :func:`wove.counts.cached_when_large`, keyed by the query text and filters; every other
+    search computes them afresh."""
     parts = (
         search.q,
         search.category,
@@ -380,11 +377,9 @@ def facets_for_page(search: PaperSearch) -> dict[str, list[Facet]]:
         MATCH_CAP,
     )
     key = "wove:facets:" + hashlib.sha256(repr(parts).encode()).hexdigest()
-    facets = cache.get(key)
-    if facets is None:
-        facets = paper_facets(search)
-        cache.set(key, facets, COUNT_CACHE_SECONDS)
-    return facets
+    return cached_when_large(
+        key, lambda: paper_facets(search), size=MATCH_CAP if search.capped else 0, minimum=MATCH_CAP
+    )
 
 
 def tab_counts(search: PaperSearch) -> dict[str, int]:
