@@ -198,13 +198,13 @@ class InstitutionYears:
         return f"{self.first_year}–{self.last_year}"
 
 
-def institutions_for_researcher(researcher: Researcher | int) -> list[InstitutionYears]:
-    """The institutions a researcher's author slots are linked to, with the years seen
-    (first and last submission year of those papers, UTC) and the number of papers; most
-    recent first, then most papers, then name. ``researcher`` is a
-    ``researchers.Researcher`` or its pk. Deleted papers do not count. Two queries."""
+def institution_year_rows(researcher: Researcher | int) -> list[list]:
+    """``[[institution_id, first_year, last_year, papers], ...]`` for the institutions a
+    researcher's author slots are linked to: first and last submission year (UTC; ``None``
+    when no paper has a date) and distinct papers. Deleted papers do not count. JSON-able,
+    so researcher summaries can keep it. One query."""
     researcher_pk = getattr(researcher, "pk", researcher)
-    rows = list(
+    rows = (
         AuthorAffiliation.objects.filter(
             slot__authorship__researcher_id=researcher_pk, slot__paper__deleted=False
         )
@@ -214,16 +214,30 @@ def institutions_for_researcher(researcher: Researcher | int) -> list[Institutio
             last_year=Max(ExtractYear("slot__paper__submitted_at")),
             papers=Count("slot__paper", distinct=True),
         )
-        .order_by()
+        .order_by("institution_id")
     )
-    institutions = Institution.objects.in_bulk([r["institution_id"] for r in rows])
+    return [[r["institution_id"], r["first_year"], r["last_year"], r["papers"]] for r in rows]
+
+
+def institution_years(rows: list[list]) -> list[InstitutionYears]:
+    """:class:`InstitutionYears` for :func:`institution_year_rows`, most recent first, then
+    most papers, then name; rows of institutions no longer loaded are dropped. One query."""
+    institutions = Institution.objects.in_bulk([r[0] for r in rows])
     out = [
-        InstitutionYears(institutions[r["institution_id"]], r["first_year"], r["last_year"], r["papers"])
-        for r in rows
-        if r["institution_id"] in institutions
+        InstitutionYears(institutions[pk], first, last, papers)
+        for pk, first, last, papers in rows
+        if pk in institutions
     ]
     out.sort(key=lambda i: (-(i.last_year or 0), -i.papers, i.institution.name.casefold()))
     return out
+
+
+def institutions_for_researcher(researcher: Researcher | int) -> list[InstitutionYears]:
+    """The institutions a researcher's author slots are linked to, with the years seen
+    (first and last submission year of those papers, UTC) and the number of papers; most
+    recent first, then most papers, then name. ``researcher`` is a
+    ``researchers.Researcher`` or its pk. Deleted papers do not count. Two queries."""
+    return institution_years(institution_year_rows(researcher))
 
 
 # -- The list ------------------------------------------------------------------------------
@@ -271,5 +285,7 @@ __all__ = [
     "institution_relations",
     "institution_researchers",
     "institution_resolve",
+    "institution_year_rows",
+    "institution_years",
     "institutions_for_researcher",
 ]

@@ -17,7 +17,7 @@ from wove.pagination import PageParams, SortKey, paginate
 from .models import Authorship, IdentitySource, Researcher
 from .orcid import InvalidOrcid, normalize_orcid
 from .schemas import EXTERNAL_URLS, CoauthorPage, ResearcherDetailOut, ResearcherPage
-from .selectors import identity_sources, position_counts, researcher_papers, researcher_resolve
+from .selectors import researcher_papers, researcher_resolve
 
 router = Router(tags=["researchers"])
 LIST_ERRORS = {400: Error, 422: Error, 429: Error}
@@ -68,24 +68,15 @@ def list_researchers(request: HttpRequest, filters: Query[ResearcherFilter], pag
 
 def _detail(researcher: Researcher, requested_id: int, moved: bool) -> Researcher:
     """Fill the profile fields of ``ResearcherDetailOut`` on ``researcher``."""
-    from institutions.selectors import institutions_for_researcher
+    from institutions.selectors import institution_years
+
+    from .summaries import researcher_summary
 
     identities = list(researcher.identities.all())
-    bars, known, total = position_counts(researcher)
-    counts = {bar.label.split()[0]: bar.count for bar in bars}
-    fields = (
-        researcher_papers(researcher)
-        .exclude(primary_category=None)
-        .order_by()
-        .values("primary_category_id")
-        .annotate(count=Count("pk"))
-        .order_by("-count", "primary_category_id")
-    )
-    fields = list(fields)
+    summary = researcher_summary(researcher)
+    counts = {label.split()[0]: n for label, n in summary["positions"]}
     names = dict(
-        Category.objects.filter(code__in=[f["primary_category_id"] for f in fields]).values_list(
-            "code", "name"
-        )
+        Category.objects.filter(code__in=[code for code, _n in summary["fields"]]).values_list("code", "name")
     )
     researcher.requested_id = requested_id
     researcher.api_merged_into = researcher.pk if moved else None  # merged_into is the FK
@@ -98,21 +89,16 @@ def _detail(researcher: Researcher, requested_id: int, moved: bool) -> Researche
         }
         for i in identities
     ]
-    researcher.identity_sources = identity_sources(researcher)
+    researcher.identity_sources = summary["identity_sources"]
     researcher.positions = {
         "first": counts.get("first", 0),
         "middle": counts.get("middle", 0),
         "last": counts.get("last", 0),
-        "known_papers": known,
-        "total_papers": total,
+        "known_papers": summary["positions_known"],
+        "total_papers": summary["positions_total"],
     }
     researcher.fields = [
-        {
-            "code": f["primary_category_id"],
-            "name": names.get(f["primary_category_id"], ""),
-            "count": f["count"],
-        }
-        for f in fields
+        {"code": code, "name": names.get(code, ""), "count": n} for code, n in summary["fields"]
     ]
     researcher.institutions = [
         {
@@ -124,7 +110,7 @@ def _detail(researcher: Researcher, requested_id: int, moved: bool) -> Researche
             "last_year": i.last_year,
             "papers": i.papers,
         }
-        for i in institutions_for_researcher(researcher)
+        for i in institution_years(summary["institutions"])
     ]
     # No Last-Modified: the profile also reflects authorships and affiliations whose changes
     # do not touch researcher.modified_at; the ETag covers every byte instead.

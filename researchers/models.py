@@ -191,3 +191,30 @@ class MatchConstraint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.slot_a_id} / {self.slot_b_id}"
+
+
+class ResearcherSummary(models.Model):
+    """The aggregates of a busy researcher's page, computed once and kept (issue #11).
+
+    A researcher with thousands of papers spent over a second of every page view on counts
+    over all of them (positions, fields, citations, co-authors, years, institutions).
+    ``data`` holds those aggregates as JSON (shape: :func:`researchers.summaries.summary_compute`);
+    ``paper_count`` is the researcher's ``paper_count`` when it was computed, so a page whose
+    researcher has gained or lost papers recomputes instead of showing old figures.
+    Refreshed by the matcher after each run and by the ``researchers.refresh_summaries`` task;
+    kept only for researchers with :data:`researchers.summaries.SUMMARY_MIN_PAPERS` papers or
+    more. A cache in the database, not a source of truth: deleting rows is always safe.
+    """
+
+    researcher = models.OneToOneField(
+        Researcher, on_delete=models.CASCADE, primary_key=True, related_name="summary"
+    )
+    paper_count = models.PositiveIntegerField()
+    computed_at = models.DateTimeField()
+    data = models.JSONField()
+
+    class Meta:
+        indexes = [models.Index(fields=["computed_at"], name="researcher_summary_age_idx")]
+
+    def __str__(self) -> str:
+        return f"summary of {self.researcher_id} ({self.paper_count} papers)"

@@ -10,17 +10,13 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import F, Q, QuerySet
 
-from institutions.selectors import institutions_for_researcher
 from papers.models import Paper, PaperAuthor
-from wove.counts import cached_when_large
 
-from .models import IdentitySource, MatchMethod, Researcher
+from .models import IdentitySource, Researcher
 
 MAX_MERGE_HOPS = 10
 COAUTHORS_SHOWN = 12
 SAME_NAME_SHOWN = 10
-# Papers from which a researcher page's aggregates are cached (see researcher_profile).
-PROFILE_CACHE_MIN = 100
 SORTS = {
     "newest": ("-submitted_at", "-arxiv_id"),
     "oldest": ("submitted_at", "arxiv_id"),
@@ -197,12 +193,13 @@ def same_name(researcher: Researcher) -> list[Researcher]:
     )
 
 
-def coauthor_network(researcher: Researcher, *, size: int = 320) -> Network | None:
-    """The researcher's most frequent co-authors laid out on a circle around them.
+def coauthor_rows(researcher: Researcher) -> tuple[list[list], list[list]]:
+    """The researcher's most frequent co-authors and the links among them, as JSON-able rows.
 
-    Node radius grows with the number of shared papers; chords join co-authors who also
-    wrote together. Two queries. ``None`` without co-authors. Coordinates are SVG user
-    units in a ``size`` x ``size`` box.
+    Returns ``(coauthors, links)``: ``coauthors`` is ``[[researcher_id, display_name, slug,
+    shared_papers], ...]`` (at most :data:`COAUTHORS_SHOWN`, most shared first, then by
+    name), ``links`` is ``[[researcher_id_a, researcher_id_b, shared_papers], ...]`` for pairs
+    of those co-authors who also wrote together (``a < b``). Two queries.
     """
     sql = """
         SELECT b.researcher_id, r.display_name, r.slug, count(DISTINCT b.paper_id) AS shared
@@ -216,9 +213,9 @@ def coauthor_network(researcher: Researcher, *, size: int = 320) -> Network | No
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, [researcher.pk, COAUTHORS_SHOWN])
-        rows = cursor.fetchall()
+        rows = [list(r) for r in cursor.fetchall()]
     if not rows:
-        return None
+        return [], []
     ids = [r[0] for r in rows]
     with connection.cursor() as cursor:
         cursor.execute(
@@ -228,15 +225,25 @@ def coauthor_network(researcher: Researcher, *, size: int = 320) -> Network | No
               JOIN researchers_authorship b ON b.paper_id = a.paper_id AND a.researcher_id < b.researcher_id
              WHERE a.researcher_id = ANY(%s) AND b.researcher_id = ANY(%s)
              GROUP BY 1, 2
+             ORDER BY 1, 2
             """,
             [ids, ids],
         )
-        links = cursor.fetchall()
+        links = [list(r) for r in cursor.fetchall()]
+    return rows, links
+
+
+def network_layout(coauthors: list[list], links: list[list], *, size: int = 320) -> Network | None:
+    """Lay out :func:`coauthor_rows` on a circle around the researcher: node radius grows
+    with shared papers, chords join co-authors who also wrote together. Coordinates are SVG
+    user units in a ``size`` x ``size`` box; ``None`` without co-authors. No query."""
+    if not coauthors:
+        return None
     net = Network(width=size, height=size, cx=size / 2, cy=size / 2)
     ring = size / 2 - 62
-    top = max(r[3] for r in rows)
-    for i, (rid, name, slug, shared) in enumerate(rows):
-        angle = -math.pi / 2 + 2 * math.pi * i / len(rows)
+    top = max(r[3] for r in coauthors)
+    for i, (rid, name, slug, shared) in enumerate(coauthors):
+        angle = -math.pi / 2 + 2 * math.pi * i / len(coauthors)
         x = net.cx + ring * math.cos(angle)
         y = net.cy + ring * math.sin(angle)
         cos = math.cos(angle)
@@ -260,26 +267,37 @@ def coauthor_network(researcher: Researcher, *, size: int = 320) -> Network | No
         net.spokes.append((round(x, 1), round(y, 1), round(0.8 + 2.2 * shared / top, 2)))
     where = {n.researcher_id: n for n in net.nodes}
     for a, b, count in links:
-        na, nb = where[a], where[b]
-        net.edges.append((na.x, na.y, nb.x, nb.y, round(0.6 + min(count, 5) * 0.3, 2)))
+        if a in where and b in where:
+            na, nb = where[a], where[b]
+            net.edges.append((na.x, na.y, nb.x, nb.y, round(0.6 + min(count, 5) * 0.3, 2)))
     return net
 
 
-def years_chart(papers: QuerySet[Paper], *, width: int = 300, height: int = 90) -> list[YearBar]:
-    """Papers and citations (summed over papers submitted that year) per submission year.
+def coauthor_network(researcher: Researcher, *, size: int = 320) -> Network | None:
+    """The researcher's most frequent co-authors laid out on a circle around them
+    (:func:`coauthor_rows` then :func:`network_layout`). Two queries. ``None`` without
+    co-authors."""
+    return network_layout(*coauthor_rows(researcher), size=size)
 
-    Bars scale to the largest year of each series; heights are SVG user units in a
-    ``width`` x ``height`` box with 14 units kept for year labels. Years without papers
-    between the first and last are shown empty.
-    """
-    rows = list(papers.order_by().values_list("submitted_at__year", "cited_by_count"))
+
+def year_rows(papers: QuerySet[Paper]) -> list[list[int]]:
+    """``[[year, papers, citations], ...]`` per submission year (UTC) of ``papers``, oldest
+    first, citations summed over that year's papers; only years with papers. One query."""
     per_year: dict[int, list[int]] = {}
-    for year, cites in rows:
+    for year, cites in papers.order_by().values_list("submitted_at__year", "cited_by_count"):
         if year is None:
             continue
         entry = per_year.setdefault(year, [0, 0])
         entry[0] += 1
         entry[1] += cites or 0
+    return [[year, n, c] for year, (n, c) in sorted(per_year.items())]
+
+
+def years_layout(rows: list[list[int]], *, width: int = 300, height: int = 90) -> list[YearBar]:
+    """Bars for :func:`year_rows`: each series scaled to its largest year, heights in SVG
+    user units of a ``width`` x ``height`` box with 14 units kept for year labels; years
+    without papers between the first and last shown empty. No query."""
+    per_year = {year: (n, c) for year, n, c in rows}
     if not per_year:
         return []
     years = list(range(min(per_year), max(per_year) + 1))
@@ -289,11 +307,17 @@ def years_chart(papers: QuerySet[Paper], *, width: int = 300, height: int = 90) 
     slot = width / len(years)
     out = []
     for i, year in enumerate(years):
-        n, c = per_year.get(year, [0, 0])
+        n, c = per_year.get(year, (0, 0))
         ph = round(plot * n / top_papers, 1)
         ch = round(plot * c / top_cites, 1)
         out.append(YearBar(year, n, c, round(i * slot, 1), round(plot - ph, 1), ph, round(plot - ch, 1), ch))
     return out
+
+
+def years_chart(papers: QuerySet[Paper], *, width: int = 300, height: int = 90) -> list[YearBar]:
+    """Papers and citations (summed over papers submitted that year) per submission year:
+    :func:`year_rows` laid out by :func:`years_layout`. One query."""
+    return years_layout(year_rows(papers), width=width, height=height)
 
 
 def researcher_profile(researcher: Researcher, *, category: str = "", sort: str = "newest") -> dict:
@@ -301,35 +325,28 @@ def researcher_profile(researcher: Researcher, *, category: str = "", sort: str 
 
     Returns a dict: ``papers`` (QuerySet, filtered and sorted), ``paper_count`` (N, all
     public papers), ``positions``/``positions_known``, ``fields`` (primary-category
-    bars with filter links), ``same_name``, ``identity_sources``, ``local`` (bool),
-    ``most_cited`` (Paper or None), ``citations_total``, ``cited_papers`` (K),
-    ``network``, ``years``, ``jsonld`` (dict), ``description``.
+    bars with filter links), ``same_name``, ``institutions``, ``identity_sources``,
+    ``local`` (bool), ``most_cited`` (Paper or None), ``citations_total``, ``cited_papers``
+    (K), ``network``, ``years``, ``jsonld`` (dict), ``description``. The aggregates come
+    from :func:`researchers.summaries.researcher_summary` (kept in the database for
+    researchers with 100+ papers, issue #11).
     """
+    from institutions.selectors import institution_years
+
+    from .summaries import researcher_summary
+
+    summary = researcher_summary(researcher)
     base_url = researcher.get_absolute_url()
     papers = researcher_papers(researcher)
-    paper_count = papers.count()
-    field_counts = Counter(
-        code for code in papers.order_by().values_list("primary_category_id", flat=True) if code
-    )
+    paper_count = summary["paper_count"]
     fields = _bars(
-        sorted(field_counts.items(), key=lambda kv: (-kv[1], kv[0])),
+        [(code, n) for code, n in summary["fields"]],
         href=lambda code: f"{base_url}?category={code}",
         current=category,
     )
-
-    # Aggregates over every paper of a researcher with 100+ papers come from the cache for
-    # 5 minutes (keyed by the paper count, so new papers show at once): the busiest
-    # researcher of a million-paper archive spent over a second on them (issue #11).
-    def cached(name: str, compute):
-        key = f"wove:researcher:{researcher.pk}:{researcher.paper_count}:{name}"
-        return cached_when_large(key, compute, size=researcher.paper_count, minimum=PROFILE_CACHE_MIN)
-
-    positions, known, _total = cached("positions", lambda: position_counts(researcher))
-    cited = papers.filter(cited_by_count__isnull=False)
-    cited_list = list(cited.order_by("-cited_by_count", "-submitted_at").values("pk", "cited_by_count")[:1])
-    most_cited = papers.get(pk=cited_list[0]["pk"]) if cited_list else None
-    citations_total = sum(cited.values_list("cited_by_count", flat=True))
-    sources = identity_sources(researcher)
+    most_cited = None
+    if summary["most_cited_id"] is not None:
+        most_cited = papers.filter(pk=summary["most_cited_id"]).first()
     listed = papers
     if category:
         listed = listed.filter(primary_category_id=category)
@@ -339,19 +356,20 @@ def researcher_profile(researcher: Researcher, *, category: str = "", sort: str 
     )
     return {
         "papers": listed,
+        "listed_count": None if category else paper_count,
         "paper_count": paper_count,
-        "positions": positions,
-        "positions_known": known,
+        "positions": _bars([(label, n) for label, n in summary["positions"]]),
+        "positions_known": summary["positions_known"],
         "fields": fields,
         "same_name": same_name(researcher),
-        "institutions": institutions_for_researcher(researcher),
-        "identity_sources": sources,
-        "local": not sources and researcher.authorships.filter(method=MatchMethod.LOCAL).exists(),
+        "institutions": institution_years(summary["institutions"]),
+        "identity_sources": summary["identity_sources"],
+        "local": summary["local"],
         "most_cited": most_cited,
-        "citations_total": citations_total,
-        "cited_papers": cited.count(),
-        "network": cached("network", lambda: coauthor_network(researcher)),
-        "years": cached("years", lambda: years_chart(papers)),
+        "citations_total": summary["citations_total"],
+        "cited_papers": summary["cited_papers"],
+        "network": network_layout(summary["coauthors"], summary["coauthor_links"]),
+        "years": years_layout(summary["years"]),
         "description": description,
         "jsonld": researcher_jsonld(researcher, description=description),
     }

@@ -9,6 +9,7 @@ from celery import shared_task
 
 from . import services
 from .clients.base import SourceUnavailable
+from .summaries import summaries_refresh
 
 
 @shared_task(
@@ -26,4 +27,15 @@ def match_authors(sources: list[str] | None = None, limit: int | None = None) ->
     Safe to run twice: matched slots are skipped and local runs are serialised by an
     advisory lock. Returns the :class:`researchers.services.MatchSummary` as a dict.
     """
-    return asdict(services.researchers_match_authors(sources=sources, limit=limit))
+    result = asdict(services.researchers_match_authors(sources=sources, limit=limit))
+    # The pages of researchers whose papers changed read fresh summaries from now on.
+    result["summaries_refreshed"] = summaries_refresh()
+    return result
+
+
+@shared_task(name="researchers.refresh_summaries", acks_late=True)
+def refresh_summaries() -> int:
+    """Recompute stale researcher summaries (:func:`researchers.summaries.summaries_refresh`):
+    missing, of changed ``paper_count``, or older than six hours. Idempotent; returns how
+    many were computed."""
+    return summaries_refresh()

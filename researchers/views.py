@@ -45,7 +45,8 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     if sort not in SORTS:
         sort = "newest"
     profile = researcher_profile(researcher, category=category, sort=sort)
-    page = CachedCountPaginator(profile["papers"], PAGE_SIZE).get_page(request.GET.get("page"))
+    paginator = CachedCountPaginator(profile["papers"], PAGE_SIZE, known_count=profile.pop("listed_count"))
+    page = paginator.get_page(request.GET.get("page"))
     context = {
         "researcher": researcher,
         "page": page,

@@ -62,10 +62,17 @@ def cached_when_large(key: str, compute: Callable[[], T], *, size: int, minimum:
 
 class CachedCountPaginator(Paginator):
     """A :class:`~django.core.paginator.Paginator` whose total comes from :func:`count_cached`
-    when ``object_list`` is a QuerySet."""
+    when ``object_list`` is a QuerySet, or is ``known_count`` when the caller already holds
+    it (a researcher page's summary counts its papers)."""
+
+    def __init__(self, object_list, per_page, *args, known_count: int | None = None, **kwargs) -> None:
+        super().__init__(object_list, per_page, *args, **kwargs)
+        self.known_count = known_count
 
     @cached_property
     def count(self) -> int:
+        if self.known_count is not None:
+            return self.known_count
         if isinstance(self.object_list, QuerySet):
             return count_cached(self.object_list)
         return super().count

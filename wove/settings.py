@@ -254,6 +254,13 @@ CELERY_BEAT_SCHEDULE["provenance-sign-records"] = {
     "kwargs": {},
 }
 
+# Researcher summaries (issue 11): the aggregates of pages of researchers with 100+ papers.
+CELERY_BEAT_SCHEDULE["researchers-refresh-summaries"] = {
+    "task": "researchers.refresh_summaries",
+    "schedule": 15 * 60,
+    "kwargs": {},
+}
+
 # Researchers (issue 3): registries consulted by matching, e.g. "semantic_scholar,openalex".
 # Empty by default so local runs (`make demo`) match on local evidence only, never the network.
 RESEARCHER_SOURCES = env_list("RESEARCHER_SOURCES", "")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
@@ -41,3 +43,11 @@ class Command(BaseCommand):
         finally:
             bar.close()
         self.stdout.write("wovepaper: " + summary.line())
+        # What the matcher does after a run: busy researchers' pages read kept aggregates.
+        from researchers.summaries import summaries_refresh
+
+        started = time.perf_counter()
+        refreshed = summaries_refresh()
+        self.stdout.write(
+            f"researcher summaries: {refreshed} computed in {time.perf_counter() - started:.1f} s"
+        )

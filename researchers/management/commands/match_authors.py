@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from tqdm import tqdm
 
 from researchers import services
+from researchers.summaries import summaries_refresh
 
 
 class Command(BaseCommand):
@@ -40,3 +41,6 @@ class Command(BaseCommand):
         finally:
             bar.close()
         self.stdout.write(summary.line())
+        refreshed = summaries_refresh()
+        if refreshed:
+            self.stdout.write(f"researcher summaries: {refreshed} refreshed")
