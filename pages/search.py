@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
-from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Value, When
-from django.db.models.functions import ExtractYear
+from django.db.models.expressions import RawSQL
 from django.http import QueryDict
 
 from institutions.models import AuthorAffiliation, Institution
@@ -28,7 +28,8 @@ from papers.models import Category, Paper
 from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import fold_text
-from wove.counts import cached_when_large
+from wove.bulk import int_array
+from wove.counts import cached_when_large, count_cached
 
 SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
 # Search modes (issue #10); hybrid is the default and falls back to keyword when semantic
@@ -74,6 +75,11 @@ class PaperSearch:
     capped: bool = False
     semantic_note: str = ""
     ranked_ids: list[int] | None = None
+    # Set by tab_counts for a keyword search: (id, categories, submitted_at) of the capped
+    # match set, which the result list and the facets then read instead of matching again.
+    match_rows: list[tuple[int, list[str], datetime | None]] | None = None
+    # Set by tab_counts: at least MATCH_CAP papers match (with or without query text).
+    large: bool = False
 
     @property
     def effective_sort(self) -> str:
@@ -221,7 +227,11 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     title and abstract with matches between :data:`MARK_START` and :data:`MARK_STOP`
     (evaluated only for the rows of the page shown). The search vector is deferred."""
     ranked_ids = search.ranked_ids
-    papers = _matching(search, _filters(search)).select_related("primary_category")
+    if search.match_rows is not None:
+        papers = Paper.objects.filter(_ids_q([row[0] for row in search.match_rows]))
+    else:
+        papers = _matching(search, _filters(search))
+    papers = papers.select_related("primary_category")
     papers = papers.defer("search_vector")
     if search.q:
         query = SearchQuery(search.q, search_type="websearch", config="english")
@@ -256,55 +266,96 @@ class Facet:
     title: str = ""
 
 
-def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, list[Facet]]:
+def _ids_q(ids: list[int]) -> Q:
+    """``id IN (SELECT unnest('{...}'::bigint[]))``: thousands of ids as one array parameter,
+    not one bound parameter each (see :func:`wove.bulk.int_array`)."""
+    return Q(pk__in=RawSQL("SELECT unnest(%s::bigint[])", (int_array(ids),)))
+
+
+FacetRow = tuple[int, list[str], datetime | None]
+
+
+def _facet_rows(search: PaperSearch, cond: Q) -> list[FacetRow]:
+    """``(id, categories, submitted_at)`` of the papers the facets count under ``cond``:
+    with query text the capped match set (:func:`_matching`); without it, the newest
+    :data:`MATCH_CAP` papers of the filtered archive (browsing a million papers must not
+    aggregate all of them on every view)."""
+    columns = ("id", "categories", "submitted_at")
+    if search.q or search.ranked_ids is not None:
+        if search.q and search.ranked_ids is None:
+            query = SearchQuery(search.q, search_type="websearch", config="english")
+            rows = Paper.objects.public().filter(cond, search_vector=query).order_by()
+            return list(rows.values_list(*columns)[:MATCH_CAP])
+        return list(_matching(search, cond).order_by().values_list(*columns))
+    rows = Paper.objects.public().filter(cond).order_by("-submitted_at", "-arxiv_id")
+    return list(rows.values_list(*columns)[:MATCH_CAP])
+
+
+def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
     """Counts of matching papers by category (primary or cross-list), submission year,
     researcher and institution. Each facet leaves its own filter out, so the alternatives
-    stay visible. Returns ``{"categories", "years", "researchers", "institutions"}``."""
-    by_category = _matching(search, _filters(search, skip="category")).values("pk")
-    try:
-        sql, params = by_category.query.sql_with_params()
-    except EmptyResultSet:  # an empty ranked list: no paper, no category
-        sql, params = "SELECT NULL::bigint WHERE false", []
+    stay visible. Returns ``{"categories", "years", "researchers", "institutions"}`` (lists
+    of :class:`Facet`) and ``"newest_only"``: :data:`MATCH_CAP` when, without query text,
+    more papers match and the counts cover the newest :data:`MATCH_CAP` of them, else 0.
+
+    The matching papers are read once (the rows :func:`tab_counts` kept, else one query);
+    categories and years are counted from those rows, researchers and institutions in one
+    query each over their ids (issue #11: four queries each re-ran the full-text match, and
+    browsing without query text aggregated the whole archive).
+    """
+    base = search.match_rows if search.match_rows is not None else _facet_rows(search, _filters(search))
+    by_category = _facet_rows(search, _filters(search, skip="category")) if search.category else base
+    by_year = (
+        _facet_rows(search, _filters(search, skip="year")) if search.year_from or search.year_to else base
+    )
+    counted: Counter[str] = Counter(code for _id, codes, _at in by_category for code in codes or ())
+    top = sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    names = dict(Category.objects.filter(code__in=[c for c, _n in top]).values_list("code", "name"))
+    years = Counter(at.astimezone(UTC).year for _id, _codes, at in by_year if at is not None)
+    ids = int_array(row[0] for row in base)
     with connection.cursor() as cursor:
-        # ``sql`` is Django's own compiled subquery; user values stay in ``params``.
-        statement = (
-            "SELECT c.code, COALESCE(cat.name, c.code), count(*) FROM papers_paper p "  # noqa: S608
-            "CROSS JOIN LATERAL unnest(p.categories) AS c(code) "
-            "LEFT JOIN papers_category cat ON cat.code = c.code "
-            "WHERE p.id IN (" + sql + ") GROUP BY 1, 2 ORDER BY 3 DESC, 1 LIMIT %s"
+        # Counted per researcher first, names read only for the candidates of the top 8
+        # (every researcher tied with the 8th): joining the names of every co-author of
+        # 5,000 papers read the whole researcher table at a million papers.
+        cursor.execute(
+            "SELECT researcher_id, count(DISTINCT paper_id) FROM researchers_authorship"
+            " WHERE paper_id = ANY(%s::bigint[]) GROUP BY researcher_id",
+            [ids],
         )
-        cursor.execute(statement, [*params, limit])
-        categories = [Facet(code, code, n, title=name) for code, name, n in cursor.fetchall()]
-    years = (
-        _matching(search, _filters(search, skip="year"))
-        .filter(submitted_at__isnull=False)
-        .annotate(y=ExtractYear("submitted_at"))
-        .values("y")
-        .annotate(n=Count("pk"))
-        .order_by("-y")
-    )
-    matching = _matching(search, _filters(search)).values("pk")
-    researchers = (
-        Authorship.objects.filter(paper__in=matching, researcher__merged_into__isnull=True)
-        .values("researcher_id", "researcher__display_name")
-        .annotate(n=Count("paper", distinct=True))
-        .order_by("-n", "researcher__display_name")[:8]
-    )
-    institutions = (
-        AuthorAffiliation.objects.filter(slot__paper__in=matching)
-        .values("institution_id", "institution__name")
-        .annotate(n=Count("slot__paper", distinct=True))
-        .order_by("-n", "institution__name")[:8]
-    )
+        per_researcher = dict(cursor.fetchall())
+        floor = sorted(per_researcher.values(), reverse=True)[7] if len(per_researcher) > 8 else 0
+        candidates = [pk for pk, n in per_researcher.items() if n >= floor]
+        cursor.execute(
+            "SELECT id, display_name FROM researchers_researcher"
+            " WHERE id = ANY(%s::bigint[]) AND merged_into_id IS NULL",
+            [int_array(candidates)],
+        )
+        named = sorted(
+            ((per_researcher[pk], name, pk) for pk, name in cursor.fetchall()),
+            key=lambda r: (-r[0], r[1], r[2]),
+        )
+        researchers = [Facet(str(pk), name, n) for n, name, pk in named[:8]]
+        cursor.execute(
+            """
+            SELECT f.institution_id, i.name, count(DISTINCT s.paper_id) AS n
+              FROM papers_paperauthor s
+              JOIN institutions_authoraffiliation f ON f.slot_id = s.id
+              JOIN institutions_institution i ON i.id = f.institution_id
+             WHERE s.paper_id = ANY(%s::bigint[])
+             GROUP BY f.institution_id, i.name
+             ORDER BY n DESC, i.name, f.institution_id
+             LIMIT 8
+            """,
+            [ids],
+        )
+        institutions = [Facet(str(pk), name, n) for pk, name, n in cursor.fetchall()]
+    browsing = not search.q and search.ranked_ids is None
     return {
-        "categories": categories,
-        "years": [Facet(str(r["y"]), str(r["y"]), r["n"]) for r in years],
-        "researchers": [
-            Facet(str(r["researcher_id"]), r["researcher__display_name"], r["n"]) for r in researchers
-        ],
-        "institutions": [
-            Facet(str(r["institution_id"]), r["institution__name"], r["n"]) for r in institutions
-        ],
+        "categories": [Facet(code, code, n, title=names.get(code, code)) for code, n in top],
+        "years": [Facet(str(y), str(y), n) for y, n in sorted(years.items(), reverse=True)],
+        "researchers": researchers,
+        "institutions": institutions,
+        "newest_only": MATCH_CAP if browsing and len(base) >= MATCH_CAP else 0,
     }
 
 
@@ -360,10 +411,10 @@ def identifier_target(text: str) -> Institution | Researcher | None:
     return Researcher.objects.filter(orcid=orcid, merged_into__isnull=True).first()
 
 
-def facets_for_page(search: PaperSearch) -> dict[str, list[Facet]]:
-    """:func:`paper_facets` for the search page. A capped keyword search (its matches reached
-    :data:`MATCH_CAP`, see :func:`tab_counts`) is the expensive case: four aggregates over
-    thousands of matches, two of them joined to authorships. Its facets are kept in Django's
+def facets_for_page(search: PaperSearch) -> dict[str, Any]:
+    """:func:`paper_facets` for the search page. A large search (at least :data:`MATCH_CAP`
+    matches, see :func:`tab_counts`) is the expensive case: aggregates over thousands of
+    papers, two of them joined to authorships. Its facets are kept in Django's
     cache for ``wove.counts.COUNT_CACHE_SECONDS`` (5 minutes) through
     :func:`wove.counts.cached_when_large`, keyed by the query text and filters; every other
     search computes them afresh."""
@@ -378,14 +429,19 @@ def facets_for_page(search: PaperSearch) -> dict[str, list[Facet]]:
     )
     key = "wove:facets:" + hashlib.sha256(repr(parts).encode()).hexdigest()
     return cached_when_large(
-        key, lambda: paper_facets(search), size=MATCH_CAP if search.capped else 0, minimum=MATCH_CAP
+        key, lambda: paper_facets(search), size=MATCH_CAP if search.large else 0, minimum=MATCH_CAP
     )
 
 
 def tab_counts(search: PaperSearch) -> dict[str, int]:
     """Result counts for the three tabs: papers (with filters), researchers, institutions."""
-    counts = {"papers": _matching(search, _filters(search)).count()}
+    if search.q and search.ranked_ids is None:
+        search.match_rows = _facet_rows(search, _filters(search))
+        counts = {"papers": len(search.match_rows)}
+    else:
+        counts = {"papers": count_cached(_matching(search, _filters(search)))}
     search.capped = bool(search.q) and search.ranked_ids is None and counts["papers"] >= MATCH_CAP
+    search.large = counts["papers"] >= MATCH_CAP
     counts["researchers"] = researchers_matching(search.q).count() if search.q else 0
     counts["institutions"] = institutions_matching(search.q).count() if search.q else 0
     return counts

@@ -59,8 +59,9 @@ def test_facets_of_a_capped_search_come_from_the_cache_on_the_next_view(site_sam
         html = client.get("/search", query).content.decode()
     with CaptureQueriesContext(connection) as second:
         again = client.get("/search", query).content.decode()
-    # The four facet aggregates (categories, years, researchers, institutions) are not run
-    # again; the page is the same.
+    # The four facet queries (category names, researcher counts, researcher names,
+    # institutions; categories and years are counted from the match rows the tab count
+    # read) are not run again.
     assert len(first) - len(second) == 4
     assert again == html
     # Below the cap facets stay exact and fresh: nothing is skipped.
@@ -70,3 +71,28 @@ def test_facets_of_a_capped_search_come_from_the_cache_on_the_next_view(site_sam
     with CaptureQueriesContext(connection) as small_second:
         client.get("/search", query)
     assert len(small_first) == len(small_second)
+
+
+def test_browsing_without_words_counts_facets_over_the_newest_papers(site_sample, monkeypatch, client):
+    from papers.models import Paper
+
+    monkeypatch.setattr(site_search, "MATCH_CAP", 20)
+    search = _search("sort=newest")
+    counts = site_search.tab_counts(search)
+    assert counts["papers"] == Paper.objects.public().count() == 2800
+    facets = site_search.paper_facets(search)
+    assert facets["newest_only"] == 20
+    newest = Paper.objects.public().order_by("-submitted_at", "-arxiv_id")[:20]
+    years: dict[str, int] = {}
+    for paper in newest:
+        years[str(paper.submitted_at.year)] = years.get(str(paper.submitted_at.year), 0) + 1
+    assert {f.value: f.count for f in facets["years"]} == years
+    html = client.get("/search", {"sort": "newest"}).content.decode()
+    assert "Counts over the newest 20 papers." in html
+    # A filtered set under the cap is counted whole, without the note.
+    from researchers.models import Researcher
+
+    strominger = Researcher.objects.get(display_name="Andrew Strominger")  # linked on 0801.4566
+    small = site_search.paper_facets(_search(f"sort=newest&researcher={strominger.pk}"))
+    assert small["newest_only"] == 0
+    assert [(f.value, f.count) for f in small["years"]] == [("2008", 1)]
