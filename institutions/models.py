@@ -240,3 +240,25 @@ class AuthorAffiliation(models.Model):
 
     def __str__(self) -> str:
         return f"slot {self.slot_id} → {self.institution_id} ({self.source})"
+
+
+class InstitutionSummary(models.Model):
+    """The aggregates of a large institution's page, computed once and kept (issue #11).
+
+    An institution with tens of thousands of linked author slots spent seconds of every
+    view counting its papers, fields and researchers at a million papers. ``data`` holds
+    them as JSON (shape: :func:`institutions.summaries.summary_compute`); ``link_count`` is
+    the number of author links when it was computed, so a page whose institution gained or
+    lost links recomputes. Refreshed after affiliation matching and by the
+    ``institutions.refresh_summaries`` task; a cache in the database (deleting rows is safe).
+    """
+
+    institution = models.OneToOneField(
+        Institution, on_delete=models.CASCADE, primary_key=True, related_name="summary"
+    )
+    link_count = models.PositiveIntegerField()
+    computed_at = models.DateTimeField()
+    data = models.JSONField()
+
+    def __str__(self) -> str:
+        return f"summary of institution {self.institution_id} ({self.link_count} links)"

@@ -162,10 +162,10 @@ class ResearcherCount:
     papers: int
 
 
-def institution_researchers(institution: Institution, *, limit: int = 50) -> list[ResearcherCount]:
-    """Researchers (not merged away) whose author slots are linked to ``institution``, with
-    the number of distinct papers, most papers first then by name; at most ``limit``.
-    Two queries."""
+def institution_researcher_rows(institution: Institution, *, limit: int = 50) -> list[list[int]]:
+    """``[[researcher_id, papers], ...]``: researchers (not merged away) whose author slots
+    are linked to ``institution``, with their distinct papers, most papers first then by
+    name; at most ``limit``. JSON-able, so institution summaries can keep it. One query."""
     rows = (
         Authorship.objects.filter(
             slot__institution_links__institution=institution, researcher__merged_into__isnull=True
@@ -174,9 +174,21 @@ def institution_researchers(institution: Institution, *, limit: int = 50) -> lis
         .annotate(papers=Count("paper", distinct=True))
         .order_by("-papers", "researcher__display_name", "researcher_id")[:limit]
     )
-    counts = {row["researcher_id"]: row["papers"] for row in rows}
-    researchers = Researcher.objects.in_bulk(list(counts))
-    return [ResearcherCount(researchers[pk], n) for pk, n in counts.items() if pk in researchers]
+    return [[row["researcher_id"], row["papers"]] for row in rows]
+
+
+def institution_researchers_from_rows(rows: list[list[int]]) -> list[ResearcherCount]:
+    """:class:`ResearcherCount` for :func:`institution_researcher_rows`, in their order;
+    researchers merged away or deleted since are dropped. One query."""
+    researchers = Researcher.objects.filter(merged_into__isnull=True).in_bulk([pk for pk, _n in rows])
+    return [ResearcherCount(researchers[pk], n) for pk, n in rows if pk in researchers]
+
+
+def institution_researchers(institution: Institution, *, limit: int = 50) -> list[ResearcherCount]:
+    """Researchers (not merged away) whose author slots are linked to ``institution``, with
+    the number of distinct papers, most papers first then by name; at most ``limit``.
+    Two queries."""
+    return institution_researchers_from_rows(institution_researcher_rows(institution, limit=limit))
 
 
 @dataclass
@@ -283,7 +295,9 @@ __all__ = [
     "institution_names",
     "institution_papers",
     "institution_relations",
+    "institution_researcher_rows",
     "institution_researchers",
+    "institution_researchers_from_rows",
     "institution_resolve",
     "institution_year_rows",
     "institution_years",

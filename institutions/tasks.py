@@ -6,6 +6,7 @@ from celery import shared_task
 from django.db import OperationalError
 
 from . import services
+from .summaries import summaries_refresh
 
 
 @shared_task(
@@ -21,6 +22,7 @@ def match_affiliations(slot_ids: list[int] | None = None) -> dict[str, int]:
     Safe to run twice (the service is idempotent). Returns the run's counts.
     """
     result = services.affiliations_match(slot_ids=slot_ids)
+    summaries_refresh()  # institution pages read fresh aggregates from now on
     return {
         "slots": result.slots,
         "strings": result.strings,
@@ -29,6 +31,13 @@ def match_affiliations(slot_ids: list[int] | None = None) -> dict[str, int]:
         "updated": result.updated,
         "removed": result.removed,
     }
+
+
+@shared_task(name="institutions.refresh_summaries", acks_late=True)
+def refresh_summaries() -> int:
+    """Recompute stale institution summaries (:func:`institutions.summaries.summaries_refresh`).
+    Idempotent; returns how many were computed."""
+    return summaries_refresh()
 
 
 @shared_task(

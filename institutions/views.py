@@ -17,10 +17,11 @@ from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.views import not_found
-from wove.counts import CachedCountPaginator, cached_when_large
+from wove.counts import CachedCountPaginator
 
 from . import selectors
 from .models import Institution
+from .summaries import institution_summary
 
 PAGE_SIZE = 24
 LIST_PAGE_SIZE = 50
@@ -33,10 +34,6 @@ _JSON_SCRIPT_ESCAPES = {
     0x2028: "\\u2028",
     0x2029: "\\u2029",
 }
-
-
-# Author links from which an institution's page aggregates are cached (see wove.counts).
-INSTITUTION_CACHE_MIN = 1_000
 
 
 def json_ld(data: dict[str, Any]) -> SafeString:
@@ -92,31 +89,21 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
     if slug != institution.slug:
         return HttpResponsePermanentRedirect(institution.get_absolute_url())
     relations = selectors.institution_relations(institution)
-    page = CachedCountPaginator(selectors.institution_papers(institution), PAGE_SIZE).get_page(
-        request.GET.get("page")
-    )
+    # Paper count, fields and researchers over every linked paper: kept in the database for
+    # an institution with 1,000+ links (seconds each at a million papers; issue #11).
+    summary = institution_summary(institution)
+    papers = selectors.institution_papers(institution)
+    paginator = CachedCountPaginator(papers, PAGE_SIZE, known_count=summary["paper_count"])
+    page = paginator.get_page(request.GET.get("page"))
     page_url = settings.SITE_URL + institution.get_absolute_url()
-    links = institution.author_links.count()
     context = {
         "institution": institution,
         "names": selectors.institution_names(institution),
         "relations": relations,
         "successors": relations.get("successor", []),
         "page": page,
-        # Aggregates over every linked paper: kept in the cache for an institution with
-        # 1,000+ links (0.1-1.6 s each at a million papers; issue #11).
-        "fields": cached_when_large(
-            f"wove:institution:{institution.pk}:fields",
-            lambda: selectors.institution_fields(institution),
-            size=links,
-            minimum=INSTITUTION_CACHE_MIN,
-        ),
-        "researchers": cached_when_large(
-            f"wove:institution:{institution.pk}:researchers",
-            lambda: selectors.institution_researchers(institution),
-            size=links,
-            minimum=INSTITUTION_CACHE_MIN,
-        ),
+        "fields": summary["fields"],
+        "researchers": selectors.institution_researchers_from_rows(summary["researchers"]),
         "json_ld": json_ld(
             organization_json_ld(institution, parents=relations.get("parent", []), page_url=page_url)
         ),

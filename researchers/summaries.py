@@ -28,6 +28,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from institutions.selectors import institution_year_rows
+from wove.summaries import summary_read, summary_store
 
 from .models import MatchMethod, Researcher, ResearcherSummary
 from .selectors import coauthor_rows, identity_sources, position_counts, researcher_papers, year_rows
@@ -84,19 +85,8 @@ def summary_compute(researcher: Researcher) -> dict[str, Any]:
 
 
 def _store(researcher: Researcher, data: dict[str, Any]) -> None:
-    """Upsert the summary row (two views computing at once both write; the last one wins)."""
-    ResearcherSummary.objects.bulk_create(
-        [
-            ResearcherSummary(
-                researcher_id=researcher.pk,
-                paper_count=researcher.paper_count,
-                computed_at=timezone.now(),
-                data=data,
-            )
-        ],
-        update_conflicts=True,
-        unique_fields=["researcher"],
-        update_fields=["paper_count", "computed_at", "data"],
+    summary_store(
+        ResearcherSummary, researcher.pk, stamp_field="paper_count", stamp=researcher.paper_count, data=data
     )
 
 
@@ -109,16 +99,17 @@ def researcher_summary(researcher: Researcher) -> dict[str, Any]:
     """
     if researcher.paper_count < SUMMARY_MIN_PAPERS:
         return summary_compute(researcher)
-    row = ResearcherSummary.objects.filter(pk=researcher.pk).only("paper_count", "data").first()
-    if row is not None and row.paper_count == researcher.paper_count and _current(row.data):
-        return row.data
-    data = summary_compute(researcher)
-    _store(researcher, data)
+    data = summary_read(
+        ResearcherSummary,
+        researcher.pk,
+        stamp_field="paper_count",
+        stamp=researcher.paper_count,
+        version=SUMMARY_VERSION,
+    )
+    if data is None:
+        data = summary_compute(researcher)
+        _store(researcher, data)
     return data
-
-
-def _current(data: Any) -> bool:
-    return isinstance(data, dict) and data.get("version") == SUMMARY_VERSION
 
 
 def summaries_refresh(

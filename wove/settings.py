@@ -254,9 +254,15 @@ CELERY_BEAT_SCHEDULE["provenance-sign-records"] = {
     "kwargs": {},
 }
 
-# Researcher summaries (issue 11): the aggregates of pages of researchers with 100+ papers.
+# Page summaries (issue 11): aggregates of researchers with 100+ papers and institutions
+# with 1,000+ author links, kept in the database and refreshed when older than 6 h.
 CELERY_BEAT_SCHEDULE["researchers-refresh-summaries"] = {
     "task": "researchers.refresh_summaries",
+    "schedule": 15 * 60,
+    "kwargs": {},
+}
+CELERY_BEAT_SCHEDULE["institutions-refresh-summaries"] = {
+    "task": "institutions.refresh_summaries",
     "schedule": 15 * 60,
     "kwargs": {},
 }

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from tqdm import tqdm
 
 from institutions import services
+from institutions.summaries import summaries_refresh
 from papers.models import PaperAuthor
 
 
@@ -29,3 +30,6 @@ class Command(BaseCommand):
         finally:
             bar.close()
         self.stdout.write(str(result))
+        refreshed = summaries_refresh()
+        if refreshed:
+            self.stdout.write(f"institution summaries: {refreshed} refreshed")

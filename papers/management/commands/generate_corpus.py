@@ -43,11 +43,15 @@ class Command(BaseCommand):
         finally:
             bar.close()
         self.stdout.write("wovepaper: " + summary.line())
-        # What the matcher does after a run: busy researchers' pages read kept aggregates.
-        from researchers.summaries import summaries_refresh
+        # What matching does after a run: busy researchers' and large institutions' pages
+        # read kept aggregates.
+        from institutions import summaries as institution_summaries
+        from researchers import summaries as researcher_summaries
 
         started = time.perf_counter()
-        refreshed = summaries_refresh()
+        researchers = researcher_summaries.summaries_refresh()
+        institutions = institution_summaries.summaries_refresh()
+        elapsed = time.perf_counter() - started
         self.stdout.write(
-            f"researcher summaries: {refreshed} computed in {time.perf_counter() - started:.1f} s"
+            f"page summaries: {researchers} researchers, {institutions} institutions in {elapsed:.1f} s"
         )

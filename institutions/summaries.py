@@ -1,0 +1,101 @@
+"""Institution summaries: the aggregates of a large institution's page, kept (issue #11).
+
+At a million papers the largest institution holds over 100,000 author links, and its page
+counted its papers, fields and researchers on every view (seconds). An institution with at
+least :data:`SUMMARY_MIN_LINKS` links gets a :class:`institutions.models.InstitutionSummary`
+row, read by the page when its ``link_count`` equals the institution's current count (else
+computed, stored and shown), refreshed after affiliation matching and by the
+``institutions.refresh_summaries`` task when older than :data:`SUMMARY_MAX_AGE`. Smaller
+institutions compute the same figures on every view.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from django.db.models import Count
+from django.utils import timezone
+
+from wove.summaries import summary_read, summary_store
+
+from .models import AuthorAffiliation, Institution, InstitutionSummary
+from .selectors import institution_fields, institution_papers, institution_researcher_rows
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_MIN_LINKS = 1_000
+SUMMARY_MAX_AGE = timedelta(hours=6)
+SUMMARY_VERSION = 1
+
+
+def link_count(institution: Institution) -> int:
+    """Author slots linked to ``institution`` (the summary's stamp). One index-only count."""
+    return AuthorAffiliation.objects.filter(institution=institution).count()
+
+
+def summary_compute(institution: Institution) -> dict[str, Any]:
+    """The page aggregates of ``institution``, JSON-able: ``version``; ``paper_count``
+    (public papers with a linked slot); ``fields`` (:func:`institutions.selectors.institution_fields`
+    rows); ``researchers`` ``[[researcher_id, papers], ...]``
+    (:func:`institutions.selectors.institution_researcher_rows`). Three queries."""
+    return {
+        "version": SUMMARY_VERSION,
+        "paper_count": institution_papers(institution).order_by().count(),
+        "fields": institution_fields(institution),
+        "researchers": institution_researcher_rows(institution),
+    }
+
+
+def institution_summary(institution: Institution, *, links: int | None = None) -> dict[str, Any]:
+    """The page aggregates of ``institution`` (shape: :func:`summary_compute`): the stored
+    row when current, else computed (and stored at :data:`SUMMARY_MIN_LINKS` links or more).
+    ``links`` is :func:`link_count` when the caller has it."""
+    links = link_count(institution) if links is None else links
+    if links < SUMMARY_MIN_LINKS:
+        return summary_compute(institution)
+    data = summary_read(
+        InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, version=SUMMARY_VERSION
+    )
+    if data is None:
+        data = summary_compute(institution)
+        summary_store(InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, data=data)
+    return data
+
+
+def summaries_refresh(*, max_age: timedelta = SUMMARY_MAX_AGE) -> int:
+    """Recompute the rows of institutions at :data:`SUMMARY_MIN_LINKS` links or more that are
+    missing, stale (another link count or version) or older than ``max_age``; drop rows of
+    institutions under the threshold. Returns how many were computed; idempotent."""
+    counts = dict(
+        AuthorAffiliation.objects.values("institution_id")
+        .annotate(n=Count("pk"))
+        .filter(n__gte=SUMMARY_MIN_LINKS)
+        .values_list("institution_id", "n")
+    )
+    deleted, _ = InstitutionSummary.objects.exclude(institution_id__in=list(counts)).delete()
+    rows = {
+        r["institution_id"]: r
+        for r in InstitutionSummary.objects.values(
+            "institution_id", "link_count", "computed_at", "data__version"
+        )
+    }
+    oldest = timezone.now() - max_age
+    done = 0
+    for institution in Institution.objects.filter(pk__in=list(counts)).order_by("pk"):
+        row = rows.get(institution.pk)
+        links = counts[institution.pk]
+        if (
+            row is not None
+            and row["link_count"] == links
+            and row["computed_at"] >= oldest
+            and row["data__version"] == SUMMARY_VERSION
+        ):
+            continue
+        data = summary_compute(institution)
+        summary_store(InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, data=data)
+        done += 1
+    if done or deleted:
+        logger.info("institution summaries: %d computed, %d dropped", done, deleted)
+    return done

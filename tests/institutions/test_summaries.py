@@ -1,0 +1,63 @@
+"""Institution summaries (issue #11): a large institution's page aggregates kept in the database.
+
+MIT gets three of Mehran Kardar's papers (as in test_selectors.py); the tests lower the
+threshold to 1 link so its page goes through the stored summary.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from institutions import summaries
+from institutions.models import AuthorAffiliation, InstitutionSummary
+from researchers.models import Researcher
+from tests.institutions.test_selectors import _authored
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def mit(ror_registry):
+    kardar = Researcher.objects.create(display_name="Mehran Kardar")
+    mit = ror_registry["042nb2s44"]
+    for arxiv_id, when in [("0704.0191", "2007-04-02T12:00:00Z"), ("0801.4549", "2008-01-29T12:00:00Z")]:
+        slot = _authored(kardar, arxiv_id, when)
+        AuthorAffiliation.objects.create(slot=slot, institution=mit, source="string-match", confidence=0.95)
+    return mit
+
+
+def page(client, institution):
+    html = client.get(institution.get_absolute_url()).content.decode()
+    return re.sub(r'(csrfmiddlewaretoken" value|nonce)="[^"]+"', "", html)
+
+
+def test_page_from_the_stored_summary_equals_the_page_computed_afresh(client, mit, monkeypatch):
+    fresh = page(client, mit)
+    assert "Mehran Kardar" in fresh and not InstitutionSummary.objects.exists()
+    monkeypatch.setattr(summaries, "SUMMARY_MIN_LINKS", 1)
+    assert page(client, mit) == fresh  # computed and stored
+    row = InstitutionSummary.objects.get(pk=mit.pk)
+    assert row.link_count == 2
+    kardar = Researcher.objects.get(display_name="Mehran Kardar")
+    assert row.data["paper_count"] == 2 and row.data["researchers"] == [[kardar.pk, 2]]
+    assert page(client, mit) == fresh  # read from the row
+
+
+def test_a_new_link_recomputes_and_the_refresh_keeps_rows_current(client, mit, monkeypatch):
+    monkeypatch.setattr(summaries, "SUMMARY_MIN_LINKS", 1)
+    page(client, mit)
+    other = Researcher.objects.create(display_name="Leonid Levitov")
+    slot = _authored(other, "0705.0712", "2007-05-04T12:00:00Z")
+    AuthorAffiliation.objects.create(slot=slot, institution=mit, source="openalex")
+    assert "Leonid Levitov" in page(client, mit)  # 3 links now: the row of 2 is not used
+    assert InstitutionSummary.objects.get(pk=mit.pk).link_count == 3
+    assert summaries.summaries_refresh() == 0  # current
+    InstitutionSummary.objects.filter(pk=mit.pk).update(computed_at=timezone.now() - timedelta(hours=7))
+    assert summaries.summaries_refresh() == 1
+    monkeypatch.setattr(summaries, "SUMMARY_MIN_LINKS", 4)  # MIT's 3 links are now under it
+    assert summaries.summaries_refresh() == 0
+    assert not InstitutionSummary.objects.exists()
