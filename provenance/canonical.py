@@ -75,7 +75,12 @@ def canonical_json_trusted(value: Any) -> bytes:
     booleans, nulls, ASCII keys): :mod:`provenance.builders` builds records and event
     envelopes from such values and checks caller payloads with :func:`is_plain` first.
     """
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _ENCODER.encode(value).encode("utf-8")
+
+
+# json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False) without
+# building an encoder per call (a third of a small document's serialisation time).
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def is_plain(value: Any) -> bool:
@@ -117,9 +122,24 @@ PITH_BODY_LENGTH = 26
 SHORT_LENGTHS = (8, 12, 16)
 
 
+_B32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # RFC 4648 §6
+_B32_PAIRS = [a + b for a in _B32_ALPHABET for b in _B32_ALPHABET]  # 10 bits -> 2 characters
+
+
+def pith_body_of_digest(digest: bytes) -> str:
+    """The 26-character body of a pith number from the 32 raw digest bytes.
+
+    Equal to ``b32(digest)[:26]``: 26 base32 characters are the first 130 bits, read here
+    10 at a time (``base64.b32encode`` is pure Python before 3.13 and cost a tenth of a
+    signature per record).
+    """
+    bits = int.from_bytes(digest[:17], "big") >> 6  # 136 bits, of which the first 130
+    return "".join([_B32_PAIRS[(bits >> shift) & 1023] for shift in range(120, -1, -10)])
+
+
 def pith_body(digest_hex: str) -> str:
     """The 26-character body of a pith number: base32 of the 32 digest bytes, truncated."""
-    return b32(bytes.fromhex(digest_hex))[:PITH_BODY_LENGTH]
+    return pith_body_of_digest(bytes.fromhex(digest_hex))
 
 
 def pith_number(digest_hex: str, year: int) -> str:

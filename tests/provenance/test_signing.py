@@ -141,14 +141,14 @@ def test_bad_paper_is_skipped_not_the_batch(db, caplog, monkeypatch):
     from provenance import services
 
     paper_services.harvest_files(paths=[RAW_PAGE1])
-    real_build = services.canonical_record_build
+    real_build = services.SigningTemplates.paper_parts
 
     def failing_build(**kwargs):
         if kwargs["arxiv_id"] == "0801.3675":
             raise ValueError("cannot canonicalise")
         return real_build(**kwargs)
 
-    monkeypatch.setattr(services, "canonical_record_build", failing_build)
+    monkeypatch.setattr(services.SigningTemplates, "paper_parts", staticmethod(failing_build))
     result = records_sign()
     assert result.papers_skipped == 1
     assert result.records_created == 5  # 0801.3673 v1 and 0801.3674 v1-v4
