@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from binascii import b2a_base64
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -370,23 +371,31 @@ def event_build(
 # those of the dict builders (tests/provenance/test_signing_golden.py pins them).
 
 _json_str = json.encoder.encode_basestring  # the string literal json.dumps(ensure_ascii=False) writes
-_HOLE = "@hole:{}@"
+_HOLE = "@hole:{}@"  # ASCII, no JSON escapes: appears verbatim in C(document)
 
 
-def _template(document: dict, holes: Iterable[str]) -> str:
-    """A ``str.format`` template of ``C(document)`` whose values ``"@hole:<name>@"`` become fields.
+def _template(document: dict, holes: Iterable[str]) -> Callable[..., str]:
+    """A function filling ``C(document)``'s values ``"@hole:<name>@"`` by keyword.
 
-    Each field is filled with the canonical JSON of its value (a quoted string literal, an
-    integer, ``null``, or a whole canonical document). Raises ``ValueError`` when a hole is
-    missing or appears twice.
+    Each hole is filled with the canonical JSON of its value (a quoted string literal, an
+    integer, ``null``, or a whole canonical document). The function is one f-string of the
+    literal pieces and the holes (the pieces are passed as globals, never pasted into
+    source): ``str.format`` re-parsed a 2 kB template on every call, a sixth of a signature
+    each. Raises ``ValueError`` when a hole is missing or appears twice.
     """
-    text = canonical_json_trusted(document).decode("utf-8").replace("{", "{{").replace("}", "}}")
-    for name in holes:
-        marker = '"' + _HOLE.format(name) + '"'
-        if text.count(marker) != 1:
-            raise ValueError(f"template hole {name!r} found {text.count(marker)} times")
-        text = text.replace(marker, "{" + name + "}")
-    return text
+    names = list(holes)
+    text = canonical_json_trusted(document).decode("utf-8")
+    for name in names:
+        if not name.isidentifier() or text.count(f'"{_HOLE.format(name)}"') != 1:
+            raise ValueError(f"template hole {name!r}: not one occurrence in the document")
+    pieces = re.split('"' + _HOLE.format("([A-Za-z_][A-Za-z0-9_]*)") + '"', text)
+    literals, order = pieces[0::2], pieces[1::2]
+    if sorted(order) != sorted(names):
+        raise ValueError(f"template holes {order} are not {names}")
+    body = "".join(f"{{_l{i}}}{{{name}}}" for i, name in enumerate(order)) + f"{{_l{len(order)}}}"
+    namespace = {f"_l{i}": literal for i, literal in enumerate(literals)}
+    exec(f'def fill(*, {", ".join(names)}):\n    return f"{body}"', namespace)  # noqa: S102
+    return namespace["fill"]
 
 
 def _id_list(ids: Sequence[str]) -> str:
@@ -398,7 +407,7 @@ def _holes(*names: str) -> dict[str, str]:
     return {name: _HOLE.format(name) for name in names}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs a setattr call per field
 class PaperParts:
     """A paper's values as canonical JSON literals, serialised once for all its versions."""
 
@@ -415,7 +424,7 @@ class PaperParts:
     authors: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs a setattr call per field
 class BuiltEvent:
     """One signed event as canonical JSON text (what the ``content`` column stores)."""
 
@@ -429,7 +438,7 @@ class BuiltEvent:
         return f"sha256:{self.content_sha256}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs a setattr call per field
 class RecordText:
     """A canonical record as canonical JSON text, with its digest (hex and raw) and pith number."""
 
@@ -554,13 +563,11 @@ class SigningTemplates:
     def _event(self, content: str, prev_event: str | None) -> BuiltEvent:
         digest = hashlib.sha256(content.encode("utf-8")).digest()
         signature = b2a_base64(self._sign(digest), newline=False).decode("ascii")
-        return BuiltEvent(
-            content, digest.hex(), self._signature.format(signature_b64=f'"{signature}"'), prev_event
-        )
+        return BuiltEvent(content, digest.hex(), self._signature(signature_b64=f'"{signature}"'), prev_event)
 
     def record(self, parts: PaperParts, *, version: int, submitted_at: str) -> RecordText:
         """One version's canonical record (``submitted_at`` is :func:`iso_seconds` of its time)."""
-        canonical = self._record.format(
+        canonical = self._record(
             arxiv_id=parts.arxiv_id,
             version=str(int(version)),
             license=parts.license,
@@ -581,8 +588,8 @@ class SigningTemplates:
         """The record's signed receipt (canonical JSON text) and its signed ``record_created``
         event, superseding the ``record_created`` ids in ``supersedes``."""
         signature = b2a_base64(self._sign(record.digest), newline=False).decode("ascii")
-        receipt = self._receipt.format(sha256=f'"{record.sha256}"', signature_b64=f'"{signature}"')
-        content = self._record_created.format(
+        receipt = self._receipt(sha256=f'"{record.sha256}"', signature_b64=f'"{signature}"')
+        content = self._record_created(
             pith=_json_str(record.pith_number),
             supersedes=_id_list(supersedes),
             prev_event="null",
@@ -605,7 +612,7 @@ class SigningTemplates:
         supersedes: Sequence[str] = (),
     ) -> BuiltEvent:
         """A signed ``graph_snapshot`` event of one version (see :func:`graph_snapshot_payload`)."""
-        content = self._graph_snapshot.format(
+        content = self._graph_snapshot(
             pith=_json_str(pith_number),
             supersedes=_id_list(supersedes),
             prev_event="null" if prev_event is None else _json_str(prev_event),
