@@ -62,8 +62,13 @@ class Record(models.Model):
 
     canonical_sha256 = models.CharField(max_length=64, primary_key=True)
     pith_number = models.CharField(max_length=40, unique=True)
+    # unique=True gives both the unique index and, on PostgreSQL, a varchar_pattern_ops copy
+    # (Django's ``_like`` index) that the short forms' prefix lookups (LIKE 'L5Y4YBEW%') use.
     pith_body = models.CharField(max_length=26, unique=True)
-    paper = models.ForeignKey("papers.Paper", on_delete=models.PROTECT, related_name="pith_records")
+    # No index of its own: record_paper_idx (paper, source_version, created_at) leads with it.
+    paper = models.ForeignKey(
+        "papers.Paper", on_delete=models.PROTECT, related_name="pith_records", db_index=False
+    )
     source_kind = models.CharField(max_length=16, default="arxiv")
     source_id = models.CharField(max_length=64)
     source_version = models.PositiveSmallIntegerField()
@@ -79,10 +84,6 @@ class Record(models.Model):
         indexes = [
             models.Index(fields=["paper", "source_version", "created_at"], name="record_paper_idx"),
             models.Index(fields=["source_id", "source_version"], name="record_source_idx"),
-            # Prefix lookups of short forms (``pith:L5Y4YBEW``) use LIKE 'L5Y4YBEW%'.
-            models.Index(
-                fields=["pith_body"], name="record_body_prefix_idx", opclasses=["varchar_pattern_ops"]
-            ),
         ]
         triggers = [
             pgtrigger.Protect(name="record_append_only", operation=pgtrigger.Update | pgtrigger.Delete),
@@ -114,7 +115,9 @@ class Event(models.Model):
     """
 
     content_sha256 = models.CharField(max_length=64, primary_key=True)
-    record = models.ForeignKey(Record, on_delete=models.PROTECT, related_name="events")
+    # No index of its own: event_record_idx (record, created_at) and event_chain_unique
+    # (record, target, prev_event) both lead with it.
+    record = models.ForeignKey(Record, on_delete=models.PROTECT, related_name="events", db_index=False)
     event_type = models.CharField(max_length=40)
     target = models.CharField(max_length=100)
     prev_event = models.CharField(max_length=71, null=True, blank=True)
