@@ -403,6 +403,22 @@ def _id_list(ids: Sequence[str]) -> str:
     return "[" + ",".join([_json_str(i) for i in ids]) + "]"
 
 
+def _string_list(values: list) -> str:
+    """C(values) for a list of strings, without the encoder's per-call set-up."""
+    if all(type(v) is str for v in values):
+        return "[" + ",".join([_json_str(v) for v in values]) + "]"
+    return canonical_json_trusted(values).decode("utf-8")
+
+
+def _author_slots_json(authors: Sequence[tuple[int, str]]) -> str:
+    """C(:func:`author_slots`), each slot written directly (keys in sorted order: name,
+    position); anything but integer positions and string names takes the encoder."""
+    if all(type(p) is int and type(n) is str for p, n in authors):
+        slots = ",".join([f'{{"name":{_json_str(n)},"position":{p}}}' for p, n in authors])
+        return "[" + slots + "]"
+    return canonical_json_trusted(author_slots(authors)).decode("utf-8")
+
+
 def _holes(*names: str) -> dict[str, str]:
     return {name: _HOLE.format(name) for name in names}
 
@@ -550,14 +566,14 @@ class SigningTemplates:
             arxiv_id=_json_str(arxiv_id),
             license=_json_str(license or ""),
             primary_cat=_json_str(primary_cat),
-            cross_cats_sorted=canonical_json_trusted(cross_cats_sorted(categories, primary_cat)).decode(),
+            cross_cats_sorted=_string_list(cross_cats_sorted(categories, primary_cat)),
             title_canon_sha256=_json_str(text_canon_sha256(title)),
             abstract_canon_sha256=_json_str(text_canon_sha256(abstract)),
             title=_json_str(title),
-            cross_cats=canonical_json_trusted([c for c in categories if c != primary_cat]).decode(),
+            cross_cats=_string_list([c for c in categories if c != primary_cat]),
             authors_text=_json_str(authors_text),
             abstract_excerpt=_json_str(abstract[:ABSTRACT_EXCERPT_CHARS]),
-            authors=canonical_json_trusted(author_slots(authors)).decode(),
+            authors=_author_slots_json(authors),
         )
 
     def _event(self, content: str, prev_event: str | None) -> BuiltEvent:

@@ -24,7 +24,6 @@ from .builders import (
     SigningTemplates,
     event_build,
     graph_snapshot_payload,
-    iso_seconds,
 )
 from .keys import Signer, fingerprint_b32, fingerprint_hex, load_private_key, public_raw
 from .models import Event, PaperSigning, PublicKey, Record
@@ -262,10 +261,10 @@ class _PaperRow:
     license: str
     primary_category_id: str
     categories: list[str]
-    submitted_at: datetime
+    submitted_at: str  # builders.iso_seconds form, ``2008-02-04T15:05:55Z``
     latest_version: int
     content_hash: str
-    versions: list[tuple[int, datetime | None]]
+    versions: list[tuple[int, str | None]]
     authors: list[tuple[int, str]]
 
 
@@ -294,6 +293,12 @@ def _any_of(ids: Sequence[int]) -> RawSQL:
     return RawSQL("SELECT unnest(%s::bigint[])", (int_array(ids),))
 
 
+# builders.iso_seconds in SQL: whole seconds (truncated) in UTC; FM leaves the year unpadded,
+# as strftime's %Y. Timestamps read as text skip psycopg's datetime parsing and the formatting
+# back (a fifth of a signature per record).
+_ISO_SECONDS_SQL = """to_char({} AT TIME ZONE 'UTC', 'FMYYYY-MM-DD"T"HH24:MI:SS"Z"')"""
+
+
 def _paper_rows(ids: Sequence[int]) -> list[_PaperRow]:
     """Papers still needing signing among ``ids``, with versions and author slots: one query.
 
@@ -303,13 +308,16 @@ def _paper_rows(ids: Sequence[int]) -> list[_PaperRow]:
     """
     wanted, params = papers_to_sign().filter(id__in=_any_of(ids)).values("id").query.sql_with_params()
     quote = connection.ops.quote_name
-    columns = ", ".join(f"p.{quote(Paper._meta.get_field(f).column)}" for f in _PAPER_FIELDS)
+    columns = ", ".join(
+        _ISO_SECONDS_SQL.format("p.submitted_at") if f == "submitted_at" else f"p.{quote(f)}"
+        for f in (Paper._meta.get_field(name).column for name in _PAPER_FIELDS)
+    )
     versions = "FROM papers_paperversion v WHERE v.paper_id = p.id"
     authors = "FROM papers_paperauthor a WHERE a.paper_id = p.id"
     sql = (
         f"SELECT {columns},"  # noqa: S608 (names from the model and constants; values are parameters)
         f" (SELECT array_agg(v.version ORDER BY v.version) {versions}),"
-        f" (SELECT array_agg(v.submitted_at ORDER BY v.version) {versions}),"
+        f" (SELECT array_agg({_ISO_SECONDS_SQL.format('v.submitted_at')} ORDER BY v.version) {versions}),"
         f" (SELECT array_agg(a.position ORDER BY a.position) {authors}),"
         f" (SELECT array_agg(a.name ORDER BY a.position) {authors})"
         f" FROM {quote(Paper._meta.db_table)} p WHERE p.id IN ({wanted}) ORDER BY p.id"
@@ -327,7 +335,7 @@ def _paper_rows(ids: Sequence[int]) -> list[_PaperRow]:
     ]
 
 
-def _paper_versions(paper: _PaperRow) -> list[tuple[int, datetime]]:
+def _paper_versions(paper: _PaperRow) -> list[tuple[int, str]]:
     """``(version, submitted_at)`` pairs; without a version history, the latest version at v1's time."""
     versions = []
     for version, moment in paper.versions:
@@ -358,6 +366,11 @@ def _copy_text(value: str) -> str:
     if "\\" in value or "\t" in value or "\n" in value or "\r" in value:
         value = value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
     return value
+
+
+def _copy_json(value: str) -> str:
+    """:func:`_copy_text` for JSON text, where tabs and line breaks are always escaped."""
+    return value.replace("\\", "\\\\") if "\\" in value else value
 
 
 def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_id: str) -> SignResult:
@@ -415,7 +428,7 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
             prev = "\\N" if built.prev_event is None else _copy_text(built.prev_event)
             new_events.append(
                 f"{built.content_sha256}\t{record_sha}\t{event_type}\t{EVENT_TARGETS[event_type]}\t{prev}"
-                f"{event_mid}{_copy_text(built.content)}\t{_copy_text(built.signature)}\n"
+                f"{event_mid}{_copy_json(built.content)}\t{_copy_json(built.signature)}\n"
             )
 
         for paper in papers:
@@ -426,7 +439,7 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
                 by_version = records_by_paper.get(paper.id, {})
                 previous_created: str | None = None  # record_created id of the previous version
                 parts = None
-                for version, moment in versions:
+                for version, submitted in versions:
                     existing = by_version.get(version, [])
                     if existing and version != latest:
                         tip = tips.get((existing[-1]["canonical_sha256"], "record"))
@@ -443,7 +456,6 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
                             authors_text=paper.authors_text,
                             authors=paper.authors,
                         )
-                    submitted = iso_seconds(moment)
                     record = templates.record(parts, version=version, submitted_at=submitted)
                     if existing:
                         current = existing[-1]
@@ -477,8 +489,8 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
                     )
                     new_records.append(
                         f"{record.sha256}\t{record.pith_number}\t{record.pith_body}\t{paper.id}\tarxiv"
-                        f"\t{_copy_text(paper.arxiv_id)}\t{version}\t{_copy_text(record.canonical)}"
-                        f"\t{_copy_text(receipt)}{record_tail}"
+                        f"\t{_copy_text(paper.arxiv_id)}\t{version}\t{_copy_json(record.canonical)}"
+                        f"\t{_copy_json(receipt)}{record_tail}"
                     )
                     add_event(record.sha256, "record_created", created)
                     add_event(
