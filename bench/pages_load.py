@@ -167,6 +167,9 @@ def _server_env(db: str) -> dict[str, str]:
         ALLOWED_HOSTS="127.0.0.1,localhost",
         RATELIMIT_ENABLED="0",
         CELERY_BROKER_URL=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13"),
+        # Django's cache in Redis, shared by the workers, as in production (CACHE_REDIS_URL;
+        # WOVE_LOCAL alone would give each worker its own LocMemCache).
+        CACHE_REDIS_URL=os.environ.get("CACHE_REDIS_URL", "redis://127.0.0.1:6379/14"),
         LOG_LEVEL="WARNING",
     )
     env.pop("WOVE_TESTING", None)

@@ -338,10 +338,13 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
         cursor.execute(
             """
             SELECT f.institution_id, i.name, count(DISTINCT s.paper_id) AS n
-              FROM papers_paperauthor s
-              JOIN institutions_authoraffiliation f ON f.slot_id = s.id
+              FROM institutions_authoraffiliation f
+              JOIN papers_paperauthor s ON s.id = f.slot_id
               JOIN institutions_institution i ON i.id = f.institution_id
-             WHERE s.paper_id = ANY(%s::bigint[])
+             -- The slot ids as one array (an InitPlan): links are then read through their
+             -- slot index, not by hashing every link of the archive.
+             WHERE f.slot_id = ANY(ARRAY(
+                   SELECT id FROM papers_paperauthor WHERE paper_id = ANY(%s::bigint[])))
              GROUP BY f.institution_id, i.name
              ORDER BY n DESC, i.name, f.institution_id
              LIMIT 8
