@@ -123,6 +123,10 @@ def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[Sort
     return papers, sort, PAPER_ORDERS[sort]
 
 
+# A full-text query counts at most this many matches; above it the page says count_capped.
+SEARCH_COUNT_CAP = 10_000
+
+
 @router.get("", response={200: PaperPage, **LIST_ERRORS}, summary="List and search papers")
 def list_papers(
     request: HttpRequest, response: HttpResponse, filters: Query[PaperFilter], paging: Query[PageParams]
@@ -137,7 +141,9 @@ def list_papers(
     mode = order if order in ("hybrid", "semantic") else "keyword"
     if order in ("hybrid", "semantic"):
         order = f"relevance-{order}"  # cursors of one mode are not valid in another
-    paged = paginate(request, papers, paging, order=order, keys=keys)
+    paged = paginate(
+        request, papers, paging, order=order, keys=keys, count_cap=SEARCH_COUNT_CAP if filters.q else None
+    )
     if filters.q:
         response["X-Search-Mode"] = mode
     return {"items": paged.items, **paged.meta}

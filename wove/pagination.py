@@ -46,6 +46,11 @@ class PageMeta(Schema):
     """
 
     count: int | None = Field(None, description="Total items (page mode; null in cursor mode)")
+    count_capped: bool = Field(
+        False,
+        description="True when more items match than were counted: count is then a lower bound "
+        "(full-text queries count at most 10,000 matches)",
+    )
     page: int | None = Field(None, description="This page's number (page mode)")
     pages: int | None = Field(None, description="Number of pages (page mode)")
     size: int
@@ -167,11 +172,14 @@ def paginate(
     order: str,
     keys: list[SortKey],
     count: bool = True,
+    count_cap: int | None = None,
 ) -> Paged:
     """Page ``queryset`` in the keyset order ``keys`` (named ``order`` in cursors).
 
-    Page mode (no cursor): ``count`` runs one COUNT query (skipped with ``count=False``) and
-    the page is read with OFFSET. Cursor mode: one query, no count, ``WHERE`` on the key
+    Page mode (no cursor): ``count`` runs one COUNT query (skipped with ``count=False``; at
+    most ``count_cap`` rows counted when given, ``count_capped`` then set in the meta, the
+    lower-bound total of search engines such as Elasticsearch's ``track_total_hits``) and the
+    page is read with OFFSET. Cursor mode: one query, no count, ``WHERE`` on the key
     values of the previous page's last item. Each mode reads ``size + 1`` rows to know
     whether a next page exists. Raises :class:`ApiError` 400 for a bad cursor.
     """
@@ -190,7 +198,17 @@ def paginate(
         if count:
             # When this page is the last one, its rows give the total: no COUNT needed.
             last_page_read = len(rows) <= size and (rows or page == 1)
-            total = offset + len(rows) if last_page_read else count_cached(queryset)
+            if last_page_read:
+                total = offset + len(rows)
+            elif count_cap is not None:
+                # Count at most count_cap + 1 rows (an exact count of a common word's matches
+                # read hundreds of thousands of rows: seconds at a million papers; issue #11).
+                total = count_cached(queryset.order_by()[: count_cap + 1])
+                if total > count_cap:
+                    total = count_cap
+                    meta["count_capped"] = True
+            else:
+                total = count_cached(queryset)
             meta.update(count=total, pages=max(1, -(-total // size)))
         meta["page"] = page
         if page > 1:

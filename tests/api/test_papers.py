@@ -250,3 +250,19 @@ def test_authors_is_a_byline_and_the_harvested_string_stays_on_the_record(api):
     record = api.get("/api/v1/papers/0801.4330").json()
     assert record["authors"] == "S. Ando, J.W. Shin, C.H. Hyun, S.W. Hong, and K. Kubodera"
     assert record["authors_as_written"] == raw
+
+
+def test_a_full_text_count_stops_at_the_cap_and_says_so(api, monkeypatch):
+    from papers import api as papers_api
+
+    exact = api.get("/api/v1/papers", {"q": "black hole", "size": 5}).json()
+    assert exact["count"] > 10 and exact["count_capped"] is False
+    monkeypatch.setattr(papers_api, "SEARCH_COUNT_CAP", 10)
+    capped = api.get("/api/v1/papers", {"q": "black hole", "size": 5}).json()
+    assert (capped["count"], capped["pages"], capped["count_capped"]) == (10, 2, True)
+    assert [p["arxiv_id"] for p in capped["items"]] == [p["arxiv_id"] for p in exact["items"]]
+    assert capped["next"]  # the matches go on past the counted ones
+    # Under the cap, and without a query, counts stay exact.
+    few = api.get("/api/v1/papers", {"q": '"chiral gravity in three dimensions"'}).json()
+    assert (few["count"], few["count_capped"]) == (1, False)
+    assert api.get("/api/v1/papers", {"size": 5}).json()["count_capped"] is False
