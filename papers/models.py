@@ -219,9 +219,11 @@ class HarvestRun(models.Model):
     """One harvest: the OAI-PMH request it makes and the cursor to resume it.
 
     The ``resumption_token`` is saved after each page so that a killed run resumes from the
-    token. ``response_date`` of the first page of a complete run is where the next
-    incremental run starts (OAI lists are not in datestamp order, so the last datestamp is
-    no cursor).
+    token. A bulk load (``harvest_files(bulk=True)``) saves the definitions of the indexes
+    it drops in ``deferred_indexes`` before dropping them, so that if it is killed the next
+    harvest rebuilds them (``papers.services.paper_indexes_restore``).
+    ``response_date`` of the first page of a complete run is where the next incremental
+    run starts (OAI lists are not in datestamp order, so the last datestamp is no cursor).
     """
 
     class Status(models.TextChoices):
@@ -252,6 +254,12 @@ class HarvestRun(models.Model):
     restarts = models.PositiveSmallIntegerField(default=0)
     error = models.TextField(blank=True)
     source_files = ArrayField(models.TextField(), default=list, blank=True)
+    deferred_indexes = ArrayField(
+        models.TextField(),
+        default=list,
+        blank=True,
+        help_text="CREATE INDEX statements of indexes a bulk load dropped and has not rebuilt yet",
+    )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -26,6 +26,11 @@ class RecordError(ValueError):
         self.identifier = identifier
         self.reason = reason
 
+    def __reduce__(self):
+        # Pickled with a page sent from the parsing process (papers.pipeline); the default
+        # would call __init__ with the formatted message alone.
+        return (type(self), (self.identifier, self.reason))
+
 
 class FieldTooLong(ValueError):
     """A harvested field over its length limit. The record is refused rather than cut: a cut
@@ -86,6 +91,9 @@ class ArxivRecord:
     versions: list[VersionInfo] = field(default_factory=list)
     created: date | None = None
     updated: date | None = None
+    # The paper's URL slug when already computed from ``title`` (by the parsing process of
+    # a bulk load, papers.pipeline); None: the writer computes it. Not part of the record.
+    slug: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def withdrawn(self) -> bool:

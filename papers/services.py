@@ -11,7 +11,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from pathlib import Path
@@ -24,6 +24,7 @@ from wove.bulk import copy_upsert, db_values, gc_paused
 from .authors import AuthorSlot
 from .models import Category, HarvestRun, MetadataSource, Paper, PaperAuthor, PaperVersion
 from .oai import OaiClient, OaiError, OaiPage, parse_oai_response
+from .pipeline import parsed_pages
 from .records import ArxivRecord, RecordError, VersionInfo
 from .text import make_slug
 
@@ -187,7 +188,9 @@ def _merge(existing: Paper | None, record: ArxivRecord, categories: CategoryMap)
     else:
         codes = categories.canonical(record.categories)
         paper.title = record.title
-        paper.slug = make_slug(record.title, fallback="") or make_slug(record.arxiv_id.replace("/", "-"))
+        paper.slug = record.slug or (
+            make_slug(record.title, fallback="") or make_slug(record.arxiv_id.replace("/", "-"))
+        )
         paper.abstract = record.abstract
         paper.categories = codes
         paper.primary_category_id = codes[0]
@@ -540,6 +543,7 @@ def harvest_oai(
     """
     if metadata_prefix not in ("arXiv", "arXivRaw"):
         raise ValueError(f"unsupported metadataPrefix {metadata_prefix!r}: use arXiv or arXivRaw")
+    paper_indexes_restore()  # what a killed bulk load left dropped
     with _harvest_lock(metadata_prefix=metadata_prefix, set_spec=set_spec):
         _harvest_runs_mark_interrupted(metadata_prefix=metadata_prefix, set_spec=set_spec)
         return _harvest_oai_locked(
@@ -554,7 +558,8 @@ def harvest_oai(
 
 
 class HarvestBusy(Exception):
-    """Another OAI-PMH harvest of the same metadataPrefix and set is running right now."""
+    """Another OAI-PMH harvest of the same metadataPrefix and set, or another bulk load, is
+    running right now."""
 
 
 @contextmanager
@@ -654,13 +659,155 @@ def _harvest_oai_locked(
             raise
 
 
-def harvest_files(*, paths: Sequence[str | Path], progress=None) -> HarvestRun:
+# Tables whose secondary indexes a bulk load drops and rebuilds. Unique indexes and primary
+# keys stay: the upserts' ON CONFLICT needs them, and they keep the rows unique throughout.
+BULK_TABLES = (Paper, PaperAuthor, PaperVersion)
+_BULK_INDEXES_SQL = """
+    SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i
+    WHERE i.indrelid = %s::regclass AND NOT i.indisunique AND NOT i.indisprimary
+      AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
+    ORDER BY i.indexrelid
+"""
+# Index builds sort in memory up to this much (PostgreSQL's default is 64MB).
+BULK_MAINTENANCE_WORK_MEM = "256MB"
+
+
+def _lock_key(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+def _try_lock(key: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        return cursor.fetchone()[0]
+
+
+def _unlock(key: int) -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+    except DatabaseError:  # connection gone: the server has dropped the lock with it
+        logger.warning("could not release an advisory lock (connection lost)")
+
+
+_BULK_LOCK = _lock_key("papers.bulk_load")
+
+
+def _indexes_defer(run: HarvestRun) -> None:
+    """Save the CREATE INDEX statements of the secondary indexes of :data:`BULK_TABLES` on
+    ``run``, then drop those indexes, in one transaction: a kill before the commit drops
+    nothing, one after leaves the statements for :func:`paper_indexes_restore`."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        # Inside a caller's transaction (tests), deferred foreign-key checks still pending
+        # would refuse DROP/CREATE INDEX; run them now. A harvest commits page by page, so
+        # there are none there.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        statements = []
+        for model in BULK_TABLES:
+            cursor.execute(_BULK_INDEXES_SQL, [model._meta.db_table])
+            statements += [row[0] for row in cursor.fetchall()]
+        run.deferred_indexes = statements
+        run.save(update_fields=["deferred_indexes"])
+        for statement in statements:
+            name = statement.split(" ON ", 1)[0].rsplit(" ", 1)[1]
+            cursor.execute(f"DROP INDEX IF EXISTS {name}")
+
+
+def _indexes_rebuild(runs: Iterable[HarvestRun]) -> int:
+    """Create the indexes saved on ``runs`` that do not exist, clear the runs' lists, in one
+    transaction (a kill keeps the lists for the next attempt). Returns how many statements
+    were run."""
+    done = 0
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # as in _indexes_defer
+        cursor.execute(f"SET LOCAL maintenance_work_mem = '{BULK_MAINTENANCE_WORK_MEM}'")
+        for run in runs:
+            for statement in run.deferred_indexes:
+                if not statement.startswith("CREATE INDEX "):
+                    raise ValueError(f"not a CREATE INDEX statement: {statement[:80]!r}")
+                cursor.execute("CREATE INDEX IF NOT EXISTS " + statement.removeprefix("CREATE INDEX "))
+                done += 1
+            run.deferred_indexes = []
+            run.save(update_fields=["deferred_indexes"])
+    return done
+
+
+def paper_indexes_restore() -> int:
+    """Rebuild the indexes a killed or failed bulk load left dropped (their statements are
+    kept on its :class:`HarvestRun`). Does nothing while a bulk load is running (it holds
+    a session advisory lock that the server frees when its process dies). Called at the
+    start of every harvest. Returns the number of CREATE INDEX statements run."""
+    pending = HarvestRun.objects.exclude(deferred_indexes=[])
+    if not pending.exists():
+        return 0
+    if not _try_lock(_BULK_LOCK):
+        return 0
+    try:
+        done = _indexes_rebuild(pending)
+    finally:
+        _unlock(_BULK_LOCK)
+    if done:
+        logger.warning("rebuilt %s indexes an interrupted bulk load had dropped", done)
+    return done
+
+
+@contextmanager
+def _bulk_load(run: HarvestRun) -> Iterator[None]:
+    """The set-up of a bulk load around its pages: hold the bulk-load lock, drop the
+    secondary indexes (:func:`_indexes_defer`), commit without waiting for the WAL flush,
+    and at the end (also after an error) rebuild the indexes in one pass each.
+
+    ``synchronous_commit = off`` loses nothing a harvest relies on: a killed harvester's
+    commits are on the server already; a crash of PostgreSQL itself can lose the last
+    fraction of a second of commits, each page's rows together with its run counters, and
+    re-running the load writes them again (upserts). Raises :class:`HarvestBusy` when
+    another bulk load holds the lock."""
+    if not _try_lock(_BULK_LOCK):
+        raise HarvestBusy("another bulk load is running")
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SET synchronous_commit = off")
+        _indexes_defer(run)
+        try:
+            yield
+        finally:
+            try:
+                _indexes_rebuild([run])
+            except DatabaseError:
+                logger.exception("bulk load: index rebuild failed; the next harvest retries it")
+    finally:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("RESET synchronous_commit")
+        except DatabaseError:
+            pass
+        _unlock(_BULK_LOCK)
+
+
+def _pages_inline(paths: Sequence[str | Path]) -> Iterator[OaiPage | OaiError]:
+    for path in paths:
+        try:
+            yield parse_oai_response(str(path))
+        except OaiError as exc:
+            yield exc
+
+
+def harvest_files(*, paths: Sequence[str | Path], progress=None, bulk: bool = False) -> HarvestRun:
     """Load recorded OAI-PMH responses (ListRecords or GetRecord pages) from files.
 
     Each file is one page; the metadataPrefix is read from each response. A file that is
     an OAI error (``noRecordsMatch``) counts as an empty page; one that is not OAI-PMH at
     all fails the run. Returns the finished :class:`HarvestRun`.
+
+    ``bulk`` is for large and initial loads: pages are parsed in a child process one page
+    ahead of the one being written (:func:`papers.pipeline.parsed_pages`), the secondary
+    indexes of papers, author slots and versions are dropped for the load and rebuilt once
+    at its end, and commits do not wait for the WAL flush (see :func:`_bulk_load`). The
+    rows written are the same as without it. It rebuilds whole indexes, so on a table
+    already much larger than the load it is slower, not faster. Raises
+    :class:`HarvestBusy` when another bulk load is running.
     """
+    paper_indexes_restore()  # what a killed bulk load left dropped
     run = HarvestRun.objects.create(
         kind=HarvestRun.Kind.FILE,
         metadata_prefix="mixed",
@@ -669,18 +816,17 @@ def harvest_files(*, paths: Sequence[str | Path], progress=None) -> HarvestRun:
     categories = CategoryMap()
     prefixes = set()
     try:
-        for path in paths:
-            try:
-                page = parse_oai_response(str(path))
-            except OaiError as exc:
-                if exc.code == "noRecordsMatch":
-                    continue
-                raise
-            if page.metadata_prefix:
-                prefixes.add(page.metadata_prefix)
-            result = _write_page(run, page, categories)
-            if progress:
-                progress(result.seen)
+        with _bulk_load(run) if bulk else nullcontext():
+            for page in parsed_pages(paths) if bulk else _pages_inline(paths):
+                if isinstance(page, OaiError):
+                    if page.code == "noRecordsMatch":
+                        continue
+                    raise page
+                if page.metadata_prefix:
+                    prefixes.add(page.metadata_prefix)
+                result = _write_page(run, page, categories)
+                if progress:
+                    progress(result.seen)
     except Exception as exc:
         _finish(run, HarvestRun.Status.FAILED, f"{type(exc).__name__}: {exc}")
         raise
@@ -697,6 +843,7 @@ def harvest_kaggle(*, path: str | Path, progress=None, batch_size: int = 1000) -
     """
     from .kaggle import iter_kaggle
 
+    paper_indexes_restore()  # what a killed bulk load left dropped
     run = HarvestRun.objects.create(
         kind=HarvestRun.Kind.KAGGLE, metadata_prefix=MetadataSource.KAGGLE, source_files=[str(path)]
     )

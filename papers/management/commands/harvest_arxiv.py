@@ -41,15 +41,25 @@ class Command(BaseCommand):
         parser.add_argument(
             "--file", nargs="+", dest="files", metavar="PATH", help="recorded OAI-PMH responses"
         )
+        parser.add_argument(
+            "--bulk",
+            action="store_true",
+            help="with --file, for large or initial loads: parse in a second process, drop the "
+            "secondary indexes for the load and rebuild them once at the end",
+        )
         parser.add_argument("--kaggle", metavar="FILE", help="Kaggle arxiv-metadata-oai-snapshot JSON Lines")
         parser.add_argument("--endpoint", default=settings.ARXIV_OAI_ENDPOINT, help="OAI-PMH base URL")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, **options) -> None:
+        if options["bulk"] and not options["files"]:
+            raise CommandError("--bulk applies to recorded responses (--file) only")
         bar = tqdm(unit="rec", disable=options["no_progress"] or None, desc="harvest", leave=False)
         try:
             if options["files"]:
-                run = services.harvest_files(paths=options["files"], progress=bar.update)
+                run = services.harvest_files(
+                    paths=options["files"], progress=bar.update, bulk=options["bulk"]
+                )
             elif options["kaggle"]:
                 run = services.harvest_kaggle(path=options["kaggle"], progress=bar.update)
             else:
