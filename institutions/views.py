@@ -93,6 +93,9 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
     # an institution with 1,000+ links (seconds each at a million papers; issue #11).
     summary = institution_summary(institution)
     papers = selectors.institution_papers(institution)
+    if request.GET.get("page", "1") == "1" and "newest_ids" in summary:
+        # The first page from the kept ids of the newest papers (still filtered as public).
+        papers = papers.filter(pk__in=summary["newest_ids"])
     paginator = CachedCountPaginator(papers, PAGE_SIZE, known_count=summary["paper_count"])
     page = paginator.get_page(request.GET.get("page"))
     page_url = settings.SITE_URL + institution.get_absolute_url()

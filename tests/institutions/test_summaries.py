@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from institutions import summaries
 from institutions.models import AuthorAffiliation, InstitutionSummary
+from papers.models import Paper
 from researchers.models import Researcher
 from tests.institutions.test_selectors import _authored
 
@@ -44,6 +45,10 @@ def test_page_from_the_stored_summary_equals_the_page_computed_afresh(client, mi
     assert row.link_count == 2
     kardar = Researcher.objects.get(display_name="Mehran Kardar")
     assert row.data["paper_count"] == 2 and row.data["researchers"] == [[kardar.pk, 2]]
+    # The first page's papers, newest first: 0801.4549 (January 2008), then 0704.0191.
+    newest = list(Paper.objects.filter(pk__in=row.data["newest_ids"]).order_by("-submitted_at"))
+    assert [p.arxiv_id for p in newest] == ["0801.4549", "0704.0191"]
+    assert row.data["newest_ids"] == [p.pk for p in newest]
     assert page(client, mit) == fresh  # read from the row
 
 
