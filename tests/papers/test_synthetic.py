@@ -16,8 +16,10 @@ from researchers.models import Authorship, Researcher
 def _generate(papers: int, seed: int) -> dict[str, int]:
     out = io.StringIO()
     call_command("generate_corpus", "--papers", str(papers), "--seed", str(seed), "--no-progress", stdout=out)
-    line = out.getvalue().strip()
+    line, summaries = out.getvalue().strip().splitlines()
     assert line.startswith("wovepaper: generated ")
+    # Then the page summaries, as matching computes them (none this small: 100+ papers).
+    assert summaries.startswith("page summaries: 0 researchers, 0 institutions in ")
     return {
         name: int(n)
         for n, name in re.findall(
