@@ -11,7 +11,8 @@ import sys
 import pytest
 from django.core.cache import cache
 
-from tests.celery_helpers import redis_server, test_database_url
+from tests.celery_helpers import redis_server
+from tests.celery_helpers import test_database_url as database_url_for_tests
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +54,7 @@ def test_failed_sign_ins_are_counted_across_processes(client, redis_cache):
     # The other process reads the test database. The login names no account (allauth counts
     # those too, so probing for addresses is limited as well): an account created here
     # would not be visible there, and allauth keys an account's count by the account.
-    url = test_database_url()  # a TCP host or the embedded server's socket directory
+    url = database_url_for_tests()  # a TCP host or the embedded server's socket directory
     env = {**os.environ, "WOVE_TESTING": "1", "CACHE_REDIS_URL": redis_cache, "DATABASE_URL": url}
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
