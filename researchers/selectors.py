@@ -273,13 +273,6 @@ def network_layout(coauthors: list[list], links: list[list], *, size: int = 320)
     return net
 
 
-def coauthor_network(researcher: Researcher, *, size: int = 320) -> Network | None:
-    """The researcher's most frequent co-authors laid out on a circle around them
-    (:func:`coauthor_rows` then :func:`network_layout`). Two queries. ``None`` without
-    co-authors."""
-    return network_layout(*coauthor_rows(researcher), size=size)
-
-
 def year_rows(papers: QuerySet[Paper]) -> list[list[int]]:
     """``[[year, papers, citations], ...]`` per submission year (UTC) of ``papers``, oldest
     first, citations summed over that year's papers; only years with papers. One query."""
@@ -312,12 +305,6 @@ def years_layout(rows: list[list[int]], *, width: int = 300, height: int = 90) -
         ch = round(plot * c / top_cites, 1)
         out.append(YearBar(year, n, c, round(i * slot, 1), round(plot - ph, 1), ph, round(plot - ch, 1), ch))
     return out
-
-
-def years_chart(papers: QuerySet[Paper], *, width: int = 300, height: int = 90) -> list[YearBar]:
-    """Papers and citations (summed over papers submitted that year) per submission year:
-    :func:`year_rows` laid out by :func:`years_layout`. One query."""
-    return years_layout(year_rows(papers), width=width, height=height)
 
 
 def researcher_profile(researcher: Researcher, *, category: str = "", sort: str = "newest") -> dict:
