@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
+from tqdm import tqdm
 
 from semantic import services
 
@@ -29,15 +30,12 @@ class Command(BaseCommand):
             embed_papers.delay(batch_size=batch_size)
             self.stdout.write("embed_papers: queued semantic.embed_papers for the worker")
             return
-        bar = None
-        if not no_progress:
-            from tqdm import tqdm
-
-            bar = tqdm(unit="paper", desc="embedding")
-        result = services.embeddings_update(
-            batch_size=batch_size, limit=limit, progress=bar.update if bar else None
-        )
-        if bar:
+        # As the other commands: always a bar object (a disabled one is a no-op, and off when
+        # stderr is not a terminal). Never test it for truth: tqdm without a total raises then.
+        bar = tqdm(unit="paper", desc="embed", disable=no_progress or None, leave=False)
+        try:
+            result = services.embeddings_update(batch_size=batch_size, limit=limit, progress=bar.update)
+        finally:
             bar.close()
         if not result.available:
             self.stdout.write(f"embed_papers: semantic search unavailable ({result.reason}); nothing to do")
