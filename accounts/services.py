@@ -111,6 +111,10 @@ def follows_move(*, from_researcher_id: int, to_researcher_id: int) -> dict[str,
          "moved": [12, 15],                       # Follow ids now pointing at the survivor
          "dropped": [{"user_id": 4, "created_at": "2026-11-02T10:00:00+00:00"}]}
 
+    Every user who followed the merged record (moved or dropped) gets one
+    :class:`DigestNote` for their next digest, keyed by the two ids
+    (:func:`_merge_note_key`), so a retried call writes none twice.
+
     Pass it to :func:`follows_move_undo` to put things back. Idempotent: a second call finds
     nothing left to move and returns empty lists.
     """
@@ -129,6 +133,12 @@ def follows_move(*, from_researcher_id: int, to_researcher_id: int) -> dict[str,
         dropped = [row for row in rows if row.user_id in already]
         Follow.objects.filter(pk__in=moved).update(researcher_id=to_researcher_id)
         Follow.objects.filter(pk__in=[row.pk for row in dropped]).delete()
+        if rows:
+            _follows_note_merge(
+                from_researcher_id=from_researcher_id,
+                to_researcher_id=to_researcher_id,
+                user_ids=[row.user_id for row in rows],
+            )
     logger.info(
         "follows moved from researcher %s to %s: %d moved, %d already followed the survivor",
         from_researcher_id,
@@ -144,15 +154,48 @@ def follows_move(*, from_researcher_id: int, to_researcher_id: int) -> dict[str,
     }
 
 
+def _merge_note_key(from_researcher_id: int, to_researcher_id: int) -> str:
+    """The :class:`DigestNote` key of the merge of one researcher record into another."""
+    return f"follows:merge:{from_researcher_id}:{to_researcher_id}"
+
+
+def _follows_note_merge(*, from_researcher_id: int, to_researcher_id: int, user_ids: list[int]) -> None:
+    """One digest note per user in ``user_ids``: the merged record's followers now follow the
+    survivor. Stored as plain text; the HTML digest escapes it when rendering."""
+    records = Researcher.objects.in_bulk([from_researcher_id, to_researcher_id])
+    survivor, merged = records.get(to_researcher_id), records.get(from_researcher_id)
+    if survivor is None:
+        return
+    where = f"{survivor.display_name} ({settings.SITE_URL}{survivor.get_absolute_url()})"
+    if merged is not None and merged.display_name != survivor.display_name:
+        told = f"An editor merged {merged.display_name} into {survivor.display_name}: one person, one record."
+    else:
+        told = f"An editor merged a duplicate record of {survivor.display_name} into the main one."
+    text = f"{told} You now follow {where}."
+    key = _merge_note_key(from_researcher_id, to_researcher_id)
+    DigestNote.objects.bulk_create(
+        [
+            DigestNote(user_id=user_id, researcher=survivor, text=text, key=key)
+            for user_id in sorted(set(user_ids))
+        ],
+        ignore_conflicts=True,
+    )
+
+
 def follows_move_undo(*, undo: dict[str, Any]) -> int:
     """Reverse :func:`follows_move` from its returned data (the curation undo calls this).
 
     Moved follows that still point at the survivor go back to the merged record; dropped
     follows are re-created with their original start time. Follows a user removed since are
-    left alone. Returns the number of follows restored. Idempotent.
+    left alone. The merge's digest notes are deleted while unsent; a note a digest already
+    carried stays with it but gives up its key, so merging the two again tells the followers
+    again. Returns the number of follows restored. Idempotent.
     """
     source, survivor = int(undo["from_researcher_id"]), int(undo["to_researcher_id"])
     with transaction.atomic():
+        notes = DigestNote.objects.filter(researcher_id=survivor, key=_merge_note_key(source, survivor))
+        notes.filter(digest__isnull=True).delete()
+        notes.update(key="")
         restored = Follow.objects.filter(pk__in=undo.get("moved", []), researcher_id=survivor).update(
             researcher_id=source
         )
