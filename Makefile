@@ -38,20 +38,23 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 
-# The bundled real sample: about 2,800 arXiv papers; every step is idempotent.
+# The bundled real sample: about 2,800 arXiv papers; every step is idempotent. The registry
+# first, then both harvests; the second one's end runs the pipeline (affiliations, authors,
+# signing, embeddings, summaries, digests): here when no worker answers, else on the workers.
+# Run here, the embeddings are left to the worker (`make run` starts one; its first sweep
+# embeds them in the background): on two cores the model takes several minutes.
+sample: export PIPELINE_INLINE_DEFER ?= embeddings
 sample: migrate
-	$(PY) manage.py harvest_arxiv --no-progress --file $(SAMPLE_OAI)
-	$(PY) manage.py harvest_arxiv --no-progress --kaggle $(SAMPLE_KAGGLE)
 	$(PY) manage.py load_ror --no-progress --file data/ror/ror_records_v2.json
-	$(PY) manage.py match_affiliations --no-progress
-	$(PY) manage.py match_authors --no-progress
-	$(PY) manage.py sign_provenance --no-progress
+	$(PY) manage.py harvest_arxiv --no-progress --no-pipeline --file $(SAMPLE_OAI)
+	$(PY) manage.py harvest_arxiv --no-progress --kaggle $(SAMPLE_KAGGLE)
 
 demo: sample
 	$(PY) manage.py archive_summary
 
-# The worker queues one semantic.embed_papers when it starts: vectors fill in the background.
-run: export SEMANTIC_EMBED_ON_WORKER_START := 1
+# The worker sends one sweep of every stage when it starts; beat then harvests daily and
+# sweeps every 15 minutes.
+run: export PIPELINE_SWEEP_ON_WORKER_START := 1
 run: demo
 	@echo "wovepaper: serving on http://$(WOVE_BIND) (Ctrl-C stops web, worker, beat)"
 	$(BIN)/honcho -f Procfile start $(if $(CELERY_BROKER_URL),web worker beat,)

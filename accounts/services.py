@@ -20,6 +20,7 @@ from django.utils import timezone
 from institutions.models import Institution
 from papers.models import Category, Paper
 from researchers.models import Researcher
+from wove.backlog import Backlog
 
 from .models import (
     DIGEST_INTERVALS,
@@ -301,6 +302,12 @@ def digest_due_user_ids(*, now: datetime | None = None) -> list[int]:
         Digest.objects.filter(sent_at__isnull=True, user__is_active=True).values_list("user_id", flat=True)
     )
     return sorted(ids)
+
+
+def digests_backlog(*, now: datetime | None = None) -> Backlog:
+    """Users :func:`digest_due_user_ids` holds (the pipeline's digests stage; a due user with
+    nothing new gets no mail)."""
+    return Backlog(waiting=len(digest_due_user_ids(now=now)), unit="users")
 
 
 def digest_prepare(*, user_id: int, now: datetime | None = None) -> Digest | None:

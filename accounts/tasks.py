@@ -1,25 +1,49 @@
-"""Celery tasks for accounts: the digest beat job and one digest per user."""
+"""Celery tasks for accounts: the pipeline's digests stage and one digest per user."""
 
 from __future__ import annotations
 
 import smtplib
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from wove.stages import stage_execute
 
 from . import services
 
 
-@shared_task(name="accounts.send_digests", acks_late=True)
-def send_digests() -> int:
-    """Beat job (hourly): queue :func:`send_digest` for every user a digest is due to.
+def digests_stage(*, trigger: str = "task", progress=None) -> dict:
+    """The pipeline's digests stage: every user a digest is due to
+    (:func:`accounts.services.digest_due_user_ids`), under the stage's lock. As a task it
+    queues :func:`send_digest` per user (so one failing mailbox retries alone); inline
+    (``trigger="inline"``) it builds and sends them here. Returns ``{"status", "users",
+    "papers"}`` (papers: announced by the digests sent here; 0 when queued)."""
 
-    Returns the number of users queued. Safe to run twice: each user's task builds at most
-    one digest per interval and never repeats a paper.
-    """
-    user_ids = services.digest_due_user_ids()
-    for user_id in user_ids:
-        send_digest.delay(user_id=user_id)
-    return len(user_ids)
+    def work() -> dict:
+        user_ids = services.digest_due_user_ids()
+        papers = 0
+        for user_id in user_ids:
+            if trigger == "inline":
+                papers += services.digest_run(user_id=user_id)
+            else:
+                send_digest.delay(user_id=user_id)
+        return {"users": len(user_ids), "papers": papers}
+
+    return stage_execute("digests", work, trigger=trigger)
+
+
+@shared_task(
+    name="accounts.send_digests",
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=5,
+)
+def send_digests() -> int:
+    """The digests stage as a task: queue :func:`send_digest` for every user a digest is due
+    to; returns how many (0 when the stage was busy elsewhere). Safe to run twice: each
+    user's task builds at most one digest per interval and never repeats a paper."""
+    return digests_stage().get("users", 0)
 
 
 @shared_task(

@@ -6,7 +6,9 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from . import services
 from .models import AuthorAffiliation, Institution, InstitutionName, InstitutionRelationship
+from .tasks import match_affiliations
 
 
 class InstitutionNameInline(admin.TabularInline):
@@ -48,8 +50,7 @@ class InstitutionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Re-run affiliation matching (all author slots)")
     def rematch_affiliations(self, request: HttpRequest, queryset: QuerySet[Institution]) -> None:
-        from .tasks import match_affiliations
-
+        services.affiliation_marks_clear()  # every slot pending again; the stage re-matches all
         match_affiliations.delay()
         self.message_user(request, "Affiliation matching queued.", messages.SUCCESS)
 

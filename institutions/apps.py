@@ -8,3 +8,6 @@ class InstitutionsConfig(AppConfig):
 
     name = "institutions"
     verbose_name = "Institutions"
+
+    def ready(self) -> None:
+        from . import receivers  # noqa: F401 - connects the signal receivers

@@ -262,3 +262,23 @@ class InstitutionSummary(models.Model):
 
     def __str__(self) -> str:
         return f"summary of institution {self.institution_id} ({self.link_count} links)"
+
+
+class AffiliationMatchMark(models.Model):
+    """What affiliation matching has done: the slot's arXiv affiliation strings as they read
+    when they were last matched.
+
+    The pipeline's affiliations stage is "every slot whose strings differ from its mark"
+    (:func:`institutions.selectors.affiliations_pending`): a new slot, a new version with
+    other strings, or every slot once a registry load changed institutions (it deletes the
+    marks). Slots without strings and without a mark need nothing.
+    """
+
+    slot = models.OneToOneField(
+        "papers.PaperAuthor", on_delete=models.CASCADE, primary_key=True, related_name="affiliation_mark"
+    )
+    affiliations = ArrayField(models.TextField(), default=list, blank=True)
+    matched_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"slot {self.slot_id} matched {self.matched_at:%Y-%m-%d %H:%M}"

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, F, Max, Min, OuterRef, QuerySet, Subquery
+from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, ExtractYear
 
-from papers.models import Paper
+from papers.models import Paper, PaperAuthor
 from researchers.models import Authorship, Researcher
+from wove.backlog import Backlog
 
 from .matching import normalize
 from .models import AuthorAffiliation, Institution, InstitutionName, InstitutionRelationship
@@ -303,3 +304,23 @@ __all__ = [
     "institution_years",
     "institutions_for_researcher",
 ]
+
+
+# -- The pipeline's affiliations stage ------------------------------------------------------
+
+
+def affiliations_pending() -> QuerySet[PaperAuthor]:
+    """Author slots of live papers the affiliations stage waits for: strings never matched,
+    or strings other than those last matched (a new version; every slot after a registry
+    change, which clears the marks). Slots with no strings and no mark need nothing."""
+    never = Q(affiliation_mark__isnull=True) & ~Q(affiliations=[])
+    changed = Q(affiliation_mark__isnull=False) & ~Q(affiliation_mark__affiliations=F("affiliations"))
+    return PaperAuthor.objects.filter(paper__deleted=False).filter(never | changed)
+
+
+def affiliations_backlog() -> Backlog:
+    """Papers with slots :func:`affiliations_pending` holds, and the oldest one's change time."""
+    row = affiliations_pending().aggregate(
+        papers=Count("paper_id", distinct=True), oldest=Min("paper__modified_at")
+    )
+    return Backlog(waiting=row["papers"], unit="papers", oldest=row["oldest"])

@@ -8,14 +8,24 @@ from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from papers.models import PaperAuthor
+from researchers.records import SourceAuthor
 
 from .matching import AffiliationMatcher, Match, normalize
-from .models import AuthorAffiliation, Institution, InstitutionName, InstitutionRelationship, institution_slug
+from .models import (
+    AffiliationMatchMark,
+    AuthorAffiliation,
+    Institution,
+    InstitutionName,
+    InstitutionRelationship,
+    institution_slug,
+)
 from .ror import InvalidRorId, RorRecord, iter_records, normalize_ror_id
+from .selectors import affiliations_pending
 
 logger = logging.getLogger(__name__)
 
@@ -172,7 +182,16 @@ def institutions_load(
             progress(len(batch))
     result.skipped = len(result.errors)
     result.seen += result.skipped
+    if result.created or result.updated:
+        affiliation_marks_clear()  # every string may now match otherwise: all are pending again
     return result
+
+
+def affiliation_marks_clear() -> None:
+    """Forget what affiliation matching has done, so the next affiliations stage re-matches
+    every slot with strings (after a registry load changed institutions). One TRUNCATE."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {AffiliationMatchMark._meta.db_table}")  # noqa: S608 - our table name
 
 
 # -- Affiliations -----------------------------------------------------------------------
@@ -286,9 +305,26 @@ def _match_pairs(
     return desired, strings_by_slot
 
 
+def _mark_matched(rows: list[tuple[int, list[str]]]) -> None:
+    """Record that these ``(slot id, strings)`` were matched as they read (one upsert)."""
+    if not rows:
+        return
+    now = timezone.now()
+    AffiliationMatchMark.objects.bulk_create(
+        [
+            AffiliationMatchMark(slot_id=slot_id, affiliations=list(strings), matched_at=now)
+            for slot_id, strings in rows
+        ],
+        update_conflicts=True,
+        unique_fields=["slot"],
+        update_fields=["affiliations", "matched_at"],
+    )
+
+
 def affiliations_match(
     *,
     slot_ids: Iterable[int] | None = None,
+    pending_only: bool = False,
     batch_size: int = 2000,
     matcher: AffiliationMatcher | None = None,
     progress: Progress | None = None,
@@ -296,28 +332,37 @@ def affiliations_match(
     """Match the arXiv affiliation strings of author slots (``PaperAuthor.affiliations``)
     to institutions and store them as ``string-match`` :class:`AuthorAffiliation` links.
 
-    ``slot_ids``: only these slots (default: every slot with an affiliation). Works in
-    batches of ``batch_size`` slots ordered by id, two or three queries per batch;
-    identical strings are matched once per run. Idempotent: a second run changes nothing;
-    after a registry change, links the strings no longer support are removed. Links from
-    ids are never replaced by string matches. Returns a :class:`MatchResult`.
+    ``slot_ids``: only these slots; ``pending_only``: only the slots the affiliations stage
+    waits for (:func:`institutions.selectors.affiliations_pending`: new strings, changed
+    strings, or all after a registry change); default: every slot with an affiliation.
+    Works in batches of ``batch_size`` slots ordered by id, a few queries per batch;
+    identical strings are matched once per run. Each matched slot's strings are kept in its
+    :class:`AffiliationMatchMark`, so the stage's next run skips it. Idempotent: a second
+    run changes nothing; after a registry change, links the strings no longer support are
+    removed. Links from ids are never replaced by string matches. Returns a
+    :class:`MatchResult`.
     """
-    matcher = matcher or matcher_build()
     result = MatchResult()
-    cache: dict[str, list[Match]] = {}
-    queryset = PaperAuthor.objects.exclude(affiliations=[]).order_by("id")
+    if pending_only:
+        queryset = affiliations_pending().order_by("id")
+    else:
+        queryset = PaperAuthor.objects.exclude(affiliations=[]).order_by("id")
     if slot_ids is not None:
         queryset = queryset.filter(id__in=list(slot_ids))
+    cache: dict[str, list[Match]] = {}
     last_id = 0
     while True:
         rows = list(queryset.filter(id__gt=last_id).values_list("id", "affiliations")[:batch_size])
         if not rows:
             break
+        matcher = matcher or matcher_build()  # built only when there is work
         last_id = rows[-1][0]
         result.slots += len(rows)
         pairs = [(slot_id, text) for slot_id, strings in rows for text in strings]
         desired, strings_by_slot = _match_pairs(pairs, matcher, cache, result)
-        _sync_string_links(desired, strings_by_slot, result, AuthorAffiliation.StringOrigin.ARXIV)
+        with transaction.atomic():
+            _sync_string_links(desired, strings_by_slot, result, AuthorAffiliation.StringOrigin.ARXIV)
+            _mark_matched(rows)
         if progress:
             progress(len(rows))
     return result
@@ -433,3 +478,47 @@ def affiliations_from_openalex(*, authorships: Iterable[tuple[int, dict]]) -> Op
     ids = affiliations_link_ror_ids(pairs=id_pairs, source=AuthorAffiliation.Source.OPENALEX)
     strings = affiliations_match_strings(pairs=string_pairs, origin=AuthorAffiliation.StringOrigin.OPENALEX)
     return OpenAlexResult(ids=ids, strings=strings)
+
+
+def affiliations_from_source_authors(
+    *, source: str, slots: Iterable[tuple[int, SourceAuthor]]
+) -> OpenAlexResult | None:
+    """Link author slots to institutions from what a registry said of their authors, as the
+    researchers matcher aligned them: ``slots`` are ``(PaperAuthor id, SourceAuthor)`` pairs.
+
+    OpenAlex only (its authorships carry ROR IDs and raw strings; Semantic Scholar gives
+    neither reliably): ROR IDs become ``openalex`` links, then the raw strings are matched
+    (origin ``openalex``), as :func:`affiliations_from_openalex`. Returns ``None`` for other
+    sources. Idempotent.
+    """
+    if source != AuthorAffiliation.Source.OPENALEX:
+        return None
+    slots = list(slots)
+    id_pairs = [(slot_id, ror_id) for slot_id, author in slots for ror_id in author.ror_ids]
+    string_pairs = [
+        (slot_id, text) for slot_id, author in slots for text in author.affiliations if text.strip()
+    ]
+    if not id_pairs and not string_pairs:
+        return None
+    ids = affiliations_link_ror_ids(pairs=id_pairs, source=AuthorAffiliation.Source.OPENALEX)
+    strings = affiliations_match_strings(
+        pairs=string_pairs, origin=AuthorAffiliation.StringOrigin.OPENALEX, matcher=matcher_current()
+    )
+    return OpenAlexResult(ids=ids, strings=strings)
+
+
+_matcher_cache: dict[tuple, AffiliationMatcher] = {}
+
+
+def matcher_current() -> AffiliationMatcher:
+    """:func:`matcher_build`, reused while the registry is unchanged (same count and latest
+    change of institutions and names): matching one registry record at a time must not
+    rebuild the whole registry's matcher for each paper."""
+    key = tuple(Institution.objects.aggregate(n=Count("pk"), m=Max("modified_at")).values()) + (
+        InstitutionName.objects.count(),
+    )
+    matcher = _matcher_cache.get(key)
+    if matcher is None:
+        _matcher_cache.clear()
+        matcher = _matcher_cache[key] = matcher_build()
+    return matcher

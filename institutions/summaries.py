@@ -18,6 +18,7 @@ from typing import Any
 from django.db.models import Count
 from django.utils import timezone
 
+from wove.backlog import Backlog
 from wove.summaries import summary_read, summary_store
 
 from .models import AuthorAffiliation, Institution, InstitutionSummary
@@ -70,17 +71,19 @@ def institution_summary(institution: Institution, *, links: int | None = None) -
     return data
 
 
-def summaries_refresh(*, max_age: timedelta = SUMMARY_MAX_AGE) -> int:
-    """Recompute the rows of institutions at :data:`SUMMARY_MIN_LINKS` links or more that are
-    missing, stale (another link count or version) or older than ``max_age``; drop rows of
-    institutions under the threshold. Returns how many were computed; idempotent."""
-    counts = dict(
+def _link_counts() -> dict[int, int]:
+    """``{institution id: links}`` of institutions at :data:`SUMMARY_MIN_LINKS` links or more."""
+    return dict(
         AuthorAffiliation.objects.values("institution_id")
         .annotate(n=Count("pk"))
         .filter(n__gte=SUMMARY_MIN_LINKS)
         .values_list("institution_id", "n")
     )
-    deleted, _ = InstitutionSummary.objects.exclude(institution_id__in=list(counts)).delete()
+
+
+def summaries_stale(counts: dict[int, int], *, max_age: timedelta = SUMMARY_MAX_AGE) -> list[int]:
+    """Ids (ascending) among ``counts`` (:func:`_link_counts`) whose row is missing, of another
+    link count or version, or older than ``max_age``."""
     rows = {
         r["institution_id"]: r
         for r in InstitutionSummary.objects.values(
@@ -88,17 +91,35 @@ def summaries_refresh(*, max_age: timedelta = SUMMARY_MAX_AGE) -> int:
         )
     }
     oldest = timezone.now() - max_age
-    done = 0
-    for institution in Institution.objects.filter(pk__in=list(counts)).order_by("pk"):
-        row = rows.get(institution.pk)
-        links = counts[institution.pk]
+    stale = []
+    for pk in sorted(counts):
+        row = rows.get(pk)
         if (
-            row is not None
-            and row["link_count"] == links
-            and row["computed_at"] >= oldest
-            and row["data__version"] == SUMMARY_VERSION
+            row is None
+            or row["link_count"] != counts[pk]
+            or row["computed_at"] < oldest
+            or row["data__version"] != SUMMARY_VERSION
         ):
-            continue
+            stale.append(pk)
+    return stale
+
+
+def summaries_backlog() -> Backlog:
+    """Institutions :func:`summaries_stale` holds (the pipeline's institution-summaries stage)."""
+    return Backlog(waiting=len(summaries_stale(_link_counts())), unit="institutions")
+
+
+def summaries_refresh(*, max_age: timedelta = SUMMARY_MAX_AGE) -> int:
+    """Recompute the rows of institutions at :data:`SUMMARY_MIN_LINKS` links or more that are
+    missing, stale (another link count or version) or older than ``max_age``; drop rows of
+    institutions under the threshold. Returns how many were computed; idempotent."""
+    counts = _link_counts()
+    deleted, _ = InstitutionSummary.objects.exclude(institution_id__in=list(counts)).delete()
+    done = 0
+    for institution in Institution.objects.filter(pk__in=summaries_stale(counts, max_age=max_age)).order_by(
+        "pk"
+    ):
+        links = counts[institution.pk]
         data = summary_compute(institution)
         summary_store(InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, data=data)
         done += 1

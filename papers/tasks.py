@@ -1,4 +1,4 @@
-"""Celery tasks for papers: the daily OAI-PMH harvest."""
+"""Celery tasks for papers: the daily OAI-PMH harvest, the pipeline's first stage."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from celery import shared_task
 from django.conf import settings
 
 from . import services
+from .models import HarvestRun
 from .oai import OaiClient
+from .signals import harvest_finished
 
 logger = logging.getLogger(__name__)
 
@@ -25,7 +27,8 @@ logger = logging.getLogger(__name__)
 def harvest_arxiv(metadata_prefix: str | None = None, set_spec: str = "") -> dict:
     """Incremental OAI-PMH harvest (from the last complete run's responseDate).
 
-    Safe to run twice: an interrupted run resumes from its saved resumptionToken and the
+    Ends by sending :data:`papers.signals.harvest_finished` (the pipeline's next stages go
+    to the workers). Safe to run twice: an interrupted run resumes from its saved resumptionToken and the
     upserts are idempotent; a copy delivered while the harvest still runs (the broker's
     visibility timeout ran out) finds it busy and returns ``{"status": "busy"}``. Returns
     the run's counts as a dict.
@@ -42,6 +45,7 @@ def harvest_arxiv(metadata_prefix: str | None = None, set_spec: str = "") -> dic
         except services.HarvestBusy as exc:
             logger.info("%s; this copy of the task stops", exc)
             return {"run": None, "status": "busy"}
+    harvest_finished.send(sender=HarvestRun, run=run, inline=False)  # the next stages, to the workers
     return {
         "run": run.pk,
         "status": run.status,

@@ -11,10 +11,11 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Min, Q
 from django.db.models.expressions import RawSQL
 
 from papers.models import Paper
+from wove.backlog import Backlog
 from wove.bulk import copy_upsert, gc_paused, int_array
 
 from .builders import (
@@ -105,6 +106,13 @@ def papers_to_sign():
     return Paper.objects.filter(
         deleted=False, submitted_at__isnull=False, primary_category__isnull=False
     ).filter(Q(signing__isnull=True) | ~Q(signing__content_hash=F("content_hash")))
+
+
+def signing_backlog() -> Backlog:
+    """Papers :func:`papers_to_sign` holds and the oldest one's change time (the pipeline's
+    signing stage)."""
+    row = papers_to_sign().aggregate(n=Count("pk"), oldest=Min("modified_at"))
+    return Backlog(waiting=row["n"], oldest=row["oldest"] if row["n"] else None)
 
 
 def records_sign(

@@ -1,26 +1,43 @@
-"""Celery tasks for provenance: signing new and changed papers."""
+"""Celery tasks for provenance: the pipeline's signing stage."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from celery import shared_task
-from django.db import OperationalError
+from django.db import InterfaceError, OperationalError
+
+from wove.stages import stage_execute
 
 from . import services
+
+
+def signing_stage(*, trigger: str = "task", progress: Callable[[int], object] | None = None) -> dict:
+    """The pipeline's signing stage: sign every paper whose current content is not signed yet
+    (:func:`provenance.services.papers_to_sign`) under the stage's lock.
+
+    What the task and the inline pipeline both run. Returns ``{"status": "ok"|"busy",
+    **SignResult}``.
+    """
+    return stage_execute("signing", lambda: vars(services.records_sign(progress=progress)), trigger=trigger)
 
 
 @shared_task(
     name="provenance.sign_records",
     acks_late=True,
-    autoretry_for=(OperationalError,),
+    autoretry_for=(OperationalError, InterfaceError),
     retry_backoff=30,
     retry_backoff_max=600,
+    retry_jitter=True,
     max_retries=5,
 )
 def sign_records(paper_ids: list[int] | None = None, batch_size: int = 500) -> dict:
-    """Sign every paper changed since it was last signed (or only ``paper_ids``).
+    """Sign every paper changed since it was last signed (the signing stage), or only
+    ``paper_ids`` (outside the stage's lock: per-paper locks keep it safe).
 
     Batched and idempotent: a rerun writes nothing new, and two workers at once write each
     event once (see :func:`provenance.services.records_sign`). Returns the run's counts.
     """
-    result = services.records_sign(paper_ids=paper_ids, batch_size=batch_size)
-    return vars(result)
+    if paper_ids is not None:
+        return vars(services.records_sign(paper_ids=paper_ids, batch_size=batch_size))
+    return signing_stage()

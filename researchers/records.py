@@ -12,8 +12,10 @@ class SourceAuthor:
     ``position`` is 1-based in the source's list; ``author_id`` the source's author id
     (Semantic Scholar ``authorId``, OpenAlex ``A...`` short id); ``orcid`` normalised or
     ``None``; ``other_ids`` further ids as ``{IdentitySource: id}`` (DBLP from Semantic
-    Scholar); ``affiliations`` raw strings; ``alt_names`` other spellings of this
-    authorship (OpenAlex ``raw_author_name``), also tried when aligning.
+    Scholar); ``affiliations`` raw strings; ``ror_ids`` the ROR IDs of the author's
+    institutions as the source writes them (OpenAlex ``institutions[].ror``, any form,
+    unchecked); ``alt_names`` other spellings of this authorship (OpenAlex
+    ``raw_author_name``), also tried when aligning.
     """
 
     position: int
@@ -22,6 +24,7 @@ class SourceAuthor:
     orcid: str | None = None
     other_ids: dict[str, str] = field(default_factory=dict)
     affiliations: list[str] = field(default_factory=list)
+    ror_ids: list[str] = field(default_factory=list)
     alt_names: list[str] = field(default_factory=list)
 
 

@@ -6,14 +6,15 @@ import logging
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, Min, OuterRef
 from django.utils import timezone
 
 from papers.models import Paper, PaperAuthor
 from papers.text import make_slug
+from wove.backlog import Backlog
 from wove.bulk import gc_paused, int_array, text_array
 
 from .clients.base import SourceUnavailable
@@ -29,6 +30,7 @@ from .models import (
 from .names import PersonName, display_quality, name_similarity, parse_name
 from .orcid import orcid_or_none
 from .records import SourceAuthor, SourceWork
+from .signals import source_authors_aligned
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +46,11 @@ ALIGN_MIN_SIMILARITY = 0.75
 
 @dataclass(slots=True)
 class MatchSummary:
-    """What one matching run did (counts of author slots, researchers and papers)."""
+    """What one matching run did (counts of author slots, researchers and papers).
+
+    ``papers`` counts distinct papers with a slot matched by the run (``paper_ids`` holds
+    them); ``slots`` every slot matched, by a source or locally.
+    """
 
     papers: int = 0
     slots: int = 0
@@ -54,6 +60,7 @@ class MatchSummary:
     collaborations_skipped: int = 0
     papers_with_citations: int = 0
     seconds: float = 0.0
+    paper_ids: set[int] = field(default_factory=set, repr=False)
 
     def line(self) -> str:
         """The one summary line the management command prints."""
@@ -183,6 +190,17 @@ def unmatched_slots():
     )
 
 
+def authors_backlog() -> Backlog:
+    """Papers with a person slot :func:`unmatched_slots` holds, and the oldest one's change
+    time (the pipeline's authors stage)."""
+    row = (
+        unmatched_slots()
+        .order_by()
+        .aggregate(n=Count("paper_id", distinct=True), oldest=Min("paper__modified_at"))
+    )
+    return Backlog(waiting=row["n"], oldest=row["oldest"])
+
+
 # --------------------------------------------------------------------------- sources
 
 
@@ -201,7 +219,7 @@ def _survivor(researcher: Researcher) -> Researcher:
 
 
 @transaction.atomic
-def researchers_attach_from_source(*, work: SourceWork) -> int:
+def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | None = None) -> int:
     """Attach a paper's unmatched slots to researchers using one registry's record.
 
     Aligns the record's authors with the slots (:func:`align_authors`), then per slot: the
@@ -210,10 +228,18 @@ def researchers_attach_from_source(*, work: SourceWork) -> int:
     ``merged_into`` chain. Never gives one researcher a second ORCID iD: an author id held by a
     researcher with a different ORCID iD yields a new researcher instead. Records the
     source's citation count on the paper. Idempotent: slots already matched are left
-    alone. Returns the number of slots attached. Raises ``Paper.DoesNotExist`` for an
-    unknown arXiv id.
+    alone. Returns the number of slots attached; with ``summary``, also adds the researchers
+    it created and the paper to it. Sends :data:`researchers.signals.source_authors_aligned`
+    with the aligned slots (institutions links their affiliations). Raises
+    ``Paper.DoesNotExist`` for an unknown arXiv id.
     """
     paper = Paper.objects.get(arxiv_id=work.arxiv_id)
+    # Serialised with every other matching write (local runs take the same lock): two workers
+    # attaching papers of one new ORCID iD or author id would otherwise both create its
+    # researcher, and the loser's unique-key error would leave its slot unmatched. Every read
+    # below happens after the lock, so the second sees what the first committed.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_MATCH_LOCK])
     if work.cited_by_count is not None and paper.cited_by_count != work.cited_by_count:
         Paper.objects.filter(pk=paper.pk).update(cited_by_count=work.cited_by_count)
     slots = list(
@@ -226,6 +252,11 @@ def researchers_attach_from_source(*, work: SourceWork) -> int:
     aligned = align_authors([(p, n, k, f) for _id, p, n, k, f in slots], work.authors)
     if not aligned:
         return 0
+    source_authors_aligned.send(
+        sender=Researcher,
+        source=work.source,
+        slots=[(slot_id, aligned[position]) for slot_id, position, *_ in slots if position in aligned],
+    )
 
     orcids = {a.orcid for a in aligned.values() if a.orcid}
     by_orcid = {r.orcid: r for r in Researcher.objects.filter(orcid__in=orcids)}
@@ -240,6 +271,7 @@ def researchers_attach_from_source(*, work: SourceWork) -> int:
 
     touched: set[int] = set()
     new_authorships: list[Authorship] = []
+    created = 0
     for slot_id, position, name, keyname, forenames in slots:
         author = aligned.get(position)
         if author is None:
@@ -270,6 +302,7 @@ def researchers_attach_from_source(*, work: SourceWork) -> int:
             researcher = Researcher(display_name=display, orcid=author.orcid)
             researcher.slug = make_slug(researcher.display_name, fallback="researcher")
             researcher.save()
+            created += 1
             if author.orcid:
                 by_orcid[author.orcid] = researcher
         elif author.orcid and not researcher.orcid and author.orcid not in by_orcid:
@@ -300,6 +333,10 @@ def researchers_attach_from_source(*, work: SourceWork) -> int:
         touched.add(researcher.pk)
     Authorship.objects.bulk_create(new_authorships, ignore_conflicts=True)
     researchers_refresh(researcher_ids=touched)
+    if summary is not None:
+        summary.researchers_created += created
+        if new_authorships:
+            summary.paper_ids.add(paper.pk)
     return len(new_authorships)
 
 
@@ -506,7 +543,8 @@ def researchers_match_local(
         researchers_refresh(researcher_ids=touched)
 
     summary.slots = len(pending)
-    summary.papers = len({row[1] for row in pending})
+    summary.paper_ids = {row[1] for row in pending}
+    summary.papers = len(summary.paper_ids)
     summary.matched_locally = len(authorship_rows)
     summary.researchers_created = len(new_ids)
     if summary.matched_locally >= ANALYZE_AFTER_WRITES:
@@ -571,7 +609,9 @@ def researchers_match_authors(
                     continue
                 for work in works:
                     try:
-                        summary.matched_by_source += researchers_attach_from_source(work=work)
+                        summary.matched_by_source += researchers_attach_from_source(
+                            work=work, summary=summary
+                        )
                         if work.cited_by_count is not None:
                             summary.papers_with_citations += 1
                     except Paper.DoesNotExist:
@@ -582,13 +622,12 @@ def researchers_match_authors(
     # each chunk sees the previous chunks' researchers as fixed groups to join.
     chunk = max(1, int(getattr(settings, "RESEARCHER_MATCH_CHUNK", 50_000)))
     remaining = limit
-    papers = 0
     while remaining is None or remaining > 0:
         size = chunk if remaining is None else min(chunk, remaining)
         local = researchers_match_local(limit=size, progress=progress)
         if not local.slots:
             break
-        papers += local.papers
+        summary.paper_ids |= local.paper_ids
         summary.slots += local.slots
         summary.matched_locally += local.matched_locally
         summary.researchers_created += local.researchers_created
@@ -596,7 +635,7 @@ def researchers_match_authors(
             remaining -= local.slots
         if local.slots < size:
             break
-    summary.papers = max(summary.papers, papers)
+    summary.papers = len(summary.paper_ids)
     summary.slots += summary.matched_by_source
     summary.seconds = time.perf_counter() - started
     return summary

@@ -28,6 +28,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from institutions.selectors import institution_year_rows
+from wove.backlog import Backlog
 from wove.summaries import summary_read, summary_store
 
 from .models import MatchMethod, Researcher, ResearcherSummary
@@ -112,6 +113,25 @@ def researcher_summary(researcher: Researcher) -> dict[str, Any]:
     return data
 
 
+def _eligible():
+    return Researcher.objects.filter(merged_into__isnull=True, paper_count__gte=SUMMARY_MIN_PAPERS)
+
+
+def summaries_stale(*, max_age: timedelta = SUMMARY_MAX_AGE):
+    """Active researchers at :data:`SUMMARY_MIN_PAPERS` papers or more whose summary row is
+    missing, of another version or ``paper_count``, or older than ``max_age``."""
+    fresh = ResearcherSummary.objects.filter(
+        computed_at__gte=timezone.now() - max_age, data__version=SUMMARY_VERSION
+    )
+    current = fresh.filter(paper_count=F("researcher__paper_count")).values("researcher_id")
+    return _eligible().exclude(pk__in=current)
+
+
+def summaries_backlog() -> Backlog:
+    """Researchers :func:`summaries_stale` holds (the pipeline's researcher-summaries stage)."""
+    return Backlog(waiting=summaries_stale().count(), unit="researchers")
+
+
 def summaries_refresh(
     *, researcher_ids: list[int] | None = None, max_age: timedelta = SUMMARY_MAX_AGE
 ) -> int:
@@ -124,16 +144,12 @@ def summaries_refresh(
     threshold are deleted. Each summary is written in its own short statement, so a long
     refresh holds no lock and an interruption loses nothing (run it again).
     """
-    eligible = Researcher.objects.filter(merged_into__isnull=True, paper_count__gte=SUMMARY_MIN_PAPERS)
+    eligible = _eligible()
     deleted, _ = ResearcherSummary.objects.exclude(researcher__in=eligible).delete()
     if researcher_ids is not None:
         todo = eligible.filter(pk__in=researcher_ids)
     else:
-        fresh = ResearcherSummary.objects.filter(
-            computed_at__gte=timezone.now() - max_age, data__version=SUMMARY_VERSION
-        )
-        current = fresh.filter(paper_count=F("researcher__paper_count")).values("researcher_id")
-        todo = eligible.exclude(pk__in=current)
+        todo = summaries_stale(max_age=max_age)
     done = 0
     for researcher in todo.order_by("-paper_count", "pk").iterator(chunk_size=200):
         _store(researcher, summary_compute(researcher))

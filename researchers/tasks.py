@@ -1,41 +1,81 @@
-"""Celery tasks for researchers: matching author slots to researcher identities."""
+"""Celery tasks for researchers: the pipeline's authors and researcher-summaries stages."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 
 import httpx
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from wove.stages import stage_execute
 
 from . import services
 from .clients.base import SourceUnavailable
 from .summaries import summaries_refresh
 
+# Transport errors and registries that kept answering 429/5xx (SourceUnavailable, after the
+# client's own retries), and a database that dropped the connection: retried with backoff.
+TRANSIENT = (httpx.TransportError, SourceUnavailable, OperationalError, InterfaceError)
+
+
+def authors_stage(
+    *,
+    trigger: str = "task",
+    sources: list[str] | None = None,
+    limit: int | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> dict:
+    """The pipeline's authors stage: every unmatched person slot of a live paper, through the
+    configured registries (``settings.RESEARCHER_SOURCES``, or ``sources``), then local
+    evidence (:func:`researchers.services.researchers_match_authors`), under the stage's lock.
+
+    What the task and the inline pipeline both run. Returns ``{"status": "ok"|"busy",
+    **MatchSummary}`` (counts and seconds).
+    """
+
+    def work() -> dict:
+        summary = services.researchers_match_authors(sources=sources, limit=limit, progress=progress)
+        counts = asdict(summary)
+        counts.pop("paper_ids")
+        counts["seconds"] = round(counts["seconds"], 2)
+        return counts
+
+    return stage_execute("authors", work, trigger=trigger)
+
+
+def researcher_summaries_stage(*, trigger: str = "task", progress=None) -> dict:
+    """The pipeline's researcher-summaries stage (:func:`researchers.summaries.summaries_refresh`
+    under the stage's lock). Returns ``{"status", "computed"}``."""
+    return stage_execute("researcher-summaries", lambda: {"computed": summaries_refresh()}, trigger=trigger)
+
 
 @shared_task(
     name="researchers.match_authors",
     acks_late=True,
-    autoretry_for=(httpx.TransportError, SourceUnavailable),
+    autoretry_for=TRANSIENT,
     retry_backoff=60,
     retry_backoff_max=3600,
+    retry_jitter=True,
     max_retries=5,
 )
 def match_authors(sources: list[str] | None = None, limit: int | None = None) -> dict:
-    """Match every unmatched author slot, newest papers first (``settings.RESEARCHER_SOURCES``
-    unless ``sources`` is given; local evidence for the rest).
-
-    Safe to run twice: matched slots are skipped and local runs are serialised by an
-    advisory lock. Returns the :class:`researchers.services.MatchSummary` as a dict.
-    """
-    result = asdict(services.researchers_match_authors(sources=sources, limit=limit))
-    # The pages of researchers whose papers changed read fresh summaries from now on.
-    result["summaries_refreshed"] = summaries_refresh()
-    return result
+    """The authors stage as a task (see :func:`authors_stage`). Safe to run twice: matched
+    slots are skipped, a second copy finds the stage busy, and every matching write is
+    serialised by one advisory lock."""
+    return authors_stage(sources=sources, limit=limit)
 
 
-@shared_task(name="researchers.refresh_summaries", acks_late=True)
-def refresh_summaries() -> int:
-    """Recompute stale researcher summaries (:func:`researchers.summaries.summaries_refresh`):
-    missing, of changed ``paper_count``, or older than six hours. Idempotent; returns how
-    many were computed."""
-    return summaries_refresh()
+@shared_task(
+    name="researchers.refresh_summaries",
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    retry_backoff_max=600,
+    max_retries=5,
+)
+def refresh_summaries() -> dict:
+    """Recompute stale researcher summaries (:func:`researcher_summaries_stage`): missing, of
+    changed ``paper_count``, or older than six hours. Idempotent."""
+    return researcher_summaries_stage()

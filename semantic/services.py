@@ -11,9 +11,10 @@ from datetime import date
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Count, F, Min, Q, QuerySet
 
 from papers.models import Paper
+from wove.backlog import Backlog
 
 from .embedders import DIMENSIONS, Embedder, embedder_error, embedder_name, get_embedder
 from .models import PaperEmbedding
@@ -90,6 +91,7 @@ def embeddings_update(
     batch_size: int = 64,
     limit: int | None = None,
     paper_ids: Iterable[int] | None = None,
+    pending_only: bool = False,
     embedder: Embedder | None = None,
     progress=None,
 ) -> EmbedResult:
@@ -98,7 +100,10 @@ def embeddings_update(
     Idempotent: a paper whose stored ``text_hash`` matches is never embedded again, so a run
     after a harvest embeds only the new papers. Works in batches of ``batch_size`` papers, each
     written in its own transaction (a killed run keeps what it finished). ``paper_ids`` limits
-    the run to those papers; ``limit`` caps how many are embedded. A paper whose batch fails in
+    the run to those papers; ``pending_only`` to :func:`embeddings_pending` (no vector, one of
+    another model, or changed since it was embedded: the pipeline's stage, which must not
+    re-read every abstract of a large archive each sweep); ``limit`` caps how many are
+    embedded. A paper whose batch fails in
     the model is retried alone, and if it fails again it is logged and skipped.
     Returns an :class:`EmbedResult`; ``available`` is False (nothing done) without model or
     pgvector. ``progress`` is called with the number of papers done after each batch.
@@ -111,7 +116,9 @@ def embeddings_update(
         get_embedder()  # records why it cannot load
         return EmbedResult(available=False, reason=embedder_error())
     result = EmbedResult(model=model)
-    papers = Paper.objects.filter(deleted=False).order_by("pk")
+    papers = (embeddings_pending(model) if pending_only else Paper.objects.filter(deleted=False)).order_by(
+        "pk"
+    )
     if paper_ids is not None:
         papers = papers.filter(pk__in=list(paper_ids))
     current = dict(PaperEmbedding.objects.filter(paper__in=papers).values_list("paper_id", "text_hash"))
@@ -141,6 +148,31 @@ def embeddings_update(
             progress(len(batch))
     result.seconds = time.monotonic() - started
     return result
+
+
+def embeddings_pending(model: str | None = None) -> QuerySet[Paper]:
+    """Live papers the embeddings stage waits for: no vector, a vector of another model than
+    ``model`` (default: the configured one), or a paper changed (``modified_at``) after its
+    vector was written. A superset of what :func:`embeddings_update` embeds: a change that
+    left title and abstract alone is found here and skipped there by its text hash."""
+    model = model or embedder_name() or ""
+    stale = (
+        Q(embedding__isnull=True)
+        | ~Q(embedding__model=model)
+        | Q(embedding__embedded_at__lt=F("modified_at"))
+    )
+    return Paper.objects.filter(deleted=False).filter(stale)
+
+
+def embeddings_backlog() -> Backlog:
+    """Papers :func:`embeddings_pending` holds and the oldest one's change time; ``waiting``
+    is None (with the reason) when search runs in keyword mode."""
+    if not vector_column_exists():
+        return Backlog(waiting=None, note="keyword mode: the database has no pgvector extension")
+    if embedder_name() is None:  # without loading the model
+        return Backlog(waiting=None, note="keyword mode: no embedding model installed")
+    row = embeddings_pending().aggregate(n=Count("pk"), oldest=Min("modified_at"))
+    return Backlog(waiting=row["n"], oldest=row["oldest"] if row["n"] else None)
 
 
 def _embed_batch(embedder: Embedder, batch: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:

@@ -1,31 +1,57 @@
-"""Celery tasks for semantic search: embed papers that have no (current) vector yet."""
+"""Celery tasks for semantic search: the pipeline's embeddings stage."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from celery import shared_task
-from celery.signals import worker_ready
-from django.conf import settings
-from django.db import OperationalError
+from django.db import InterfaceError, OperationalError
+
+from wove.stages import stage_execute
 
 from . import services
+
+
+def embeddings_stage(*, trigger: str = "task", progress: Callable[[int], object] | None = None) -> dict:
+    """The pipeline's embeddings stage: embed every paper :func:`semantic.services.embeddings_pending`
+    holds, under the stage's lock; nothing (``available`` False) in keyword mode.
+
+    What the task and the inline pipeline both run. Returns ``{"status": "ok"|"busy",
+    "available", "embedded", "unchanged", "skipped", "seconds", "reason"}``.
+    """
+
+    def work() -> dict:
+        result = services.embeddings_update(pending_only=True, progress=progress)
+        return {
+            "available": result.available,
+            "embedded": result.embedded,
+            "unchanged": result.unchanged,
+            "skipped": result.skipped,
+            "seconds": round(result.seconds, 1),
+            "reason": result.reason,
+        }
+
+    return stage_execute("embeddings", work, trigger=trigger)
 
 
 @shared_task(
     name="semantic.embed_papers",
     acks_late=True,
-    autoretry_for=(OperationalError,),
+    autoretry_for=(OperationalError, InterfaceError),
     retry_backoff=60,
     retry_backoff_max=3600,
+    retry_jitter=True,
     max_retries=5,
 )
 def embed_papers(paper_ids: list[int] | None = None, batch_size: int = 64) -> dict:
-    """Embed new or changed papers (all of them, or only ``paper_ids``), batched.
+    """The embeddings stage (see :func:`embeddings_stage`), or only ``paper_ids``.
 
     Safe to run twice and after every harvest: papers whose vector is current are skipped, so
-    only new ones cost model time. Returns ``{"available", "embedded", "unchanged",
-    "skipped", "seconds", "reason"}``; without model or pgvector nothing is done and
+    only new ones cost model time. Without model or pgvector nothing is done and
     ``available`` is False (not an error: the site runs in keyword mode).
     """
+    if paper_ids is None:
+        return embeddings_stage()
     result = services.embeddings_update(paper_ids=paper_ids, batch_size=batch_size)
     return {
         "available": result.available,
@@ -35,14 +61,3 @@ def embed_papers(paper_ids: list[int] | None = None, batch_size: int = 64) -> di
         "seconds": round(result.seconds, 1),
         "reason": result.reason,
     }
-
-
-@worker_ready.connect
-def embed_on_worker_start(sender=None, **kwargs) -> None:
-    """Queue one ``semantic.embed_papers`` when a worker starts, so the sample gets its
-    vectors in the background instead of lengthening ``make demo``. Cheap when all papers are
-    current (hash comparison only). Only with ``SEMANTIC_EMBED_ON_WORKER_START=1`` (``make run``
-    sets it), so the test suite's workers never receive a model-loading job."""
-    if settings.TESTING or not settings.SEMANTIC_EMBED_ON_WORKER_START:
-        return
-    embed_papers.delay()

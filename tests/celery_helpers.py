@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+from django.conf import settings
 from django.db import connection
 
 from wove.embedded import redis_server_binary
@@ -70,10 +71,11 @@ def redis_server():
 
 @contextmanager
 def celery_worker(
-    broker_url: str, extra_env: dict[str, str] | None = None, queues: str = "celery", pool: str = "solo"
+    broker_url: str, extra_env: dict[str, str] | None = None, queues: str = "", pool: str = "solo"
 ):
     """Start ``celery -A wove worker`` (``pool``: solo, or prefork with one child) against the
-    test database and ``broker_url``.
+    test database and ``broker_url``, consuming ``queues`` (comma-separated; default every
+    queue of ``settings.CELERY_ALL_QUEUES``, as the Procfile's worker does).
 
     The worker sees only committed data, so tests using it need
     ``django_db(transaction=True)``. It leads its own process group (``os.killpg(proc.pid,
@@ -109,7 +111,7 @@ def celery_worker(
             "--without-mingle",
             "--without-gossip",
             "-Q",
-            queues,
+            queues or ",".join(settings.CELERY_ALL_QUEUES),
         ],
         cwd=ROOT,
         env=env,

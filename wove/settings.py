@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django.contrib.sitemaps",
     "pgtrigger",
+    "wove",
     "papers",
     "researchers",
     "institutions",
@@ -201,13 +202,41 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE = {
-    "harvest-arxiv-daily": {
-        "task": "papers.harvest_arxiv",
-        "schedule": 24 * 60 * 60,
-        "kwargs": {},
-    },
+# The pipeline (wove/pipeline.py): harvest → affiliations → authors → signing → embeddings →
+# summaries → digests, each stage on its own queue so an operator can give one stage its own
+# workers (README "Running the pipeline"). Everything else goes to the default queue.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "papers.harvest_arxiv": {"queue": "harvest"},
+    "institutions.match_affiliations": {"queue": "affiliations"},
+    "researchers.match_authors": {"queue": "authors"},
+    "provenance.sign_records": {"queue": "signing"},
+    "semantic.embed_papers": {"queue": "embeddings"},
+    "researchers.refresh_summaries": {"queue": "summaries"},
+    "institutions.refresh_summaries": {"queue": "summaries"},
+    "accounts.send_digests": {"queue": "digests"},
+    "accounts.send_digest": {"queue": "digests"},
 }
+# Every queue a worker must consume to run everything (the Procfile's worker does).
+CELERY_ALL_QUEUES = [
+    CELERY_TASK_DEFAULT_QUEUE,
+    *dict.fromkeys(r["queue"] for r in CELERY_TASK_ROUTES.values()),
+]
+# Beat: the daily incremental harvest (which sends the stages when it ends) and a sweep of
+# every stage every 15 minutes, which picks up what a failed or lost message left.
+CELERY_BEAT_SCHEDULE = {
+    "harvest-arxiv-daily": {"task": "papers.harvest_arxiv", "schedule": 24 * 60 * 60, "kwargs": {}},
+    "pipeline-sweep": {"task": "wove.sweep_pipeline", "schedule": 15 * 60, "kwargs": {}},
+}
+# A harvest (task or command) ends by starting the stages; off under tests, where each test
+# runs the steps it is about (the pipeline's own tests turn it on).
+PIPELINE_AFTER_HARVEST = env_bool("PIPELINE_AFTER_HARVEST", not TESTING)
+# Stages an inline pipeline (a command with no worker) leaves to the workers' next sweep,
+# e.g. "embeddings" (the Makefile's sample load defers it: the model takes minutes there).
+PIPELINE_INLINE_DEFER = env_list("PIPELINE_INLINE_DEFER", "")
+# A starting worker sends one sweep (`make run` turns it on; off by default so the test
+# suite's workers never pick up a model-loading job).
+PIPELINE_SWEEP_ON_WORKER_START = env_bool("PIPELINE_SWEEP_ON_WORKER_START", False)
 
 # arXiv OAI-PMH harvesting (OAI-PMH 2.0; arXiv asks for at most one request every 3 s).
 ARXIV_OAI_ENDPOINT = os.environ.get("ARXIV_OAI_ENDPOINT", "https://oaipmh.arxiv.org/oai")
@@ -248,24 +277,6 @@ PROVENANCE_SIGNING_KEY_FILE = os.environ.get(
 )
 PROVENANCE_KEY_ID = os.environ.get("PROVENANCE_KEY_ID", "")
 PROVENANCE_SIGNER_ID = os.environ.get("PROVENANCE_SIGNER_ID", "wovepaper")
-CELERY_BEAT_SCHEDULE["provenance-sign-records"] = {
-    "task": "provenance.sign_records",
-    "schedule": 60 * 60,
-    "kwargs": {},
-}
-
-# Page summaries (issue 11): aggregates of researchers with 100+ papers and institutions
-# with 1,000+ author links, kept in the database and refreshed when older than 6 h.
-CELERY_BEAT_SCHEDULE["researchers-refresh-summaries"] = {
-    "task": "researchers.refresh_summaries",
-    "schedule": 15 * 60,
-    "kwargs": {},
-}
-CELERY_BEAT_SCHEDULE["institutions-refresh-summaries"] = {
-    "task": "institutions.refresh_summaries",
-    "schedule": 15 * 60,
-    "kwargs": {},
-}
 
 # Researchers (issue 3): registries consulted by matching, e.g. "semantic_scholar,openalex".
 # Empty by default so local runs (`make demo`) match on local evidence only, never the network.
@@ -356,7 +367,7 @@ if CACHE_REDIS_URL:
 
 # Accounts (issue 9): django-allauth for sign-up with mandatory e-mail verification, sign-in
 # by e-mail, password reset, e-mail and password change; the accounts app for follows, the
-# private RSS feed, data export, deletion and the digest e-mails (hourly beat job; each user
+# private RSS feed, data export, deletion and the digest e-mails (the pipeline's digests stage; each user
 # gets theirs daily or weekly, or never). Mail goes through EMAIL_BACKEND above.
 INSTALLED_APPS += ["allauth", "allauth.account", "accounts"]
 MIDDLEWARE.append("allauth.account.middleware.AccountMiddleware")
@@ -376,11 +387,6 @@ ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[wovepaper] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SECURE_COOKIES else "http"
-CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
-    "task": "accounts.send_digests",
-    "schedule": 60 * 60,
-    "kwargs": {},
-}
 
 # Editor curation of researcher identities (issue 6): merge, split, undo, same-name queue.
 INSTALLED_APPS.append("curation")
@@ -396,11 +402,5 @@ SEMANTIC_EF_SEARCH = int(os.environ.get("SEMANTIC_EF_SEARCH", "100"))
 SEMANTIC_HYBRID_CANDIDATES = int(os.environ.get("SEMANTIC_HYBRID_CANDIDATES", "100"))
 # Cosine similarity below which a paper is not a semantic match (all-MiniLM-L6-v2 scale).
 SEMANTIC_MIN_SIMILARITY = float(os.environ.get("SEMANTIC_MIN_SIMILARITY", "0.35"))
-# A starting worker queues one embedding run (new papers only); `make run` turns it on. Off by
-# default so test workers never pick up a model-loading job.
-SEMANTIC_EMBED_ON_WORKER_START = env_bool("SEMANTIC_EMBED_ON_WORKER_START", False)
-CELERY_BEAT_SCHEDULE["semantic-embed-papers"] = {
-    "task": "semantic.embed_papers",
-    "schedule": 60 * 60,
-    "kwargs": {},
-}
+# Each gunicorn worker loads the model before taking requests (wove/gunicorn_conf.py); off in tests.
+SEMANTIC_PRELOAD = env_bool("SEMANTIC_PRELOAD", not TESTING)

@@ -66,8 +66,9 @@ def parse_work(data: dict) -> SourceWork | None:
     """An OpenAlex work as a :class:`SourceWork`; ``None`` when its DOI is not arXiv's.
 
     Authorships keep OpenAlex's order (``author_position`` first/middle/last follows it);
-    the author's short id, ORCID (URL form normalised), ``raw_affiliation_strings`` and
-    ``raw_author_name`` (as an alternative spelling) are kept.
+    the author's short id, ORCID (URL form normalised), ``raw_affiliation_strings``, the
+    ``institutions[].ror`` ROR IDs and ``raw_author_name`` (as an alternative spelling) are
+    kept.
     """
     match = _ARXIV_DOI.search(data.get("doi") or "")
     if not match:
@@ -86,6 +87,7 @@ def parse_work(data: dict) -> SourceWork | None:
                 author_id=short_id(author.get("id")),
                 orcid=orcid,
                 affiliations=[a for a in authorship.get("raw_affiliation_strings") or [] if a],
+                ror_ids=[i["ror"] for i in authorship.get("institutions") or [] if i and i.get("ror")],
                 alt_names=[raw_name] if raw_name else [],
             )
         )

@@ -211,10 +211,13 @@ def test_beat_job_queues_one_task_per_due_user(archive, reader, monkeypatch):
     assert queued == [{"user_id": reader.pk}]
 
 
-def test_beat_schedule_runs_the_digest_job_hourly(settings):
-    entry = settings.CELERY_BEAT_SCHEDULE["accounts-send-digests"]
-    assert entry["task"] == "accounts.send_digests"
-    assert entry["schedule"] == 3600
+def test_beat_sweeps_the_digest_stage_every_15_minutes(settings):
+    from wove.pipeline import STAGES
+
+    entry = settings.CELERY_BEAT_SCHEDULE["pipeline-sweep"]
+    assert entry["task"] == "wove.sweep_pipeline"
+    assert entry["schedule"] == 15 * 60
+    assert STAGES[-1].name == "digests" and STAGES[-1].task == "accounts.send_digests"
 
 
 def test_a_long_digest_lists_the_newest_and_counts_the_rest(archive, reader, monkeypatch):

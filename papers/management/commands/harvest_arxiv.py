@@ -10,7 +10,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from papers import services
+from papers.models import HarvestRun
 from papers.oai import OaiClient, OaiError, OaiResponseError
+from papers.signals import harvest_finished
+from wove.progress import StageProgress
 
 
 def _day(value: str) -> date:
@@ -50,6 +53,12 @@ class Command(BaseCommand):
         parser.add_argument("--kaggle", metavar="FILE", help="Kaggle arxiv-metadata-oai-snapshot JSON Lines")
         parser.add_argument("--endpoint", default=settings.ARXIV_OAI_ENDPOINT, help="OAI-PMH base URL")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument(
+            "--no-pipeline",
+            action="store_true",
+            help="only harvest: do not start the next stages (matching, signing, embedding, ...) "
+            "when it ends; by default they go to the workers, or run here when no worker answers",
+        )
 
     def handle(self, *args, **options) -> None:
         if options["bulk"] and not options["files"]:
@@ -89,3 +98,13 @@ class Command(BaseCommand):
             f"{run.records_written} papers written, {run.records_deleted} deleted, "
             f"{run.records_skipped} skipped ({run.pages} pages)"
         )
+        if options["no_pipeline"]:
+            return
+        progress = StageProgress(disabled=options["no_progress"])
+        try:
+            responses = harvest_finished.send(sender=HarvestRun, run=run, inline=None, progress_for=progress)
+        finally:
+            progress.close()
+        for _receiver, lines in responses:
+            for line in lines or ():
+                self.stdout.write(line)

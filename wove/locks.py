@@ -1,0 +1,55 @@
+"""PostgreSQL advisory locks held for a block of work (session level, released on exit)."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import DatabaseError, connection
+
+# The first key of every lock taken here (PostgreSQL's two-int advisory lock form), so they
+# never collide with the single-bigint locks other code takes.
+LOCK_NAMESPACE = 730_304
+
+
+def lock_key(name: str) -> int:
+    """The second advisory-lock key for ``name``: its CRC-32 folded into a signed int4."""
+    value = zlib.crc32(name.encode())
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+@contextmanager
+def advisory_lock(name: str) -> Iterator[bool]:
+    """Try to take the session-level advisory lock ``(LOCK_NAMESPACE, lock_key(name))``.
+
+    Yields True when this session holds it (released when the block ends, and by PostgreSQL
+    if the process dies), False when another session does (nothing is waited for).
+    See https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS.
+    """
+    key = lock_key(name)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [LOCK_NAMESPACE, key])
+        held = bool(cursor.fetchone()[0])
+    try:
+        yield held
+    finally:
+        if held:
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [LOCK_NAMESPACE, key])
+            except DatabaseError:
+                # Closing the session is what releases its locks (if PostgreSQL has not already).
+                connection.close()
+
+
+def lock_held_elsewhere(name: str) -> bool:
+    """Whether some session (other than this one) holds ``advisory_lock(name)`` right now."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            " AND classid = %s::int::oid AND objid = (%s::int::bigint & 4294967295)::oid"
+            " AND objsubid = 2 AND pid <> pg_backend_pid())",
+            [LOCK_NAMESPACE, lock_key(name)],
+        )
+        return bool(cursor.fetchone()[0])

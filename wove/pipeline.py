@@ -1,0 +1,277 @@
+"""The pipeline's stage order: harvest → affiliations → authors → signing → embeddings →
+summaries → digests (the one module that composes every app's stage).
+
+Each stage's work lives in its own app (``<app>/tasks.py``: a ``*_stage`` function and the
+Celery task that runs it); every stage reads what is pending from the database, holds its
+lock and is idempotent (:func:`wove.stages.stage_execute`). Two triggers send the stages:
+every harvest's end (:data:`papers.signals.harvest_finished`) and beat's sweep
+(``wove.sweep_pipeline``), which picks up whatever a failed or lost message left. Celery
+sends them as one chain of immutable signatures, each routed to its stage's queue
+(``CELERY_TASK_ROUTES``); without a worker a command runs the same stage functions one
+after another in its own process.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from celery import chain
+from celery.canvas import Signature
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.services import digests_backlog
+from accounts.tasks import digests_stage
+from institutions.selectors import affiliations_backlog
+from institutions.summaries import summaries_backlog as institution_summaries_backlog
+from institutions.tasks import affiliations_stage, institution_summaries_stage
+from papers.models import HarvestRun
+from papers.signals import harvest_finished
+from provenance.services import signing_backlog
+from provenance.tasks import signing_stage
+from researchers.services import authors_backlog
+from researchers.summaries import summaries_backlog as researcher_summaries_backlog
+from researchers.tasks import authors_stage, researcher_summaries_stage
+from semantic.services import embeddings_backlog
+from semantic.tasks import embeddings_stage
+
+from .backlog import Backlog
+from .celery import app as celery_app
+from .models import StageRun
+from .stages import FAILING_AFTER
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage: its ``name`` (the run log's and the lock's), the Celery ``task`` that runs
+    it, the ``run`` function the task and the inline pipeline call (keyword ``trigger`` and
+    ``progress``), what it waits for (``backlog``) and the ``unit`` its progress counts."""
+
+    name: str
+    task: str
+    run: Callable[..., dict]
+    backlog: Callable[[], Backlog]
+    unit: str = "paper"
+
+    @property
+    def queue(self) -> str:
+        """The Celery queue the task is routed to (``CELERY_TASK_ROUTES``)."""
+        return settings.CELERY_TASK_ROUTES.get(self.task, {}).get("queue", settings.CELERY_TASK_DEFAULT_QUEUE)
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage(
+        "affiliations", "institutions.match_affiliations", affiliations_stage, affiliations_backlog, "slot"
+    ),
+    Stage("authors", "researchers.match_authors", authors_stage, authors_backlog, "slot"),
+    Stage("signing", "provenance.sign_records", signing_stage, signing_backlog),
+    Stage("embeddings", "semantic.embed_papers", embeddings_stage, embeddings_backlog),
+    Stage(
+        "researcher-summaries",
+        "researchers.refresh_summaries",
+        researcher_summaries_stage,
+        researcher_summaries_backlog,
+        "researcher",
+    ),
+    Stage(
+        "institution-summaries",
+        "institutions.refresh_summaries",
+        institution_summaries_stage,
+        institution_summaries_backlog,
+        "institution",
+    ),
+    Stage("digests", "accounts.send_digests", digests_stage, digests_backlog, "user"),
+)
+STAGE_NAMES = tuple(stage.name for stage in STAGES)
+
+
+def pipeline_signature() -> Signature:
+    """Every stage, in order, as one Celery chain of immutable signatures (no stage reads the
+    previous one's result: each reads the database). A stage whose task fails for good
+    stops the chain; beat's next sweep sends it again."""
+    return chain(*(celery_app.signature(stage.task, immutable=True) for stage in STAGES))
+
+
+def pipeline_send() -> None:
+    """Send the chain to the workers once the current transaction commits (at once outside
+    one), so no stage runs before the rows it reads are visible."""
+    transaction.on_commit(lambda: pipeline_signature().apply_async())
+
+
+def worker_available(*, timeout: float = 1.0) -> bool:
+    """Whether a Celery worker answers a ping on the broker within ``timeout`` seconds.
+
+    False when the broker cannot be reached (``make demo`` runs with no Redis), so a command
+    never waits on a queue that nobody reads."""
+    try:
+        with celery_app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=1, timeout=timeout)
+        return bool(celery_app.control.ping(timeout=timeout))
+    except Exception as exc:  # kombu raises transport-specific errors: all mean "no"
+        logger.debug("no worker reachable: %s", exc)
+        return False
+
+
+def pipeline_run_inline(
+    *, progress_for: Callable[[Stage, Backlog], Callable[[int], object] | None] | None = None
+) -> list[tuple[Stage, dict]]:
+    """Run every stage here, in order (no worker): the same stage functions the tasks run,
+    with ``trigger="inline"``. ``progress_for(stage, backlog)`` may return a progress
+    callback for the stage. Stages named in ``settings.PIPELINE_INLINE_DEFER`` are left to
+    the workers' next sweep (``make demo`` defers embeddings: minutes of model time on two
+    cores). Returns ``[(stage, its result)]``. A failing stage raises (its run row says
+    ``failed``); the stages before it keep what they did."""
+    results = []
+    for stage in STAGES:
+        if stage.name in settings.PIPELINE_INLINE_DEFER:
+            backlog = stage.backlog()
+            results.append((stage, {"status": "deferred to the workers", "waiting": backlog.waiting}))
+            continue
+        progress = progress_for(stage, stage.backlog()) if progress_for else None
+        results.append((stage, stage.run(trigger="inline", progress=progress)))
+    return results
+
+
+def result_line(stage: str, result: dict) -> str:
+    """One line for a stage's result: ``"authors: ok (slots 850, papers 300, ...)"``."""
+    status = result.get("status", "ok")
+    counts = ", ".join(
+        f"{k.replace('_', ' ')} {v}" for k, v in result.items() if k != "status" and v not in ("", None)
+    )
+    return f"{stage}: {status}" + (f" ({counts})" if counts else "")
+
+
+def _after_harvest(
+    sender, *, run: HarvestRun, inline: bool | None = None, progress_for=None, **kwargs
+) -> list[str]:
+    """The harvest's end starts the pipeline; returns the lines a command prints about it."""
+    if not settings.PIPELINE_AFTER_HARVEST:
+        return []
+    if inline is None:
+        inline = not (settings.CELERY_TASK_ALWAYS_EAGER or worker_available())
+    if not inline:
+        pipeline_send()
+        logger.info("harvest run %s ended (%s): pipeline sent to the workers", run.pk, run.status)
+        return ["pipeline: sent to the workers (see manage.py pipeline_status)"]
+    results = pipeline_run_inline(progress_for=progress_for)
+    return [result_line(stage.name, result) for stage, result in results]
+
+
+def connect() -> None:
+    """Connect the harvest's end to the pipeline (called once from ``WoveConfig.ready``)."""
+    harvest_finished.connect(_after_harvest, dispatch_uid="wove.pipeline.after_harvest")
+
+
+# --- status -----------------------------------------------------------------------------------
+
+
+@dataclass
+class StageStatus:
+    """One row of the Pipeline page and of ``pipeline_status``: the stage's last run (start,
+    end, outcome, counts), its backlog, its last error, and ``failing`` when its last
+    :data:`wove.stages.FAILING_AFTER` finished runs all failed."""
+
+    name: str
+    queue: str
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    outcome: str = ""
+    counts: dict | None = None
+    backlog: Backlog | None = None
+    failing: bool = False
+    last_error: str = ""
+
+    @property
+    def oldest_age(self) -> float | None:
+        """Seconds since the oldest waiting item started waiting, or None."""
+        if self.backlog is None or self.backlog.oldest is None:
+            return None
+        return (timezone.now() - self.backlog.oldest).total_seconds()
+
+    @property
+    def waiting(self) -> str:
+        """``"12 papers"``, ``"0 users"``, ``"-"`` (no backlog), or the note when unknown."""
+        if self.backlog is None:
+            return "-"
+        if self.backlog.waiting is None:
+            return self.backlog.note or "unknown"
+        return f"{self.backlog.waiting:,} {self.backlog.unit}"
+
+
+def _harvest_status() -> StageStatus:
+    runs = HarvestRun.objects.order_by("-started_at", "-pk")
+    last = runs.first()
+    recent = list(runs.exclude(status=HarvestRun.Status.RUNNING)[:FAILING_AFTER])
+    error = runs.filter(status=HarvestRun.Status.FAILED).values_list("error", flat=True).first() or ""
+    status = StageStatus(
+        name="harvest",
+        queue=settings.CELERY_TASK_ROUTES.get("papers.harvest_arxiv", {}).get("queue", "celery"),
+        failing=len(recent) == FAILING_AFTER and all(r.status == HarvestRun.Status.FAILED for r in recent),
+        last_error=error,
+    )
+    if last is not None:
+        status.started_at, status.finished_at, status.outcome = last.started_at, last.finished_at, last.status
+        status.counts = {
+            "kind": last.kind,
+            "seen": last.records_seen,
+            "written": last.records_written,
+            "deleted": last.records_deleted,
+            "skipped": last.records_skipped,
+        }
+    return status
+
+
+def stage_status(stage: Stage) -> StageStatus:
+    """The last run, backlog, last error and failing flag of ``stage``."""
+    runs = StageRun.objects.filter(stage=stage.name)
+    last = runs.exclude(outcome=StageRun.Outcome.BUSY).first()
+    finished = list(
+        runs.filter(outcome__in=[StageRun.Outcome.OK, StageRun.Outcome.FAILED, StageRun.Outcome.INTERRUPTED])[
+            :FAILING_AFTER
+        ]
+    )
+    status = StageStatus(
+        name=stage.name,
+        queue=stage.queue,
+        backlog=stage.backlog(),
+        failing=len(finished) == FAILING_AFTER
+        and all(r.outcome == StageRun.Outcome.FAILED for r in finished),
+        last_error=runs.filter(outcome=StageRun.Outcome.FAILED).values_list("error", flat=True).first() or "",
+    )
+    if last is not None:
+        status.started_at, status.finished_at, status.outcome = (
+            last.started_at,
+            last.finished_at,
+            last.outcome,
+        )
+        status.counts = last.counts
+    return status
+
+
+def pipeline_status() -> list[StageStatus]:
+    """The harvest, then every stage in order: what ``pipeline_status`` prints and the
+    admin's Pipeline page shows."""
+    return [_harvest_status(), *(stage_status(stage) for stage in STAGES)]
+
+
+def format_age(seconds: float | None) -> str:
+    """``"3 h 12 min"``, ``"45 s"``, or ``"-"`` for None."""
+    if seconds is None:
+        return "-"
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, _ = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min"

@@ -1,0 +1,32 @@
+"""Progress bars for long commands (tqdm on standard error), one per pipeline stage."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tqdm import tqdm
+
+from .backlog import Backlog
+
+
+class StageProgress:
+    """A ``progress_for(stage, backlog)`` factory for :func:`wove.pipeline.pipeline_run_inline`:
+    one tqdm bar per stage, counting the stage's ``unit`` (the backlog counts papers, so the
+    bar has no total). Off when ``disabled``. Call :meth:`close` when the run ends."""
+
+    def __init__(self, *, disabled: bool = False) -> None:
+        self.disabled = disabled
+        self._bar: tqdm | None = None
+
+    def __call__(self, stage, backlog: Backlog) -> Callable[[int], object] | None:
+        self.close()
+        if self.disabled:
+            return None
+        self._bar = tqdm(desc=stage.name, unit=stage.unit, leave=False)
+        return self._bar.update
+
+    def close(self) -> None:
+        """Close the current stage's bar, if any."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
