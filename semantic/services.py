@@ -80,6 +80,7 @@ class EmbedResult:
     embedded: int = 0
     unchanged: int = 0
     skipped: int = 0
+    removed: int = 0
     seconds: float = 0.0
     available: bool = True
     reason: str = ""
@@ -105,7 +106,8 @@ def embeddings_update(
     re-read every abstract of a large archive each sweep); ``limit`` caps how many are
     embedded. A paper whose batch fails in
     the model is retried alone, and if it fails again it is logged and skipped.
-    Returns an :class:`EmbedResult`; ``available`` is False (nothing done) without model or
+    Vectors of deleted papers are removed (``removed``). Returns an :class:`EmbedResult`;
+    ``available`` is False (nothing done) without model or
     pgvector. ``progress`` is called with the number of papers done after each batch.
     """
     started = time.monotonic()
@@ -116,6 +118,8 @@ def embeddings_update(
         get_embedder()  # records why it cannot load
         return EmbedResult(available=False, reason=embedder_error())
     result = EmbedResult(model=model)
+    # A deleted paper (an OAI deleted header) keeps no vector: nothing may find it by meaning.
+    result.removed, _ = PaperEmbedding.objects.filter(paper__deleted=True).delete()
     papers = (embeddings_pending(model) if pending_only else Paper.objects.filter(deleted=False)).order_by(
         "pk"
     )

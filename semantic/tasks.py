@@ -27,6 +27,7 @@ def embeddings_stage(*, trigger: str = "task", progress: Callable[[int], object]
             "embedded": result.embedded,
             "unchanged": result.unchanged,
             "skipped": result.skipped,
+            "removed": result.removed,
             "seconds": round(result.seconds, 1),
             "reason": result.reason,
         }
