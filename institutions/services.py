@@ -189,9 +189,10 @@ def institutions_load(
 
 def affiliation_marks_clear() -> None:
     """Forget what affiliation matching has done, so the next affiliations stage re-matches
-    every slot with strings (after a registry load changed institutions). One TRUNCATE."""
+    every slot with strings (after a registry load changed institutions). One DELETE (not
+    TRUNCATE, which PostgreSQL refuses inside a transaction with pending foreign-key checks)."""
     with connection.cursor() as cursor:
-        cursor.execute(f"TRUNCATE {AffiliationMatchMark._meta.db_table}")  # noqa: S608 - our table name
+        cursor.execute(f"DELETE FROM {AffiliationMatchMark._meta.db_table}")  # noqa: S608 - our table name
 
 
 # -- Affiliations -----------------------------------------------------------------------
