@@ -1,0 +1,130 @@
+"""Reliability drills for the pipeline in real Celery workers over Redis: a worker SIGKILLed in
+the middle of a stage, and two workers given the same stages at once (a broker redelivery)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from institutions.services import institutions_load
+from papers.models import Category, Paper
+from papers.services import harvest_files
+from papers.taxonomy import load_taxonomy
+from provenance.models import Event, PaperSigning, Record
+from provenance.services import papers_to_sign, records_sign
+from researchers.models import Authorship, Researcher
+from researchers.services import unmatched_slots
+from tests.celery_helpers import celery_worker, redis_server, wait_for
+from tests.conftest import SAMPLE_OAI_RAW
+from wove.models import StageRun
+
+pytestmark = [pytest.mark.celery, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+ROR_DUMP = ROOT / "data" / "ror" / "ror_records_v2.json"
+SAMPLE_OAI_ARXIV = ROOT / "data" / "arxiv" / "oai" / "arxivsync_436115-5001.xml"
+VISIBILITY_TIMEOUT = 2  # seconds; production keeps an hour (settings)
+# No model in these workers: the drills are about the stages' rows, not about vectors.
+ENV = {"SEMANTIC_MODEL": "none", "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT)}
+
+
+@pytest.fixture
+def sample(db):
+    """The two recorded OAI-PMH pages (2,000 real papers) harvested, nothing else done."""
+    if not Category.objects.filter(code="hep-th").exists():
+        load_taxonomy(Category)  # a transactional test flushed the migration's rows
+    institutions_load(paths=[ROR_DUMP])
+    harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+    assert Paper.objects.count() == 2000
+
+
+# One uninterrupted pipeline over the two pages: 6,060 person slots (the 8,495 of `make demo`
+# less the Kaggle lines' and the 34 collaborations), 5,547 researchers, one record per arXiv
+# version (1,522 versions of the 1,000 arXivRaw papers, one each for the 1,000 arXiv-format
+# ones) with its record_created and graph_snapshot events.
+UNINTERRUPTED = {"authorships": 6060, "researchers": 5547, "records": 2522, "events": 5044, "signings": 2000}
+
+
+def finished(stage: str, count: int = 1):
+    def done() -> bool:
+        return StageRun.objects.filter(stage=stage, outcome__in=["ok", "busy"]).count() >= count
+
+    return done
+
+
+def rows() -> dict[str, int]:
+    return {
+        "authorships": Authorship.objects.count(),
+        "researchers": Researcher.objects.count(),
+        "records": Record.objects.count(),
+        "events": Event.objects.count(),
+        "signings": PaperSigning.objects.count(),
+    }
+
+
+def send_sweep(app, broker: str) -> None:
+    with app.connection_for_write(broker) as connection:
+        app.send_task("wove.sweep_pipeline", connection=connection)
+
+
+def test_a_worker_killed_mid_signing_ends_as_an_uninterrupted_run(sample):
+    from wove.celery import app
+
+    with redis_server() as broker:
+        with celery_worker(broker, ENV) as first:
+            send_sweep(app, broker)
+            # Signing writes 500 papers per transaction: kill once the first batch is in.
+            started = wait_for(
+                lambda: (
+                    StageRun.objects.filter(stage="signing", outcome="running").exists()
+                    and Record.objects.exists()
+                ),
+                timeout=300,
+                interval=0.1,
+            )
+            assert started, Path(first.log_path).read_text()[-3000:]
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait(10)
+            killed_at = time.monotonic()
+        signed_when_killed = PaperSigning.objects.count()
+        time.sleep(max(0.0, VISIBILITY_TIMEOUT + 0.5 - (time.monotonic() - killed_at)))
+        # The unacknowledged signing message is delivered again; the chain goes on from it.
+        with celery_worker(broker, ENV) as second:
+            done = wait_for(finished("digests"), timeout=300)
+            log = Path(second.log_path).read_text()
+            assert done, log[-3000:]
+
+    assert 0 < signed_when_killed < 2000
+    assert " raised unexpected" not in log, log[-3000:]
+    outcomes = list(StageRun.objects.filter(stage="signing").order_by("pk").values_list("outcome", flat=True))
+    assert outcomes == ["interrupted", "ok"]
+    # The end state of one uninterrupted run, and signing again finds nothing to do.
+    assert not unmatched_slots().exists()
+    assert not papers_to_sign().exists()
+    assert rows() == UNINTERRUPTED
+    again = records_sign()
+    assert (again.papers_checked, again.records_created, again.events_created) == (0, 0, 0)
+
+
+def test_two_workers_given_the_same_stages_end_with_one_run_of_rows(sample):
+    from wove.celery import app
+
+    with redis_server() as broker, celery_worker(broker, ENV) as one, celery_worker(broker, ENV) as two:
+        send_sweep(app, broker)
+        send_sweep(app, broker)  # the same chain again: a redelivery, or beat and a harvest
+        done = wait_for(finished("digests", 2), timeout=300)
+        logs = Path(one.log_path).read_text() + Path(two.log_path).read_text()
+        assert done, logs[-3000:]
+    assert " raised unexpected" not in logs and "IntegrityError" not in logs, logs[-3000:]
+    succeeded = re.findall(r"Task (researchers\.match_authors)\[[\w-]+\] succeeded", logs)
+    assert len(succeeded) == 2
+    assert not unmatched_slots().exists() and not papers_to_sign().exists()
+    # The rows of one worker alone over the same 2,000 papers (the drill above ends with the
+    # same): one authorship per person slot, researchers as local matching clusters them.
+    assert rows() == UNINTERRUPTED
+    assert records_sign().records_created == 0
