@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from .models import StageRun
-from .pipeline import format_age, pipeline_status
+from .pipeline import format_age, format_counts, pipeline_status
 
 
 @admin.register(StageRun)
@@ -40,6 +40,9 @@ class StageRunAdmin(admin.ModelAdmin):
         return False
 
     def changelist_view(self, request: HttpRequest, extra_context=None):
-        rows = [{"status": row, "oldest": format_age(row.oldest_age)} for row in pipeline_status()]
+        rows = [
+            {"status": row, "oldest": format_age(row.oldest_age), "counts": format_counts(row.counts or {})}
+            for row in pipeline_status()
+        ]
         extra_context = {**(extra_context or {}), "pipeline_rows": rows, "title": "Pipeline"}
         return super().changelist_view(request, extra_context=extra_context)

@@ -138,13 +138,31 @@ def pipeline_run_inline(
     return results
 
 
+def format_counts(counts: dict) -> str:
+    """``"papers checked 11, papers signed 11"``: a stage's counts for people (empty ones left out)."""
+    return ", ".join(
+        f"{k.replace('_', ' ')} {v}" for k, v in counts.items() if k != "status" and v not in ("", None)
+    )
+
+
 def result_line(stage: str, result: dict) -> str:
     """One line for a stage's result: ``"authors: ok (slots 850, papers 300, ...)"``."""
-    status = result.get("status", "ok")
-    counts = ", ".join(
-        f"{k.replace('_', ' ')} {v}" for k, v in result.items() if k != "status" and v not in ("", None)
-    )
-    return f"{stage}: {status}" + (f" ({counts})" if counts else "")
+    counts = format_counts(result)
+    return f"{stage}: {result.get('status', 'ok')}" + (f" ({counts})" if counts else "")
+
+
+def pipeline_summary(results: list[tuple[Stage, dict]]) -> str:
+    """The one summary line of an inline run: stages run, and which were busy or deferred."""
+    busy = [stage.name for stage, result in results if result.get("status") == "busy"]
+    deferred = [
+        stage.name for stage, result in results if str(result.get("status", "")).startswith("deferred")
+    ]
+    line = f"pipeline: {len(results) - len(deferred)} of {len(results)} stages run here"
+    if busy:
+        line += f", {len(busy)} busy elsewhere ({', '.join(busy)})"
+    if deferred:
+        line += f", {', '.join(deferred)} left to the workers"
+    return line
 
 
 def _after_harvest(
@@ -160,7 +178,7 @@ def _after_harvest(
         logger.info("harvest run %s ended (%s): pipeline sent to the workers", run.pk, run.status)
         return ["pipeline: sent to the workers (see manage.py pipeline_status)"]
     results = pipeline_run_inline(progress_for=progress_for)
-    return [result_line(stage.name, result) for stage, result in results]
+    return [*(result_line(stage.name, result) for stage, result in results), pipeline_summary(results)]
 
 
 def connect() -> None:

@@ -169,8 +169,9 @@ def test_harvest_command_runs_the_stages_here_when_no_worker_answers(taxonomy, s
     call_command("harvest_arxiv", "--no-progress", "--file", str(DAY1_ARXIV), stdout=out)
     lines = out.getvalue().splitlines()
     assert re.match(r"harvest run \d+ complete: 11 records seen, 11 papers written", lines[0])
-    assert [line.split(":")[0] for line in lines[1:]] == list(pipeline.STAGE_NAMES)
+    assert [line.split(":")[0] for line in lines[1:-1]] == list(pipeline.STAGE_NAMES)
     assert lines[3].startswith("signing: ok (papers checked 11, papers signed 11")
+    assert lines[-1] == "pipeline: 6 of 7 stages run here, embeddings left to the workers"
     assert not Authorship.objects.filter(slot__isnull=True).exists()
     assert Authorship.objects.count() == PaperAuthor.objects.filter(is_collaboration=False).count()
 
@@ -265,3 +266,23 @@ def test_two_source_matches_of_one_new_orcid_make_one_researcher():
         "2109.00001",
         "2109.00002",
     ]
+
+
+def test_run_pipeline_command_and_the_admin_page(taxonomy, settings, admin_client, client):
+    settings.PIPELINE_INLINE_DEFER = []
+    settings.SEMANTIC_MODEL = "none"
+    harvest_files(paths=[DAY1_ARXIV])
+    out = StringIO()
+    call_command("run_pipeline", "--no-progress", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("affiliations: ok (slots ")
+    assert lines[3].startswith("embeddings: ok (available False")
+    assert lines[-1] == "pipeline: 7 of 7 stages run here"
+    page = admin_client.get("/admin/wove/stagerun/")
+    html = page.content.decode()
+    assert page.status_code == 200 and "<h1>Pipeline</h1>" in html
+    assert html.count('<th scope="row">') == 8  # the harvest and seven stages
+    assert "papers checked 11" in html
+    # Visitors are sent to the admin's sign-in page; nobody can add or edit run rows.
+    assert client.get("/admin/wove/stagerun/").status_code == 302
+    assert admin_client.get("/admin/wove/stagerun/add/").status_code == 403

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from wove.pipeline import format_age, pipeline_status
+from wove.pipeline import format_age, format_counts, pipeline_status
 
 
 class Command(BaseCommand):
@@ -42,8 +42,7 @@ class Command(BaseCommand):
             self.stdout.write("  ".join(str(v).ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
         for row in rows:
             if row.counts:
-                counts = ", ".join(f"{k} {v}" for k, v in row.counts.items() if v not in ("", None))
-                self.stdout.write(f"{row.name} last counts: {counts}")
+                self.stdout.write(f"{row.name} last counts: {format_counts(row.counts)}")
             if row.last_error:
                 error = row.last_error if options["errors"] else row.last_error.splitlines()[0][:200]
                 self.stdout.write(f"{row.name} last error: {error}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from wove.pipeline import STAGE_NAMES, pipeline_run_inline, pipeline_send, result_line
+from wove.pipeline import STAGE_NAMES, pipeline_run_inline, pipeline_send, pipeline_summary, result_line
 from wove.progress import StageProgress
 
 
@@ -31,8 +31,4 @@ class Command(BaseCommand):
             progress.close()
         for stage, result in results:
             self.stdout.write(result_line(stage.name, result))
-        busy = [stage.name for stage, result in results if result.get("status") == "busy"]
-        self.stdout.write(
-            f"run_pipeline: {len(results)} stages run"
-            + (f", {len(busy)} busy elsewhere ({', '.join(busy)})" if busy else "")
-        )
+        self.stdout.write(pipeline_summary(results))
