@@ -27,7 +27,7 @@ class RecordError(ValueError):
         self.reason = reason
 
     def __reduce__(self):
-        # Pickled with a page sent from the parsing process (papers.pipeline); the default
+        # Pickled with a page sent from the parsing process (papers.parse_ahead); the default
         # would call __init__ with the formatted message alone.
         return (type(self), (self.identifier, self.reason))
 
@@ -92,7 +92,7 @@ class ArxivRecord:
     created: date | None = None
     updated: date | None = None
     # The paper's URL slug when already computed from ``title`` (by the parsing process of
-    # a bulk load, papers.pipeline); None: the writer computes it. Not part of the record.
+    # a bulk load, papers.parse_ahead); None: the writer computes it. Not part of the record.
     slug: str | None = field(default=None, compare=False, repr=False)
 
     @property

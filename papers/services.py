@@ -24,7 +24,7 @@ from wove.bulk import copy_upsert, db_values, gc_paused
 from .authors import AuthorSlot
 from .models import Category, HarvestRun, MetadataSource, Paper, PaperAuthor, PaperVersion
 from .oai import OaiClient, OaiError, OaiPage, parse_oai_response
-from .pipeline import parsed_pages
+from .parse_ahead import parsed_pages
 from .records import ArxivRecord, RecordError, VersionInfo
 from .text import make_slug
 
@@ -800,7 +800,7 @@ def harvest_files(*, paths: Sequence[str | Path], progress=None, bulk: bool = Fa
     all fails the run. Returns the finished :class:`HarvestRun`.
 
     ``bulk`` is for large and initial loads: pages are parsed in a child process one page
-    ahead of the one being written (:func:`papers.pipeline.parsed_pages`), the secondary
+    ahead of the one being written (:func:`papers.parse_ahead.parsed_pages`), the secondary
     indexes of papers, author slots and versions are dropped for the load and rebuilt once
     at its end, and commits do not wait for the WAL flush (see :func:`_bulk_load`). The
     rows written are the same as without it. It rebuilds whole indexes, so on a table
