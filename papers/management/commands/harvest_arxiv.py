@@ -103,6 +103,13 @@ class Command(BaseCommand):
         progress = StageProgress(disabled=options["no_progress"])
         try:
             responses = harvest_finished.send(sender=HarvestRun, run=run, inline=None, progress_for=progress)
+        except Exception as exc:
+            # The harvest is stored; the stage's run row says failed, and the next sweep or
+            # `run_pipeline` does the rest.
+            raise CommandError(
+                f"harvest run {run.pk} is stored, but a pipeline stage failed: {type(exc).__name__}: {exc} "
+                "(see manage.py pipeline_status; manage.py run_pipeline tries again)"
+            ) from exc
         finally:
             progress.close()
         for _receiver, lines in responses:
