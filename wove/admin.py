@@ -16,13 +16,17 @@ class StageRunAdmin(admin.ModelAdmin):
     member may look, nobody edits (the stages write these rows)."""
 
     change_list_template = "admin/wove/stagerun/change_list.html"
-    list_display = ["stage", "outcome", "trigger", "started_at", "finished_at", "counts"]
+    list_display = ["stage", "outcome", "trigger", "started_at", "finished_at", "counts_text"]
     list_filter = ["stage", "outcome", "trigger"]
     search_fields = ["stage", "error"]
     list_select_related = []
     autocomplete_fields = []
     date_hierarchy = "started_at"
     readonly_fields = ["stage", "trigger", "outcome", "started_at", "finished_at", "counts", "error"]
+
+    @admin.display(description="counts")
+    def counts_text(self, obj: StageRun) -> str:
+        return format_counts(obj.counts or {}) or "—"
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
         return bool(request.user.is_active and request.user.is_staff)

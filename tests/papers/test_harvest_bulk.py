@@ -202,7 +202,16 @@ def harvest_process(*paths) -> subprocess.Popen:
     }
     env.pop("WOVE_TESTING", None)
     return subprocess.Popen(  # noqa: S603 - fixed argv
-        [sys.executable, "manage.py", "harvest_arxiv", "--bulk", "--no-progress", "--file", *map(str, paths)],
+        [
+            sys.executable,
+            "manage.py",
+            "harvest_arxiv",
+            "--bulk",
+            "--no-progress",
+            "--no-pipeline",
+            "--file",
+            *map(str, paths),
+        ],
         cwd=celery_helpers.ROOT,
         env=env,
         stdout=subprocess.PIPE,

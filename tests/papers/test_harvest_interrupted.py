@@ -38,7 +38,15 @@ def harvest_process(endpoint: str) -> subprocess.Popen:
     }
     env.pop("WOVE_TESTING", None)
     return subprocess.Popen(  # noqa: S603 - fixed argv
-        [sys.executable, "manage.py", "harvest_arxiv", "--endpoint", endpoint, "--no-progress"],
+        [
+            sys.executable,
+            "manage.py",
+            "harvest_arxiv",
+            "--endpoint",
+            endpoint,
+            "--no-progress",
+            "--no-pipeline",
+        ],
         cwd=celery_helpers.ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -52,10 +52,11 @@ AFFILIATIONS = {
 }
 
 
-def beat_harvests(app) -> None:
+def beat_harvests(app, broker: str) -> None:
     """What beat's daily entry sends, once per metadataPrefix this archive harvests."""
-    app.send_task("papers.harvest_arxiv", kwargs={})  # arXivRaw, the default prefix
-    app.send_task("papers.harvest_arxiv", kwargs={"metadata_prefix": "arXiv"})
+    with app.connection_for_write(broker) as connection:
+        app.send_task("papers.harvest_arxiv", kwargs={}, connection=connection)  # arXivRaw: the default
+        app.send_task("papers.harvest_arxiv", kwargs={"metadata_prefix": "arXiv"}, connection=connection)
 
 
 def chains_done(count: int):
@@ -109,7 +110,7 @@ def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(client, smtp_
             log = Path(worker.log_path)
             try:
                 # Day 1: beat's harvests, and nothing else sent by anyone.
-                beat_harvests(app)
+                beat_harvests(app, broker)
                 assert wait_for(chains_done(2), timeout=600), log.read_text()[-4000:]
                 day1 = set(Paper.objects.values_list("arxiv_id", flat=True))
                 assert len(day1) == 51
@@ -125,13 +126,13 @@ def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(client, smtp_
 
                 # Day 2: new papers, a new version of a day-1 paper, a deleted header.
                 oai.today = "2026-11-02"
-                beat_harvests(app)
+                beat_harvests(app, broker)
                 assert wait_for(chains_done(4), timeout=600), log.read_text()[-4000:]
                 assert wait_for(lambda: len(SmtpSink.received) >= 1, timeout=120), log.read_text()[-4000:]
                 after_day2 = snapshot()
 
                 # The same day again: the pipeline finds nothing to do.
-                beat_harvests(app)
+                beat_harvests(app, broker)
                 assert wait_for(chains_done(6), timeout=600), log.read_text()[-4000:]
                 text = log.read_text()
             finally:

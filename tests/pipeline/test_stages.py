@@ -120,12 +120,14 @@ def test_a_backlogged_archive_is_counted_then_worked_off_inline(taxonomy, settin
 
 def test_a_busy_stage_does_nothing_and_says_so(db):
     other = psycopg.connect(database_url(), autocommit=True)
+    key = [LOCK_NAMESPACE, lock_key("stage:signing")]
     try:
-        other.execute("SELECT pg_advisory_lock(%s, %s)", [LOCK_NAMESPACE, lock_key("stage:signing")])
+        other.execute("SELECT pg_advisory_lock(%s, %s)", key)
         called = []
         assert stage_execute("signing", lambda: called.append(1) or {}) == {"status": "busy"}
         assert called == []
         assert StageRun.objects.get(stage="signing").outcome == "busy"
+        other.execute("SELECT pg_advisory_unlock(%s, %s)", key)
     finally:
         other.close()
     assert stage_execute("signing", lambda: {"n": 1}) == {"status": "ok", "n": 1}
@@ -286,3 +288,36 @@ def test_run_pipeline_command_and_the_admin_page(taxonomy, settings, admin_clien
     # Visitors are sent to the admin's sign-in page; nobody can add or edit run rows.
     assert client.get("/admin/wove/stagerun/").status_code == 302
     assert admin_client.get("/admin/wove/stagerun/add/").status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_call_that_finds_the_stage_busy_gets_one_more_pass_from_the_holder():
+    """A harvest ending while a long embeddings run is under way: its papers were not pending
+    when the run read its work; the run makes one more pass instead of leaving them to beat."""
+    passes: list[int] = []
+    started, release = threading.Event(), threading.Event()
+    results: list[dict] = []
+
+    def slow() -> dict:
+        passes.append(1)
+        if len(passes) == 1:
+            started.set()
+            release.wait(10)
+        return {"embedded": 3, "available": True}
+
+    def hold() -> None:
+        try:
+            results.append(stage_execute("embeddings", slow))
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert started.wait(10)
+    assert stage_execute("embeddings", lambda: {"embedded": 100}) == {"status": "busy"}
+    release.set()
+    holder.join(10)
+    assert len(passes) == 2
+    assert results == [{"status": "ok", "embedded": 6, "available": True}]
+    run = StageRun.objects.get(stage="embeddings", outcome="ok")
+    assert run.counts == {"embedded": 6, "available": True}

@@ -86,10 +86,12 @@ def test_embed_papers_command_and_task(semantic_ready, tiny_papers):
     call_command("embed_papers", "--no-progress", stdout=out)
     assert out.getvalue().startswith("embed_papers: 6 embedded, 0 already current, 0 skipped")
     assert embed_papers.run() | {"seconds": 0} == {
+        "status": "ok",
         "available": True,
         "embedded": 0,
         "unchanged": 6,
         "skipped": 0,
+        "removed": 0,
         "seconds": 0,
         "reason": "",
     }
