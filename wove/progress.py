@@ -22,7 +22,8 @@ class StageProgress:
         self.close()
         if self.disabled:
             return None
-        self._bar = tqdm(desc=stage.name, unit=stage.unit, leave=False)
+        # disable=None: drawn on a terminal only, as the other commands' bars (not in cron logs).
+        self._bar = tqdm(desc=stage.name, unit=stage.unit, leave=False, disable=None)
         return self._bar.update
 
     def close(self) -> None:

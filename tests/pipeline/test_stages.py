@@ -321,3 +321,20 @@ def test_a_call_that_finds_the_stage_busy_gets_one_more_pass_from_the_holder():
     assert results == [{"status": "ok", "embedded": 6, "available": True}]
     run = StageRun.objects.get(stage="embeddings", outcome="ok")
     assert run.counts == {"embedded": 6, "available": True}
+
+
+def test_stage_progress_bars_count_without_a_total():
+    """A bar per stage, with no total (the backlog counts papers, stages count slots): tqdm
+    without a total must never be asked for its truth value (embed_papers crashed on that)."""
+    from wove.backlog import Backlog
+    from wove.progress import StageProgress
+
+    stage = pipeline.STAGES[1]
+    assert StageProgress(disabled=True)(stage, Backlog(waiting=3)) is None
+    progress = StageProgress()
+    update = progress(stage, Backlog(waiting=3))
+    update(2)
+    update(1)
+    assert progress._bar.n == 3 or progress._bar.disable
+    progress.close()
+    assert progress._bar is None
