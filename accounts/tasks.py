@@ -7,7 +7,7 @@ import smtplib
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from wove.stages import stage_execute
+from wove.stages import StageTask, stage_execute
 
 from . import services
 
@@ -33,6 +33,7 @@ def digests_stage(*, trigger: str = "task", progress=None) -> dict:
 
 
 @shared_task(
+    base=StageTask,
     name="accounts.send_digests",
     acks_late=True,
     autoretry_for=(OperationalError, InterfaceError),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, ExtractYear
 
 from papers.models import Paper, PaperAuthor
@@ -312,8 +312,15 @@ __all__ = [
 def affiliations_pending() -> QuerySet[PaperAuthor]:
     """Author slots of live papers the affiliations stage waits for: strings never matched,
     or strings other than those last matched (a new version; every slot after a registry
-    change, which clears the marks). Slots with no strings and no mark need nothing."""
-    never = Q(affiliation_mark__isnull=True) & ~Q(affiliations=[])
+    change, which clears the marks). A slot with no strings, no mark and no arXiv string
+    link needs nothing."""
+    string_links = AuthorAffiliation.objects.filter(
+        slot=OuterRef("pk"),
+        source=AuthorAffiliation.Source.STRING_MATCH,
+        string_origin=AuthorAffiliation.StringOrigin.ARXIV,
+    )
+    # No mark: strings to match, or (strings gone, marks cleared) string links to remove.
+    never = Q(affiliation_mark__isnull=True) & (~Q(affiliations=[]) | Exists(string_links))
     changed = Q(affiliation_mark__isnull=False) & ~Q(affiliation_mark__affiliations=F("affiliations"))
     return PaperAuthor.objects.filter(paper__deleted=False).filter(never | changed)
 

@@ -9,7 +9,7 @@ from itertools import islice
 from pathlib import Path
 
 from django.db import connection, transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from papers.models import PaperAuthor
@@ -306,6 +306,14 @@ def _match_pairs(
     return desired, strings_by_slot
 
 
+def _arxiv_string_links(slot):
+    return AuthorAffiliation.objects.filter(
+        slot=slot,
+        source=AuthorAffiliation.Source.STRING_MATCH,
+        string_origin=AuthorAffiliation.StringOrigin.ARXIV,
+    )
+
+
 def _mark_matched(rows: list[tuple[int, list[str]]]) -> None:
     """Record that these ``(slot id, strings)`` were matched as they read (one upsert)."""
     if not rows:
@@ -347,7 +355,9 @@ def affiliations_match(
     if pending_only:
         queryset = affiliations_pending().order_by("id")
     else:
-        queryset = PaperAuthor.objects.exclude(affiliations=[]).order_by("id")
+        queryset = PaperAuthor.objects.filter(
+            ~Q(affiliations=[]) | Exists(_arxiv_string_links(OuterRef("pk")))
+        ).order_by("id")
     if slot_ids is not None:
         queryset = queryset.filter(id__in=list(slot_ids))
     cache: dict[str, list[Match]] = {}
@@ -361,6 +371,8 @@ def affiliations_match(
         result.slots += len(rows)
         pairs = [(slot_id, text) for slot_id, strings in rows for text in strings]
         desired, strings_by_slot = _match_pairs(pairs, matcher, cache, result)
+        for slot_id, _strings in rows:  # a slot whose strings are gone keeps no string link
+            strings_by_slot.setdefault(slot_id, set())
         with transaction.atomic():
             _sync_string_links(desired, strings_by_slot, result, AuthorAffiliation.StringOrigin.ARXIV)
             _mark_matched(rows)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from wove.stages import stage_execute
+from wove.stages import StageTask, stage_execute
 
 from . import services
 from .summaries import summaries_refresh
@@ -46,6 +46,7 @@ def institution_summaries_stage(*, trigger: str = "task", progress=None) -> dict
 
 
 @shared_task(
+    base=StageTask,
     name="institutions.match_affiliations",
     acks_late=True,
     autoretry_for=TRANSIENT,
@@ -64,6 +65,7 @@ def match_affiliations(slot_ids: list[int] | None = None) -> dict:
 
 
 @shared_task(
+    base=StageTask,
     name="institutions.refresh_summaries",
     acks_late=True,
     autoretry_for=TRANSIENT,

@@ -384,17 +384,23 @@ def _write_authors(items: list[_Merged]) -> None:
 
 
 def _delete_beyond(model, column: str, limits: list[tuple[int, int]]) -> None:
-    """Delete each paper's child rows whose ``column`` exceeds its limit, in one statement
-    (author slots past the new author count, versions past the newest)."""
+    """Delete each paper's child rows whose ``column`` exceeds its limit (author slots past
+    the new author count, versions past the newest): one statement finds them, and the
+    ORM deletes the few there are, so rows other apps keep on them (a slot's authorship,
+    institution links, affiliation mark) go with them by their ``CASCADE``. A raw DELETE
+    left those behind, and the foreign-key check failed the whole page at COMMIT."""
     if not limits:
         return
     table = connection.ops.quote_name(model._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"DELETE FROM {table} AS t USING unnest(%s::bigint[], %s::integer[]) AS k(paper_id, n) "  # noqa: S608
-            f"WHERE t.paper_id = k.paper_id AND t.{connection.ops.quote_name(column)} > k.n",
+            f"SELECT t.id FROM {table} AS t JOIN unnest(%s::bigint[], %s::integer[]) AS k(paper_id, n) "  # noqa: S608
+            f"ON t.paper_id = k.paper_id WHERE t.{connection.ops.quote_name(column)} > k.n",
             [[pk for pk, _ in limits], [n for _, n in limits]],
         )
+        ids = [row[0] for row in cursor.fetchall()]
+    if ids:
+        model.objects.filter(pk__in=ids).delete()
 
 
 def _write_versions(items: list[_Merged]) -> None:
@@ -432,7 +438,32 @@ def _batched(items: Iterable, size: int) -> Iterator[list]:
         yield batch
 
 
+# The run's cursor and counters, as they stood before a page: restored when the page's
+# transaction fails (also at COMMIT), so the run is saved as failed on the page it did
+# not write and a resumed run asks for that page again.
+_CURSOR_FIELDS = (
+    "pages",
+    "records_seen",
+    "records_written",
+    "records_deleted",
+    "records_skipped",
+    "response_date",
+    "resumption_token",
+    "complete_list_size",
+)
+
+
 def _write_page(run: HarvestRun, page: OaiPage, categories: CategoryMap) -> UpsertResult:
+    before = {name: getattr(run, name) for name in _CURSOR_FIELDS}
+    try:
+        return _write_page_atomically(run, page, categories)
+    except BaseException:
+        for name, value in before.items():
+            setattr(run, name, value)
+        raise
+
+
+def _write_page_atomically(run: HarvestRun, page: OaiPage, categories: CategoryMap) -> UpsertResult:
     total = UpsertResult()
     with transaction.atomic():
         for batch in _batched(page.records, BATCH_SIZE):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from wove.stages import stage_execute
+from wove.stages import StageTask, stage_execute
 
 from . import services
 
@@ -23,6 +23,7 @@ def signing_stage(*, trigger: str = "task", progress: Callable[[int], object] | 
 
 
 @shared_task(
+    base=StageTask,
     name="provenance.sign_records",
     acks_late=True,
     autoretry_for=(OperationalError, InterfaceError),

@@ -9,7 +9,7 @@ import httpx
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from wove.stages import stage_execute
+from wove.stages import StageTask, stage_execute
 
 from . import services
 from .clients.base import SourceUnavailable
@@ -52,6 +52,7 @@ def researcher_summaries_stage(*, trigger: str = "task", progress=None) -> dict:
 
 
 @shared_task(
+    base=StageTask,
     name="researchers.match_authors",
     acks_late=True,
     autoretry_for=TRANSIENT,
@@ -68,6 +69,7 @@ def match_authors(sources: list[str] | None = None, limit: int | None = None) ->
 
 
 @shared_task(
+    base=StageTask,
     name="researchers.refresh_summaries",
     acks_late=True,
     autoretry_for=(OperationalError, InterfaceError),

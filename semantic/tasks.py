@@ -7,7 +7,7 @@ from collections.abc import Callable
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from wove.stages import stage_execute
+from wove.stages import StageTask, stage_execute
 
 from . import services
 
@@ -36,6 +36,7 @@ def embeddings_stage(*, trigger: str = "task", progress: Callable[[int], object]
 
 
 @shared_task(
+    base=StageTask,
     name="semantic.embed_papers",
     acks_late=True,
     autoretry_for=(OperationalError, InterfaceError),

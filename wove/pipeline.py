@@ -41,6 +41,7 @@ from semantic.tasks import embeddings_stage
 
 from .backlog import Backlog
 from .celery import app as celery_app
+from .locks import lock_held_elsewhere
 from .models import StageRun
 from .stages import FAILING_AFTER
 
@@ -204,6 +205,7 @@ class StageStatus:
     backlog: Backlog | None = None
     failing: bool = False
     last_error: str = ""
+    last_error_at: datetime | None = None
 
     @property
     def oldest_age(self) -> float | None:
@@ -226,12 +228,13 @@ def _harvest_status() -> StageStatus:
     runs = HarvestRun.objects.order_by("-started_at", "-pk")
     last = runs.first()
     recent = list(runs.exclude(status=HarvestRun.Status.RUNNING)[:FAILING_AFTER])
-    error = runs.filter(status=HarvestRun.Status.FAILED).values_list("error", flat=True).first() or ""
+    failed = runs.filter(status=HarvestRun.Status.FAILED).first()
     status = StageStatus(
         name="harvest",
         queue=settings.CELERY_TASK_ROUTES.get("papers.harvest_arxiv", {}).get("queue", "celery"),
         failing=len(recent) == FAILING_AFTER and all(r.status == HarvestRun.Status.FAILED for r in recent),
-        last_error=error,
+        last_error=failed.error if failed else "",
+        last_error_at=failed.finished_at if failed else None,
     )
     if last is not None:
         status.started_at, status.finished_at, status.outcome = last.started_at, last.finished_at, last.status
@@ -254,13 +257,15 @@ def stage_status(stage: Stage) -> StageStatus:
             :FAILING_AFTER
         ]
     )
+    failed = runs.filter(outcome=StageRun.Outcome.FAILED).first()
     status = StageStatus(
         name=stage.name,
         queue=stage.queue,
         backlog=stage.backlog(),
         failing=len(finished) == FAILING_AFTER
         and all(r.outcome == StageRun.Outcome.FAILED for r in finished),
-        last_error=runs.filter(outcome=StageRun.Outcome.FAILED).values_list("error", flat=True).first() or "",
+        last_error=failed.error if failed else "",
+        last_error_at=failed.finished_at if failed else None,
     )
     if last is not None:
         status.started_at, status.finished_at, status.outcome = (
@@ -269,6 +274,10 @@ def stage_status(stage: Stage) -> StageStatus:
             last.outcome,
         )
         status.counts = last.counts
+        if last.outcome == StageRun.Outcome.RUNNING and not lock_held_elsewhere(f"stage:{stage.name}"):
+            # Nobody holds the stage's lock: the process running it died (its next run says
+            # "interrupted"; beat's sweep sends one within 15 minutes).
+            status.outcome = "interrupted (no process holds it)"
     return status
 
 

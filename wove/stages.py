@@ -6,6 +6,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from celery import Task
+from celery.exceptions import Retry
 from django.db import DatabaseError
 from django.utils import timezone
 
@@ -93,3 +95,23 @@ def _run_holding(stage: str, work: Callable[[], dict[str, Any]], *, trigger: str
         outcome=StageRun.Outcome.OK, finished_at=timezone.now(), counts=counts
     )
     return {"status": "ok", **counts}
+
+
+class StageTask(Task):
+    """Celery base class of the pipeline's stage tasks (``@shared_task(base=StageTask)``).
+
+    Once a stage's retries are spent, or on an error it does not retry, the task returns
+    ``{"status": "failed", "error": "..."}`` instead of raising, so the chain's later stages
+    still run: each reads its own pending work, and a broken signing key must not stop
+    embeddings, summaries and digests. The stage's run row says ``failed`` (three in a row
+    flag it FAILING) and beat's next sweep sends it again. Retries raise as usual.
+    """
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return super().__call__(*args, **kwargs)
+        except Retry:
+            raise
+        except Exception as exc:
+            logger.exception("task %s failed for good; the chain's later stages still run", self.name)
+            return {"status": "failed", "error": f"{type(exc).__name__}: {exc}"[:500]}

@@ -147,7 +147,9 @@ def test_three_failures_running_flag_the_stage(db):
     with pytest.raises(SystemExit) as exit_info:
         call_command("pipeline_status", stdout=out)
     assert exit_info.value.code == 1
-    assert "authors last error: RuntimeError: registry down" in out.getvalue()
+    assert re.search(
+        r"^authors last error at [-0-9]+ [:0-9]+: RuntimeError: registry down$", out.getvalue(), re.M
+    )
     assert out.getvalue().splitlines()[-1].endswith("FAILING: authors")
     stage_execute("authors", lambda: {})
     assert status_of("authors").failing is False
@@ -338,3 +340,23 @@ def test_stage_progress_bars_count_without_a_total():
     assert progress._bar.n == 3 or progress._bar.disable
     progress.close()
     assert progress._bar is None
+
+
+def test_a_stage_task_that_fails_for_good_lets_the_chain_go_on(db):
+    """A broken stage (an unreadable signing key) no longer stops the stages after it."""
+    from celery import chain
+
+    from wove.celery import app
+    from wove.stages import StageTask
+
+    @app.task(base=StageTask, name="tests.failing_stage", autoretry_for=(OSError,), max_retries=1)
+    def failing_stage():
+        raise OSError("signing key unreadable")
+
+    @app.task(name="tests.next_stage")
+    def next_stage():
+        return "ran"
+
+    result = chain(failing_stage.si(), next_stage.si()).apply()
+    assert result.get() == "ran"
+    assert result.parent.get() == {"status": "failed", "error": "OSError: signing key unreadable"}

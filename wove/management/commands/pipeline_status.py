@@ -45,7 +45,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"{row.name} last counts: {format_counts(row.counts)}")
             if row.last_error:
                 error = row.last_error if options["errors"] else row.last_error.splitlines()[0][:200]
-                self.stdout.write(f"{row.name} last error: {error}")
+                when = f" at {row.last_error_at:%Y-%m-%d %H:%M:%S}" if row.last_error_at else ""
+                self.stdout.write(f"{row.name} last error{when}: {error}")
         failing = [row.name for row in rows if row.failing]
         waiting = sum(
             row.backlog.waiting or 0 for row in rows if row.backlog and row.backlog.unit == "papers"
