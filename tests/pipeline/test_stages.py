@@ -28,7 +28,7 @@ from researchers.signals import source_authors_aligned
 from tests.celery_helpers import test_database_url as database_url
 from tests.conftest import FIXTURES
 from wove import pipeline
-from wove.locks import LOCK_NAMESPACE, lock_key
+from wove.locks import LOCK_NAMESPACE, lock_held_elsewhere, lock_key
 from wove.models import StageRun
 from wove.stages import stage_execute
 
@@ -127,7 +127,9 @@ def test_a_busy_stage_does_nothing_and_says_so(db):
         assert stage_execute("signing", lambda: called.append(1) or {}) == {"status": "busy"}
         assert called == []
         assert StageRun.objects.get(stage="signing").outcome == "busy"
+        assert lock_held_elsewhere("stage:signing") and not lock_held_elsewhere("stage:authors")
         other.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+        assert not lock_held_elsewhere("stage:signing")
     finally:
         other.close()
     assert stage_execute("signing", lambda: {"n": 1}) == {"status": "ok", "n": 1}
@@ -157,6 +159,7 @@ def test_three_failures_running_flag_the_stage(db):
 
 def test_a_killed_run_is_marked_interrupted_by_the_next(db):
     StageRun.objects.create(stage="signing", started_at="2026-11-01T00:00:00Z")  # its worker died
+    assert status_of("signing").outcome == "interrupted (no process holds it)"
     stage_execute("signing", lambda: {})
     assert list(
         StageRun.objects.filter(stage="signing").order_by("pk").values_list("outcome", flat=True)
