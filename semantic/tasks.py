@@ -20,19 +20,20 @@ def embeddings_stage(*, trigger: str = "task", progress: Callable[[int], object]
     "available", "embedded", "unchanged", "skipped", "seconds", "reason"}``.
     """
 
-    def work() -> dict:
-        result = services.embeddings_update(pending_only=True, progress=progress)
-        return {
-            "available": result.available,
-            "embedded": result.embedded,
-            "unchanged": result.unchanged,
-            "skipped": result.skipped,
-            "removed": result.removed,
-            "seconds": round(result.seconds, 1),
-            "reason": result.reason,
-        }
-
+    work = lambda: _counts(services.embeddings_update(pending_only=True, progress=progress))  # noqa: E731
     return stage_execute("embeddings", work, trigger=trigger)
+
+
+def _counts(result: services.EmbedResult) -> dict:
+    return {
+        "available": result.available,
+        "embedded": result.embedded,
+        "unchanged": result.unchanged,
+        "skipped": result.skipped,
+        "removed": result.removed,
+        "seconds": round(result.seconds, 1),
+        "reason": result.reason,
+    }
 
 
 @shared_task(
@@ -54,12 +55,4 @@ def embed_papers(paper_ids: list[int] | None = None, batch_size: int = 64) -> di
     """
     if paper_ids is None:
         return embeddings_stage()
-    result = services.embeddings_update(paper_ids=paper_ids, batch_size=batch_size)
-    return {
-        "available": result.available,
-        "embedded": result.embedded,
-        "unchanged": result.unchanged,
-        "skipped": result.skipped,
-        "seconds": round(result.seconds, 1),
-        "reason": result.reason,
-    }
+    return _counts(services.embeddings_update(paper_ids=paper_ids, batch_size=batch_size))

@@ -32,7 +32,50 @@ def _error(code: str, message: str) -> bytes:
     ).encode()
 
 
-class PagedOaiServer:
+class _ThreadedOaiServer:
+    """What both replay servers share: an HTTP server on ``127.0.0.1`` in a thread answering
+    each GET with ``self._answer(params)`` as XML; a context manager; ``url`` the endpoint."""
+
+    _server: ThreadingHTTPServer | None = None
+
+    def _answer(self, params: dict[str, str]) -> bytes:
+        raise NotImplementedError
+
+    def __enter__(self):
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - http.server's naming
+                params = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
+                body = outer._answer(params)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/xml; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                # The harvester may be killed mid-response: what these tests do.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}/oai"
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+
+class PagedOaiServer(_ThreadedOaiServer):
     """Serve the ``<record>`` elements of ``source`` (a recorded ListRecords response) in
     pages of ``page_size``, on ``127.0.0.1`` in a thread.
 
@@ -93,50 +136,21 @@ class PagedOaiServer:
             ]
         )
 
-    def __enter__(self) -> PagedOaiServer:
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 - http.server's naming
-                params = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
-                with outer._lock:
-                    outer.received += 1
-                if outer.delay:
-                    time.sleep(outer.delay)
-                body = outer.page(params)
-                with outer._lock:
-                    outer.requests.append(params)
-                self.send_response(200)
-                self.send_header("Content-Type", "text/xml; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                # The harvester may be killed mid-response: what these tests do.
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}/oai"
-
-    def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+    def _answer(self, params: dict[str, str]) -> bytes:
+        with self._lock:
+            self.received += 1
+        if self.delay:
+            time.sleep(self.delay)
+        body = self.page(params)
+        with self._lock:
+            self.requests.append(params)
+        return body
 
 
 PIPELINE_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "arxiv" / "pipeline"
 
 
-class DailyOaiServer:
+class DailyOaiServer(_ThreadedOaiServer):
     """An OAI-PMH 2.0 repository whose records appear day by day, on ``127.0.0.1`` in a thread.
 
     ``sources`` maps a metadataPrefix (``arXivRaw``, ``arXiv``) to recorded ListRecords
@@ -316,41 +330,13 @@ class DailyOaiServer:
             ),
         )
 
-    def __enter__(self) -> DailyOaiServer:
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 - http.server's naming
-                params = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
-                if outer.delay:
-                    time.sleep(outer.delay)
-                with outer._lock:  # one clock reading per answer, even if the test moves it
-                    body = outer.page(params)
-                    outer.requests.append(params)
-                self.send_response(200)
-                self.send_header("Content-Type", "text/xml; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}/oai"
-
-    def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+    def _answer(self, params: dict[str, str]) -> bytes:
+        if self.delay:
+            time.sleep(self.delay)
+        with self._lock:  # one clock reading per answer, even if the test moves it
+            body = self.page(params)
+            self.requests.append(params)
+        return body
 
 
 def _day(value: str) -> date:
