@@ -19,8 +19,15 @@ class _Terminal(io.StringIO):
 
 
 def test_embed_papers_with_progress_bar(semantic_ready, tiny_papers, monkeypatch):
+    from functools import partial
+
+    from semantic.management.commands import embed_papers as command
+
     stderr = _Terminal()
     monkeypatch.setattr(sys, "stderr", stderr)
+    # Draw every update (tqdm skips redraws within 0.1 s, and a bar that leaves nothing
+    # behind may close before showing its last count).
+    monkeypatch.setattr(command, "tqdm", partial(command.tqdm, mininterval=0, miniters=1))
     out = StringIO()
     call_command("embed_papers", "--batch-size", "4", stdout=out)
     lines = out.getvalue().splitlines()
