@@ -309,18 +309,25 @@ __all__ = [
 # -- The pipeline's affiliations stage ------------------------------------------------------
 
 
+def arxiv_string_links(slot) -> QuerySet[AuthorAffiliation]:
+    """The links matched from a slot's arXiv affiliation strings (``slot``: a slot, its id, or
+    ``OuterRef("pk")`` inside a query over slots)."""
+    return AuthorAffiliation.objects.filter(
+        slot=slot,
+        source=AuthorAffiliation.Source.STRING_MATCH,
+        string_origin=AuthorAffiliation.StringOrigin.ARXIV,
+    )
+
+
 def affiliations_pending() -> QuerySet[PaperAuthor]:
     """Author slots of live papers the affiliations stage waits for: strings never matched,
     or strings other than those last matched (a new version; every slot after a registry
     change, which clears the marks). A slot with no strings, no mark and no arXiv string
     link needs nothing."""
-    string_links = AuthorAffiliation.objects.filter(
-        slot=OuterRef("pk"),
-        source=AuthorAffiliation.Source.STRING_MATCH,
-        string_origin=AuthorAffiliation.StringOrigin.ARXIV,
-    )
     # No mark: strings to match, or (strings gone, marks cleared) string links to remove.
-    never = Q(affiliation_mark__isnull=True) & (~Q(affiliations=[]) | Exists(string_links))
+    never = Q(affiliation_mark__isnull=True) & (
+        ~Q(affiliations=[]) | Exists(arxiv_string_links(OuterRef("pk")))
+    )
     changed = Q(affiliation_mark__isnull=False) & ~Q(affiliation_mark__affiliations=F("affiliations"))
     return PaperAuthor.objects.filter(paper__deleted=False).filter(never | changed)
 

@@ -25,7 +25,7 @@ from .models import (
     institution_slug,
 )
 from .ror import InvalidRorId, RorRecord, iter_records, normalize_ror_id
-from .selectors import affiliations_pending
+from .selectors import affiliations_pending, arxiv_string_links
 
 logger = logging.getLogger(__name__)
 
@@ -306,14 +306,6 @@ def _match_pairs(
     return desired, strings_by_slot
 
 
-def _arxiv_string_links(slot):
-    return AuthorAffiliation.objects.filter(
-        slot=slot,
-        source=AuthorAffiliation.Source.STRING_MATCH,
-        string_origin=AuthorAffiliation.StringOrigin.ARXIV,
-    )
-
-
 def _mark_matched(rows: list[tuple[int, list[str]]]) -> None:
     """Record that these ``(slot id, strings)`` were matched as they read (one upsert)."""
     if not rows:
@@ -356,7 +348,7 @@ def affiliations_match(
         queryset = affiliations_pending().order_by("id")
     else:
         queryset = PaperAuthor.objects.filter(
-            ~Q(affiliations=[]) | Exists(_arxiv_string_links(OuterRef("pk")))
+            ~Q(affiliations=[]) | Exists(arxiv_string_links(OuterRef("pk")))
         ).order_by("id")
     if slot_ids is not None:
         queryset = queryset.filter(id__in=list(slot_ids))
@@ -488,8 +480,16 @@ def affiliations_from_openalex(*, authorships: Iterable[tuple[int, dict]]) -> Op
     authorships = list(authorships)
     id_pairs = [(slot_id, ror_id) for slot_id, a in authorships for ror_id in authorship_ror_ids(a)]
     string_pairs = [(slot_id, text) for slot_id, a in authorships for text in authorship_raw_affiliations(a)]
+    return _link_openalex(id_pairs, string_pairs)
+
+
+def _link_openalex(id_pairs: list[tuple[int, str]], string_pairs: list[tuple[int, str]]) -> OpenAlexResult:
+    """OpenAlex's ROR IDs as ``openalex`` links, then its raw strings matched (origin
+    ``openalex``): the two steps of both OpenAlex entry points."""
     ids = affiliations_link_ror_ids(pairs=id_pairs, source=AuthorAffiliation.Source.OPENALEX)
-    strings = affiliations_match_strings(pairs=string_pairs, origin=AuthorAffiliation.StringOrigin.OPENALEX)
+    strings = affiliations_match_strings(
+        pairs=string_pairs, origin=AuthorAffiliation.StringOrigin.OPENALEX, matcher=matcher_current()
+    )
     return OpenAlexResult(ids=ids, strings=strings)
 
 
@@ -513,11 +513,7 @@ def affiliations_from_source_authors(
     ]
     if not id_pairs and not string_pairs:
         return None
-    ids = affiliations_link_ror_ids(pairs=id_pairs, source=AuthorAffiliation.Source.OPENALEX)
-    strings = affiliations_match_strings(
-        pairs=string_pairs, origin=AuthorAffiliation.StringOrigin.OPENALEX, matcher=matcher_current()
-    )
-    return OpenAlexResult(ids=ids, strings=strings)
+    return _link_openalex(id_pairs, string_pairs)
 
 
 _matcher_cache: dict[tuple, AffiliationMatcher] = {}

@@ -63,7 +63,12 @@ class Stage:
     @property
     def queue(self) -> str:
         """The Celery queue the task is routed to (``CELERY_TASK_ROUTES``)."""
-        return settings.CELERY_TASK_ROUTES.get(self.task, {}).get("queue", settings.CELERY_TASK_DEFAULT_QUEUE)
+        return queue_of(self.task)
+
+
+def queue_of(task: str) -> str:
+    """The Celery queue ``task`` is routed to (``CELERY_TASK_ROUTES``, else the default)."""
+    return settings.CELERY_TASK_ROUTES.get(task, {}).get("queue", settings.CELERY_TASK_DEFAULT_QUEUE)
 
 
 STAGES: tuple[Stage, ...] = (
@@ -95,7 +100,8 @@ STAGE_NAMES = tuple(stage.name for stage in STAGES)
 def pipeline_signature() -> Signature:
     """Every stage, in order, as one Celery chain of immutable signatures (no stage reads the
     previous one's result: each reads the database). A stage whose task fails for good
-    stops the chain; beat's next sweep sends it again."""
+    returns a failed result (:class:`wove.stages.StageTask`), so the later stages still run;
+    beat's next sweep sends it again."""
     return chain(*(celery_app.signature(stage.task, immutable=True) for stage in STAGES))
 
 
@@ -120,10 +126,10 @@ def worker_available(*, timeout: float = 1.0) -> bool:
 
 
 def pipeline_run_inline(
-    *, progress_for: Callable[[Stage, Backlog], Callable[[int], object] | None] | None = None
+    *, progress_for: Callable[[Stage], Callable[[int], object] | None] | None = None
 ) -> list[tuple[Stage, dict]]:
     """Run every stage here, in order (no worker): the same stage functions the tasks run,
-    with ``trigger="inline"``. ``progress_for(stage, backlog)`` may return a progress
+    with ``trigger="inline"``. ``progress_for(stage)`` may return a progress
     callback for the stage. Stages named in ``settings.PIPELINE_INLINE_DEFER`` are left to
     the workers' next sweep (``make demo`` defers embeddings: minutes of model time on two
     cores). Returns ``[(stage, its result)]``. A failing stage raises (its run row says
@@ -134,7 +140,7 @@ def pipeline_run_inline(
             backlog = stage.backlog()
             results.append((stage, {"status": "deferred to the workers", "waiting": backlog.waiting}))
             continue
-        progress = progress_for(stage, stage.backlog()) if progress_for else None
+        progress = progress_for(stage) if progress_for else None
         results.append((stage, stage.run(trigger="inline", progress=progress)))
     return results
 
@@ -231,7 +237,7 @@ def _harvest_status() -> StageStatus:
     failed = runs.filter(status=HarvestRun.Status.FAILED).first()
     status = StageStatus(
         name="harvest",
-        queue=settings.CELERY_TASK_ROUTES.get("papers.harvest_arxiv", {}).get("queue", "celery"),
+        queue=queue_of("papers.harvest_arxiv"),
         failing=len(recent) == FAILING_AFTER and all(r.status == HarvestRun.Status.FAILED for r in recent),
         last_error=failed.error if failed else "",
         last_error_at=failed.finished_at if failed else None,

@@ -6,19 +6,17 @@ from collections.abc import Callable
 
 from tqdm import tqdm
 
-from .backlog import Backlog
-
 
 class StageProgress:
-    """A ``progress_for(stage, backlog)`` factory for :func:`wove.pipeline.pipeline_run_inline`:
-    one tqdm bar per stage, counting the stage's ``unit`` (the backlog counts papers, so the
-    bar has no total). Off when ``disabled``. Call :meth:`close` when the run ends."""
+    """A ``progress_for(stage)`` factory for :func:`wove.pipeline.pipeline_run_inline`: one
+    tqdm bar per stage, counting the stage's ``unit`` (stages count slots or papers as they
+    go, so the bar has no total). Off when ``disabled``. Call :meth:`close` when the run ends."""
 
     def __init__(self, *, disabled: bool = False) -> None:
         self.disabled = disabled
         self._bar: tqdm | None = None
 
-    def __call__(self, stage, backlog: Backlog) -> Callable[[int], object] | None:
+    def __call__(self, stage) -> Callable[[int], object] | None:
         self.close()
         if self.disabled:
             return None

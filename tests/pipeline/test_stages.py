@@ -331,13 +331,12 @@ def test_a_call_that_finds_the_stage_busy_gets_one_more_pass_from_the_holder():
 def test_stage_progress_bars_count_without_a_total():
     """A bar per stage, with no total (the backlog counts papers, stages count slots): tqdm
     without a total must never be asked for its truth value (embed_papers crashed on that)."""
-    from wove.backlog import Backlog
     from wove.progress import StageProgress
 
     stage = pipeline.STAGES[1]
-    assert StageProgress(disabled=True)(stage, Backlog(waiting=3)) is None
+    assert StageProgress(disabled=True)(stage) is None
     progress = StageProgress()
-    update = progress(stage, Backlog(waiting=3))
+    update = progress(stage)
     update(2)
     update(1)
     assert progress._bar.n == 3 or progress._bar.disable
