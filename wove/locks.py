@@ -1,4 +1,12 @@
-"""PostgreSQL advisory locks held for a block of work (session level, released on exit)."""
+"""PostgreSQL advisory locks: the one helper every app takes them through (issue 17).
+
+Two kinds, both keyed ``(LOCK_NAMESPACE, lock_key(name))``: :func:`advisory_lock`, a
+session-level lock tried without waiting and released when its block ends (a harvest, a bulk
+load, a pipeline stage: work that commits many times), and :func:`advisory_xact_lock`, a
+transaction-level lock waited for and released by the COMMIT or ROLLBACK (work done in one
+transaction that must not interleave with itself, such as attaching authorships).
+See https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.db import DatabaseError, connection
+from django.db.transaction import TransactionManagementError
 
 # The first key of every lock taken here (PostgreSQL's two-int advisory lock form), so they
 # never collide with the single-bigint locks other code takes.
@@ -41,6 +50,19 @@ def advisory_lock(name: str) -> Iterator[bool]:
             except DatabaseError:
                 # Closing the session is what releases its locks (if PostgreSQL has not already).
                 connection.close()
+
+
+def advisory_xact_lock(name: str) -> None:
+    """Wait for the transaction-level advisory lock ``(LOCK_NAMESPACE, lock_key(name))``.
+
+    Held until the current transaction ends (COMMIT or ROLLBACK), so it must be called
+    inside ``transaction.atomic()``; raises ``django.db.transaction.TransactionManagementError``
+    outside one (an autocommit statement would release it at once).
+    """
+    if not connection.in_atomic_block:
+        raise TransactionManagementError(f"advisory_xact_lock({name!r}) needs a transaction")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, lock_key(name)])
 
 
 def lock_held_elsewhere(name: str) -> bool:
