@@ -59,11 +59,21 @@ run: demo
 	@echo "wovepaper: serving on http://$(WOVE_BIND) (Ctrl-C stops web, worker, beat)"
 	$(BIN)/honcho -f Procfile start $(if $(CELERY_BROKER_URL),web worker beat,)
 
+# The apps' code (migrations, tests and bench/ aside) for pylint's duplicate-code check.
+LINT_PACKAGES := pages accounts curation provenance semantic institutions researchers papers wove cms corpus
+
+# The layers contract (pyproject.toml, ARCHITECTURE.md) and the duplicate-code check are part
+# of the tests: either failing fails the run before pytest starts.
 test: install
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/pylint --disable=all --enable=duplicate-code --score=n $(LINT_PACKAGES)
 	WOVE_TESTING=1 $(BIN)/pytest -q
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/pylint --disable=all --enable=duplicate-code --score=n $(LINT_PACKAGES)
 
 clean:
 	-$(PY) -m wove.embedded stop-postgres

@@ -9,6 +9,10 @@ from django.db.models import QuerySet
 
 from papers.models import Paper
 
+from . import services
+from .models import PaperEmbedding
+from .schema import vector_column_exists
+
 
 @dataclass
 class Ranking:
@@ -33,18 +37,12 @@ def uses_operators(query: str) -> bool:
 def rank_if_ready(*, query: str, mode: str, within: QuerySet[Paper], limit: int = 200) -> Ranking:
     """Hybrid or semantic ranking of ``within`` for ``query`` (``semantic.services.search_papers``),
     or a :class:`Ranking` without results when ``mode`` is ``keyword``, the query is empty,
-    or semantic search cannot run: the package or pgvector is missing, no paper has a vector
+    or semantic search cannot run: the model or pgvector is missing, no paper has a vector
     yet (hybrid would equal keyword; checked before any model load), or the model fails."""
     if mode == "keyword" or not query.strip():
         return Ranking()
     if uses_operators(query):
         return Ranking(note="Phrases, OR and -exclusions are keyword operators; these are keyword results.")
-    try:
-        from semantic import services
-        from semantic.models import PaperEmbedding
-        from semantic.schema import vector_column_exists
-    except ImportError:
-        return Ranking(note="Semantic search is not installed here; these are keyword results.")
     if not vector_column_exists():
         return Ranking(
             note="Semantic search is unavailable (the database has no pgvector extension); "

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from . import services
 from .embedders import embedder_error, get_embedder
 
 logger = logging.getLogger(__name__)
@@ -55,9 +56,7 @@ def semantic_preload() -> PreloadResult:
         return PreloadResult(False, time.monotonic() - started, embedder.name, f"first encode failed: {exc}")
     reason = ""
     try:
-        from .services import search_papers
-
-        search_papers(query=WARM_UP_QUERY, mode="semantic", limit=1)
+        services.search_papers(query=WARM_UP_QUERY, mode="semantic", limit=1)
     except Exception as exc:  # e.g. the database is down at boot: pages answer 503 until it is back
         logger.warning("semantic preload: the warm-up search failed (%s); the model is loaded", exc)
         reason = f"warm-up search failed: {exc.__class__.__name__}"

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from semantic import services
+from semantic.tasks import embed_papers as embed_papers_task
 
 
 class Command(BaseCommand):
@@ -25,9 +26,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, batch_size: int, limit: int | None, no_progress: bool, background: bool, **kw):
         if background:
-            from semantic.tasks import embed_papers
-
-            embed_papers.delay(batch_size=batch_size)
+            embed_papers_task.delay(batch_size=batch_size)
             self.stdout.write("embed_papers: queued semantic.embed_papers for the worker")
             return
         # As the other commands: always a bar object (a disabled one is a no-op, and off when
