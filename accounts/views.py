@@ -10,13 +10,13 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.contrib.syndication.views import Feed
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from papers.feeds import PaperFeed
 from papers.models import Paper
 
 from . import services
@@ -149,8 +149,9 @@ def feed_token(request: HttpRequest) -> HttpResponse:
     return _see_other("/accounts/settings")
 
 
-class PrivateFeed(Feed):
-    """RSS 2.0 feed of the newest papers from what one user follows, opened by its token."""
+class PrivateFeed(PaperFeed):
+    """RSS 2.0 feed of the newest papers from what one user follows, opened by its token;
+    items rendered as every paper feed renders them (:class:`papers.feeds.PaperFeed`)."""
 
     description = "Newest papers by the researchers, institutions and categories you follow on wovepaper."
 
@@ -168,25 +169,6 @@ class PrivateFeed(Feed):
 
     def items(self, obj: int) -> list[Paper]:
         return services.feed_papers(user_id=obj)
-
-    def item_title(self, item: Paper) -> str:
-        return item.title
-
-    def item_description(self, item: Paper) -> str:
-        # Plain text; the feed generator XML-escapes it.
-        return f"{item.authors_text}\n\n{item.abstract}"
-
-    def item_link(self, item: Paper) -> str:
-        return item.get_absolute_url()
-
-    def item_guid(self, item: Paper) -> str:
-        return f"{settings.SITE_URL}{item.get_absolute_url()}"
-
-    def item_pubdate(self, item: Paper):
-        return item.submitted_at
-
-    def item_categories(self, item: Paper) -> list[str]:
-        return list(item.categories)
 
 
 _private_feed = PrivateFeed()

@@ -1,76 +1,21 @@
 """RSS 2.0 feeds (Django syndication): the latest papers, per category, per researcher.
 
-Every string goes through :func:`feed_text`: TeX made readable and the control characters
-XML 1.0 forbids removed, so no harvested title or abstract can break a feed.
+Each is a :class:`papers.feeds.PaperFeed`, whose :func:`~papers.feeds.feed_text` every string
+goes through.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from django.conf import settings
-from django.contrib.syndication.views import Feed
 from django.http import Http404, HttpRequest
-from django.utils.feedgenerator import Rss201rev2Feed
 
-from papers.models import Category, Paper
-from papers.templatetags.wove import readable_text
-from papers.text import byline, strip_control
+from papers.feeds import PaperFeed, feed_text
+from papers.models import Category
 from researchers.models import Researcher
 
 FEED_SIZE = 50
 
 
-def feed_text(value: str | None, *, limit: int | None = None) -> str:
-    """Harvested text fit for XML: TeX decoded to Unicode, forbidden characters removed
-    (C0 controls, lone surrogates, U+FFFE/U+FFFF), optionally cut to ``limit`` characters."""
-    text = strip_control(readable_text(value))
-    text = "".join(ch for ch in text if not (0xD800 <= ord(ch) <= 0xDFFF or ch in "\ufffe\uffff"))
-    if limit and len(text) > limit:
-        text = text[: limit - 1].rstrip() + "…"
-    return text
-
-
-class _PaperFeed(Feed):
-    """Shared item rendering: title, authors + abstract as description, arXiv id as GUID."""
-
-    feed_type = Rss201rev2Feed
-    language = "en"
-
-    def item_title(self, item: Paper) -> str:
-        return feed_text(item.title)
-
-    def item_description(self, item: Paper) -> str:
-        authors = feed_text(byline(item.authors_text), limit=300)
-        abstract = feed_text(item.abstract, limit=1200)
-        return f"{authors}\n\n{abstract}" if authors else abstract
-
-    def item_link(self, item: Paper) -> str:
-        return item.get_absolute_url()
-
-    def item_guid(self, item: Paper) -> str:
-        return f"{settings.SITE_URL}{item.get_absolute_url()}"
-
-    item_guid_is_permalink = True
-
-    def item_pubdate(self, item: Paper) -> datetime | None:
-        return item.submitted_at
-
-    def item_categories(self, item: Paper) -> list[str]:
-        return [feed_text(c) for c in item.categories]
-
-    def item_author_name(self, item: Paper) -> str:
-        return feed_text(byline(item.authors_text), limit=200)
-
-    def _papers(self):
-        return (
-            Paper.objects.public()
-            .newest()
-            .only("arxiv_id", "slug", "title", "abstract", "authors_text", "categories", "submitted_at")
-        )
-
-
-class LatestPapersFeed(_PaperFeed):
+class LatestPapersFeed(PaperFeed):
     """``/rss/latest.xml``: the 50 newest papers in the archive."""
 
     title = "wovepaper: latest papers"
@@ -81,7 +26,7 @@ class LatestPapersFeed(_PaperFeed):
         return self._papers()[:FEED_SIZE]
 
 
-class CategoryFeed(_PaperFeed):
+class CategoryFeed(PaperFeed):
     """``/rss/category/<code>.xml``: the 50 newest papers listed in an arXiv category
     (primary or cross-list). 404 for an unknown code."""
 
@@ -104,7 +49,7 @@ class CategoryFeed(_PaperFeed):
         return self._papers().in_category(obj.code)[:FEED_SIZE]
 
 
-class ResearcherFeed(_PaperFeed):
+class ResearcherFeed(PaperFeed):
     """``/rss/researchers/<id>.xml``: a researcher's 50 newest papers. A merged record's
     feed serves its survivor; 404 for an unknown id."""
 
