@@ -2,9 +2,26 @@
 
 from django.apps import AppConfig
 
+from curation import signals
+
 
 class AccountsConfig(AppConfig):
     """Follows, notification settings, private feeds and digests of signed-up readers."""
 
     name = "accounts"
     verbose_name = "Accounts"
+
+    def ready(self) -> None:
+        # Curation sends these and never imports accounts (it is the layer below); receivers
+        # import models, so they load once the app registry is ready.
+        from . import receivers
+
+        signals.researchers_merged.connect(
+            receivers.follows_move_on_merge, dispatch_uid="accounts_follows_merge"
+        )
+        signals.researcher_split_done.connect(
+            receivers.follows_note_on_split, dispatch_uid="accounts_follows_split"
+        )
+        signals.curation_undone.connect(
+            receivers.follows_restore_on_undo, dispatch_uid="accounts_follows_undo"
+        )

@@ -197,8 +197,9 @@ class DigestPaper(models.Model):
 class DigestNote(models.Model):
     """A line for a user's next digest, e.g. "a researcher you follow was split".
 
-    The curation services write these (see :func:`accounts.services.follows_note_split`);
-    ``digest`` is set when a digest carries the note, so a note is told once.
+    Curation merges and splits write these (through :mod:`accounts.receivers`; see
+    :func:`accounts.services.follows_note_split`); ``digest`` is set when a digest carries
+    the note, so a note is told once.
     ``researcher`` is the record the note is about, kept for the link (nullable so a later
     deletion of the record keeps the note). A non-empty ``key`` is unique per user, so a
     retried curation call writes its note once.

@@ -102,8 +102,8 @@ def follow_delete(*, user_id: int, target: Followable) -> bool:
 
 
 def follows_move(*, from_researcher_id: int, to_researcher_id: int) -> dict[str, Any]:
-    """Move every follow of a merged-away researcher to the survivor (the curation merge
-    service calls this in its transaction).
+    """Move every follow of a merged-away researcher to the survivor (the receiver of
+    curation's merge signal calls this in its transaction, :mod:`accounts.receivers`).
 
     A user who already follows the survivor keeps that follow, and their follow of the
     merged record is deleted. Returns the undo data, JSON-serialisable for an audit log::
@@ -184,7 +184,7 @@ def _follows_note_merge(*, from_researcher_id: int, to_researcher_id: int, user_
 
 
 def follows_move_undo(*, undo: dict[str, Any]) -> int:
-    """Reverse :func:`follows_move` from its returned data (the curation undo calls this).
+    """Reverse :func:`follows_move` from its returned data (on a curation undo, :mod:`accounts.receivers`).
 
     Moved follows that still point at the survivor go back to the merged record; dropped
     follows are re-created with their original start time. Follows a user removed since are
@@ -212,7 +212,7 @@ def follows_move_undo(*, undo: dict[str, Any]) -> int:
 
 def follows_note_split(*, researcher_id: int, new_researcher_ids: list[int], key: str = "") -> int:
     """Tell every follower of ``researcher_id`` in their next digest that an editor split it
-    into ``new_researcher_ids`` (the curation split service calls this).
+    into ``new_researcher_ids`` (on a curation split, :mod:`accounts.receivers`).
 
     The note names the new records so the reader can follow them; the follow itself stays
     on ``researcher_id``. ``key`` (e.g. the curation action id) makes a retried call write

@@ -1,8 +1,9 @@
 """The "Merge" and "Split" actions of the researcher admin: they open the confirmation pages.
 
-``researchers/admin.py`` mixes :class:`CurationActionsMixin` into ``ResearcherAdmin``; the
-actions only redirect (the confirmation views and services do the work) and are offered to
-editors only (``has_curate_permission``).
+``curation/admin.py`` mixes :class:`CurationActionsMixin` into ``researchers.admin.ResearcherAdmin``
+and registers the result for :class:`~researchers.models.Researcher`; the actions only redirect
+(the confirmation views and services do the work) and are offered to editors only
+(``has_curate_permission``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Admin for the curation log: read-only records (with an Undo link) and pair decisions."""
+"""Admin for the curation log (read-only records with an Undo link, pair decisions) and the
+curation actions on the researcher admin."""
 
 from __future__ import annotations
 
@@ -8,20 +9,21 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
+from researchers.admin import ResearcherAdmin
+from researchers.models import Researcher
+from wove.admin_mixins import ReadOnlyAdmin
+
+from .actions import CurationActionsMixin
 from .models import CurationRecord, PairDecision
 
+# researchers registers its admin first (curation comes later in INSTALLED_APPS, and the
+# admin autodiscovers in that order); curation adds its Merge and Split actions to it.
+admin.site.unregister(Researcher)
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Append-only tables: nothing is added, changed or deleted through the admin."""
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
+@admin.register(Researcher)
+class CuratedResearcherAdmin(CurationActionsMixin, ResearcherAdmin):
+    """The researcher admin of :mod:`researchers.admin` with the curation actions (editors only)."""
 
 
 @admin.register(CurationRecord)

@@ -22,9 +22,10 @@ class CurationRecord(models.Model):
     ``researcher`` is the record the history is shown on (the survivor of a merge, the
     researcher a split took authorships from); ``researcher_ids`` every researcher involved
     (GIN-indexed, so a researcher page finds its history in one query). ``changes`` is the
-    JSON description written by :mod:`curation.services` (``before`` snapshots of the
-    researcher rows, moved authorships, identities, follows, constraints, ...) from which
-    :func:`curation.services.curation_undo` restores the prior state exactly. ``undoes``
+    JSON description written by the curation actions (:mod:`curation.merge`,
+    :mod:`curation.split`; ``before`` snapshots of the researcher rows, moved authorships,
+    identities, follows, constraints, ...) from which
+    :func:`curation.undo.curation_undo` restores the prior state exactly. ``undoes``
     points an ``undo`` record at the record it reverted (one undo per record).
     ``provenance_event`` is the id (``sha256:<hex>``) of the signed provenance event
     appended in the same transaction, empty when no paper could carry it.
@@ -81,7 +82,7 @@ class PairDecision(models.Model):
 
     Stored with ``researcher_low < researcher_high``; unique, so the pair is decided once
     and the same-name queue never offers it again. The matching cannot-link constraints
-    are written by :func:`curation.services.pair_mark_distinct` alongside. Append-only
+    are written by :func:`curation.pairs.pair_mark_distinct` alongside. Append-only
     (database triggers refuse UPDATE and DELETE).
     """
 

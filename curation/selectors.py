@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
+from institutions.selectors import institutions_for_researcher
+from provenance.models import Event
 from researchers.clustering import affiliation_tokens
 from researchers.models import ExternalIdentity, IdentitySource, Researcher
 from researchers.names import name_similarity, names_compatible, parse_name
@@ -92,8 +94,6 @@ def merge_evidence(researcher_ids: Iterable[int]) -> list[ResearcherEvidence]:
     (:func:`institutions.selectors.institutions_for_researcher`), paper counts, top
     co-authors, and ``shared_coauthors``: co-author names this record shares with another
     of the selected records. A constant number of queries per record."""
-    from institutions.selectors import institutions_for_researcher
-
     ids = sorted({int(i) for i in researcher_ids})
     researchers = list(Researcher.objects.filter(pk__in=ids).order_by("pk").prefetch_related("identities"))
     ids = [r.pk for r in researchers]
@@ -181,8 +181,6 @@ def curation_history(researcher: Researcher | int, *, limit: int = HISTORY_SHOWN
             "undoes_id", flat=True
         )
     )
-    from provenance.models import Event
-
     digests = [r.provenance_event.removeprefix("sha256:") for r in records if r.provenance_event]
     piths = dict(
         Event.objects.filter(content_sha256__in=digests).values_list("content_sha256", "record__pith_body")

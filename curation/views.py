@@ -14,11 +14,15 @@ from django.views.decorators.http import require_POST
 
 from researchers.models import Authorship, Researcher
 
-from . import services
+from .errors import CurationError
 from .forms import DistinctForm, MergeForm, ReasonForm, SplitForm, parse_ids
+from .merge import researcher_merge
 from .models import CurationRecord
+from .pairs import pair_mark_distinct
 from .permissions import editor_required
 from .selectors import curation_history, decisions_among, merge_evidence, same_name_queue
+from .split import researcher_split
+from .undo import curation_undo
 
 QUEUE_PAGE_SIZE = 50
 SPLIT_AUTHORSHIPS_SHOWN = 1000
@@ -53,14 +57,14 @@ def merge_confirm(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         survivor = form.cleaned_data["survivor"]
         try:
-            record = services.researcher_merge(
+            record = researcher_merge(
                 survivor_id=survivor,
                 merged_ids=[i for i in ids if i != survivor],
                 editor=request.user,
                 reason=form.cleaned_data["reason"],
                 override_orcid=form.cleaned_data["override_orcid"],
             )
-        except services.CurationError as exc:
+        except CurationError as exc:
             error = str(exc)
         else:
             messages.success(
@@ -106,7 +110,7 @@ def split_confirm(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            record = services.researcher_split(
+            record = researcher_split(
                 researcher_id=researcher.pk,
                 authorship_ids=data["authorships"],
                 identity_ids=data["identities"],
@@ -115,7 +119,7 @@ def split_confirm(request: HttpRequest, pk: int) -> HttpResponse:
                 target_id=data["target_id"] if data["target"] == "existing" else None,
                 display_name=data["display_name"],
             )
-        except services.CurationError as exc:
+        except CurationError as exc:
             error = str(exc)
         else:
             messages.success(
@@ -151,10 +155,8 @@ def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
     error = ""
     if request.method == "POST" and form.is_valid():
         try:
-            undo = services.curation_undo(
-                record_id=record.pk, editor=request.user, reason=form.cleaned_data["reason"]
-            )
-        except services.CurationError as exc:
+            undo = curation_undo(record_id=record.pk, editor=request.user, reason=form.cleaned_data["reason"])
+        except CurationError as exc:
             error = str(exc)
         else:
             messages.success(request, f"Curation #{record.pk} undone (curation #{undo.pk}).")
@@ -197,10 +199,10 @@ def pair_distinct(request: HttpRequest) -> HttpResponse:
     else:
         data = form.cleaned_data
         try:
-            record = services.pair_mark_distinct(
+            record = pair_mark_distinct(
                 researcher_ids=[data["a"], data["b"]], editor=request.user, reason=data["reason"]
             )
-        except services.CurationError as exc:
+        except CurationError as exc:
             messages.error(request, str(exc))
         else:
             messages.success(

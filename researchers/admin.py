@@ -2,8 +2,6 @@
 
 from django.contrib import admin
 
-from curation.actions import CurationActionsMixin
-
 from .models import Authorship, ExternalIdentity, MatchConstraint, Researcher
 
 
@@ -14,7 +12,9 @@ class ExternalIdentityInline(admin.TabularInline):
 
 
 @admin.register(Researcher)
-class ResearcherAdmin(CurationActionsMixin, admin.ModelAdmin):
+class ResearcherAdmin(admin.ModelAdmin):
+    """Researcher records; curation adds its Merge and Split actions (:mod:`curation.admin`)."""
+
     list_display = ["id", "display_name", "orcid", "paper_count", "merged_into", "modified_at"]
     list_filter = ["identities__source", ("merged_into", admin.EmptyFieldListFilter)]
     search_fields = ["display_name", "orcid", "=id", "identities__external_id"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -204,3 +206,14 @@ def display_quality(name: str) -> tuple[int, int]:
     parsed = parse_name(name)
     full = sum(1 for t in parsed.given if len(t) > 1)
     return (full, len(name))
+
+
+def best_name(names: Iterable[str]) -> str:
+    """The display name the matcher gives a researcher from its slots' spellings: the most
+    spelled-out one (:func:`display_quality`), then the most frequent; ``"Unknown"`` for none."""
+    counts = Counter(n for n in names if n)
+    if not counts:
+        return "Unknown"
+    if len(counts) == 1:  # the common case; skips re-parsing the name
+        return next(iter(counts))
+    return max(counts, key=lambda n: (display_quality(n), counts[n], n))

@@ -27,7 +27,8 @@ from .models import (
     MatchMethod,
     Researcher,
 )
-from .names import PersonName, display_quality, name_similarity, parse_name
+from .names import PersonName, name_similarity, parse_name
+from .names import best_name as _best_name  # moved to names (curation uses it); old name kept here
 from .orcid import orcid_or_none
 from .records import SourceAuthor, SourceWork
 from .signals import source_authors_aligned
@@ -117,15 +118,6 @@ def align_authors(
 def slot_block(name: str, keyname: str, forenames: str) -> str:
     """The name block of an author slot (``"j smith"``), as stored on :class:`Authorship`."""
     return parse_name(name, keyname, forenames).block[:200]
-
-
-def _best_name(names: Iterable[str]) -> str:
-    counts = Counter(n for n in names if n)
-    if not counts:
-        return "Unknown"
-    if len(counts) == 1:  # the common case; skips re-parsing the name
-        return next(iter(counts))
-    return max(counts, key=lambda n: (display_quality(n), counts[n], n))
 
 
 def researchers_refresh(*, researcher_ids: Iterable[int]) -> None:

@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from accounts import services
 from accounts.models import DigestNote, Follow
-from curation.services import curation_undo, researcher_merge
+from curation.merge import researcher_merge
+from curation.undo import curation_undo
 from papers.models import Category
 from researchers.models import Researcher
 from tests.accounts.conftest import LATER_XML, backdate_follows, harvest, make_reader

@@ -13,8 +13,9 @@ from collections.abc import Callable
 import pytest
 from django.db import connection, transaction
 
+from curation.errors import CurationConflict
+from curation.merge import researcher_merge
 from curation.models import CurationRecord
-from curation.services import CurationConflict, researcher_merge
 from papers import services as paper_services
 from provenance.services import signer_current
 from researchers.models import Authorship, Researcher

@@ -12,9 +12,12 @@ import io
 import pytest
 from django.core.management import call_command
 
+from curation.errors import CurationConflict
+from curation.merge import researcher_merge
 from curation.models import PairDecision
+from curation.pairs import pair_mark_distinct
 from curation.selectors import same_name_queue
-from curation.services import CurationConflict, pair_mark_distinct, researcher_merge, researcher_split
+from curation.split import researcher_split
 from researchers.models import Authorship, MatchConstraint
 
 from .conftest import researcher_of

@@ -6,15 +6,11 @@ from __future__ import annotations
 import pytest
 from django.db import Error, transaction
 
+from curation.errors import CurationConflict, CurationError, OrcidConflict
+from curation.merge import researcher_merge
 from curation.models import CurationRecord
-from curation.services import (
-    CurationConflict,
-    CurationError,
-    OrcidConflict,
-    curation_undo,
-    researcher_merge,
-    researcher_split,
-)
+from curation.split import researcher_split
+from curation.undo import curation_undo
 from provenance.models import Event
 from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Researcher
 

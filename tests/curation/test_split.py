@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from curation.services import CurationConflict, CurationError, curation_undo, researcher_split
+from curation.errors import CurationConflict, CurationError
+from curation.split import researcher_split
+from curation.undo import curation_undo
 from provenance.models import Event
 from researchers.models import Authorship, MatchConstraint, Researcher
 

@@ -1,0 +1,246 @@
+"""Merging researcher records: :func:`merge_check` validates and locks, :func:`merge_do` writes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Model, Q
+
+from researchers.constraints import constraints_apply, slots_by_block, star
+from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Researcher
+from researchers.services import researchers_refresh
+
+from .errors import CurationConflict, CurationError, OrcidConflict
+from .models import CurationRecord
+from .records import (
+    EVENT_PAPER_ATTEMPTS,
+    append_event,
+    lock_researchers,
+    moved_authorships_payload,
+    next_record_id,
+    require_reason,
+    researcher_state,
+    researcher_states,
+    write_record,
+)
+from .signals import first_response, researchers_merged
+
+
+@dataclass
+class MergePlan:
+    """A merge :func:`merge_check` accepted: ``rows`` are the researchers locked for it
+    (``core`` and every record merged into one of them), ``orcids`` the distinct ORCID iDs
+    of ``core`` (sorted), ``reason`` stripped."""
+
+    survivor_id: int
+    merged: list[int]
+    core: list[int]
+    rows: dict[int, Researcher]
+    orcids: list[str]
+    reason: str
+    override_orcid: bool
+
+
+def merge_check(
+    *, survivor_id: int, merged_ids: Iterable[int], reason: str, override_orcid: bool = False
+) -> MergePlan:
+    """Validate a merge and lock its rows in id order (:func:`curation.records.lock_researchers`).
+
+    Must run inside a transaction; writes nothing. Raises :class:`CurationError` without a
+    reason or with nothing to merge, :class:`CurationConflict` when a record is missing or
+    was merged away meanwhile, :class:`OrcidConflict` for two different ORCID iDs unless
+    ``override_orcid``.
+    """
+    reason = require_reason(reason)
+    merged = sorted({int(i) for i in merged_ids} - {int(survivor_id)})
+    if not merged:
+        raise CurationError("choose at least one record besides the survivor")
+    survivor_id = int(survivor_id)
+    core = sorted({survivor_id, *merged})
+    rows = lock_researchers(core)
+    missing = [i for i in core if i not in rows]
+    if missing:
+        raise CurationConflict(f"no researcher {', '.join(map(str, missing))}")
+    gone = [i for i in core if rows[i].merged_into_id]
+    if gone:
+        raise CurationConflict(
+            "already merged away meanwhile: "
+            + ", ".join(f"{i} (into {rows[i].merged_into_id})" for i in gone)
+            + "; reload the comparison"
+        )
+    orcids = sorted({rows[i].orcid for i in core if rows[i].orcid})
+    if len(orcids) > 1 and not override_orcid:
+        raise OrcidConflict(
+            f"these records hold different ORCID iDs ({', '.join(orcids)}); "
+            "merge only if they are one person, overriding with a reason"
+        )
+    return MergePlan(survivor_id, merged, core, rows, orcids, reason, bool(override_orcid))
+
+
+def _move_to_survivor(model: type[Model], merged: list[int], survivor_id: int) -> list[dict]:
+    """Point every ``model`` row (authorship, identity) of ``merged`` at the survivor;
+    returns the moves, ``[{id, from, to}]`` by id."""
+    moved = [
+        {"id": pk, "from": rid, "to": survivor_id}
+        for pk, rid in model.objects.filter(researcher_id__in=merged)
+        .order_by("pk")
+        .values_list("pk", "researcher_id")
+    ]
+    model.objects.filter(pk__in=[m["id"] for m in moved]).update(researcher_id=survivor_id)
+    return moved
+
+
+def _orcid_to_survivor(plan: MergePlan) -> dict | None:
+    """Give a survivor without an ORCID iD the one iD of the merged records; returns the move or ``None``."""
+    if plan.rows[plan.survivor_id].orcid or len(plan.orcids) != 1:
+        return None
+    holder = next(i for i in plan.merged if plan.rows[i].orcid == plan.orcids[0])
+    Researcher.objects.filter(pk=holder).update(orcid=None)
+    Researcher.objects.filter(pk=plan.survivor_id).update(orcid=plan.orcids[0])
+    return {"orcid": plan.orcids[0], "from": holder, "to": plan.survivor_id}
+
+
+def _merged_into_survivor(plan: MergePlan) -> list[dict]:
+    """Set ``merged_into`` on the merged records and re-point records merged into them
+    (chains flatten); returns the re-pointed ones, ``[{id, from, to}]``."""
+    flattened = [
+        {"id": pk, "from": r.merged_into_id, "to": plan.survivor_id}
+        for pk, r in sorted(plan.rows.items())
+        if r.merged_into_id in plan.merged
+    ]
+    Researcher.objects.filter(pk__in=[f["id"] for f in flattened] + plan.merged).update(
+        merged_into_id=plan.survivor_id
+    )
+    return flattened
+
+
+def _variants_to_survivor(plan: MergePlan) -> list[str]:
+    """Refresh the records and give the survivor every name variant any of them had;
+    returns the variants the survivor gained (sorted)."""
+    researchers_refresh(researcher_ids=plan.core)
+    refreshed = Researcher.objects.get(pk=plan.survivor_id).name_variants
+    variants = sorted(set(refreshed).union(*(plan.rows[i].name_variants for i in plan.core)))
+    Researcher.objects.filter(pk=plan.survivor_id).update(name_variants=variants)
+    return sorted(set(variants) - set(plan.rows[plan.survivor_id].name_variants))
+
+
+def _merge_constraints(survivor_id: int) -> dict[str, list]:
+    """Must-links holding the survivor's slots together; cannot-links among them dropped."""
+    slots = slots_by_block(survivor_id)
+    all_slots = [s for block in slots.values() for s in block]
+    must, _anchors = star(slots)
+    return constraints_apply(
+        must=must,
+        drop=Q(kind=MatchConstraint.Kind.CANNOT, slot_a_id__in=all_slots, slot_b_id__in=all_slots),
+    )
+
+
+def _merge_event(
+    plan: MergePlan, *, record_id: int, moved_authorships: list[dict], moved_identities: list[dict]
+) -> tuple[str, list[int]]:
+    """Append the signed ``researcher_merged`` event; returns its id and the papers tried
+    for it (the moved authorships' papers, else the survivor's; at most 10)."""
+    paper_ids = list(
+        Authorship.objects.filter(pk__in=[m["id"] for m in moved_authorships])
+        .order_by("pk")
+        .values_list("paper_id", flat=True)[:10]
+    ) or list(
+        Authorship.objects.filter(researcher_id=plan.survivor_id)
+        .order_by("pk")
+        .values_list("paper_id", flat=True)[:10]
+    )
+    payload = {
+        "curation_id": record_id,
+        "action": "merge",
+        "survivor": plan.survivor_id,
+        "merged": plan.merged,
+        "reason": plan.reason,
+        "override_orcid": plan.override_orcid,
+        "authorships": moved_authorships_payload(moved_authorships),
+        "identities": [
+            {"source": s, "external_id": e}
+            for s, e in ExternalIdentity.objects.filter(pk__in=[m["id"] for m in moved_identities])
+            .order_by("pk")
+            .values_list("source", "external_id")
+        ],
+    }
+    event = append_event(event_type="researcher_merged", payload=payload, paper_ids=paper_ids)
+    return event, paper_ids
+
+
+def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
+    """Carry out a checked merge (in the transaction of :func:`merge_check`).
+
+    Moves authorships and external identities to the survivor, then sends
+    :data:`curation.signals.researchers_merged` (accounts moves follows; its answer is
+    stored for the undo), moves the one ORCID iD, sets ``merged_into`` (flattening chains),
+    merges name variants, writes the matcher constraints and the signed event. Returns the
+    :class:`CurationRecord` (``kind=merge``; ``changes`` lists exactly what moved).
+    """
+    survivor_id, merged = plan.survivor_id, plan.merged
+    before = {str(pk): researcher_state(r) for pk, r in sorted(plan.rows.items())}
+    moved_authorships = _move_to_survivor(Authorship, merged, survivor_id)
+    moved_identities = _move_to_survivor(ExternalIdentity, merged, survivor_id)
+    responses = researchers_merged.send(sender=CurationRecord, survivor_id=survivor_id, merged_ids=merged)
+    follows = first_response(responses, {"available": False})
+    orcid_moved = _orcid_to_survivor(plan)
+    flattened = _merged_into_survivor(plan)
+    variants_added = _variants_to_survivor(plan)
+    constraints = _merge_constraints(survivor_id)
+    record_id = next_record_id()
+    event, paper_ids = _merge_event(
+        plan, record_id=record_id, moved_authorships=moved_authorships, moved_identities=moved_identities
+    )
+    changes = {
+        "survivor": survivor_id,
+        "merged": merged,
+        "before": before,
+        "after": researcher_states(plan.rows),
+        "authorships": moved_authorships,
+        "identities": moved_identities,
+        "follows": follows,
+        "orcid": orcid_moved,
+        "flattened": flattened,
+        "variants_added": variants_added,
+        "constraints": constraints,
+        "event_papers": paper_ids[:EVENT_PAPER_ATTEMPTS],
+    }
+    return write_record(
+        record_id=record_id,
+        kind=CurationRecord.Kind.MERGE,
+        editor=editor,
+        reason=plan.reason,
+        researcher_id=survivor_id,
+        researcher_ids=plan.rows,
+        changes=changes,
+        event=event,
+        override_orcid=bool(plan.override_orcid and len(plan.orcids) > 1),
+    )
+
+
+def researcher_merge(
+    *, survivor_id: int, merged_ids: Iterable[int], editor, reason: str, override_orcid: bool = False
+) -> CurationRecord:
+    """Merge researcher records into ``survivor_id`` in one transaction (issue 6, "Merge").
+
+    Moves every authorship, external identity, follow (accounts, through
+    :data:`curation.signals.researchers_merged`) and name variant of ``merged_ids`` to the
+    survivor; sets ``merged_into`` on the merged records and re-points records merged into
+    them at the survivor (chains flatten); gives the survivor the one ORCID iD when it had
+    none; writes must-link constraints so the matcher keeps the merged slots together (and
+    drops cannot-links among them). Rows are locked in id order
+    (:func:`curation.records.lock_researchers`).
+
+    Returns the append-only :class:`CurationRecord` (``kind=merge``; ``changes`` lists
+    exactly what moved) after appending a signed ``researcher_merged`` provenance event.
+    Raises :class:`CurationError` without a reason or with nothing to merge,
+    :class:`OrcidConflict` for two different ORCID iDs unless ``override_orcid``,
+    :class:`CurationConflict` when a record is missing or was merged away meanwhile.
+    """
+    with transaction.atomic():
+        plan = merge_check(
+            survivor_id=survivor_id, merged_ids=merged_ids, reason=reason, override_orcid=override_orcid
+        )
+        return merge_do(plan, editor=editor)

@@ -1,0 +1,212 @@
+"""Undoing a merge or split: :func:`undo_check` validates and locks, :func:`undo_do` restores."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Model
+
+from researchers.constraints import constraints_revert
+from researchers.models import Authorship, ExternalIdentity, Researcher
+from researchers.services import researchers_refresh
+
+from .errors import CurationConflict, CurationError
+from .models import CurationRecord
+from .records import append_event, lock_researchers, next_record_id, require_reason, write_record
+from .signals import curation_undone
+
+
+@dataclass
+class UndoPlan:
+    """An undo :func:`undo_check` accepted: the ``original`` record (locked), its ``changes``,
+    the researcher a split ``created`` (or ``None``), the ``involved`` ids and their locked ``rows``."""
+
+    original: CurationRecord
+    changes: dict[str, Any]
+    created: int | None
+    involved: list[int]
+    rows: dict[int, Researcher]
+    reason: str
+
+
+def _check_moved(model: type[Model], moved: list[dict], label: str) -> list[str]:
+    current = dict(model.objects.filter(pk__in=[m["id"] for m in moved]).values_list("pk", "researcher_id"))
+    problems = []
+    for m in moved:
+        if m["id"] in current and current[m["id"]] != m["to"]:
+            problems.append(f"{label} {m['id']} is now on researcher {current[m['id']]}")
+    return problems
+
+
+def _created_gained_records(plan: UndoPlan) -> bool:
+    """Whether the researcher the split created holds anything the split did not put there."""
+    created_row = plan.rows.get(plan.created)
+    return created_row is not None and (
+        created_row.merged_from.exists()
+        or Authorship.objects.filter(researcher_id=plan.created)
+        .exclude(pk__in=[m["id"] for m in plan.changes["authorships"]])
+        .exists()
+        or ExternalIdentity.objects.filter(researcher_id=plan.created)
+        .exclude(pk__in=[m["id"] for m in plan.changes["identities"]])
+        .exists()
+    )
+
+
+def _undo_problems(plan: UndoPlan) -> list[str]:
+    """What changed since the action so that undoing it would clobber a later one (``[]``: none)."""
+    changes = plan.changes
+    problems = _check_moved(Authorship, changes["authorships"], "authorship")
+    problems += _check_moved(ExternalIdentity, changes["identities"], "identity")
+    for pk, after in changes["after"].items():
+        row = plan.rows.get(int(pk))
+        if row is None:
+            problems.append(f"researcher {pk} no longer exists")
+        elif row.merged_into_id != after["merged_into_id"] or row.orcid != after["orcid"]:
+            problems.append(f"researcher {pk} changed since (merged or ORCID iD)")
+    if plan.created and _created_gained_records(plan):
+        problems.append(f"researcher {plan.created} (created by the split) gained other records since")
+    return problems
+
+
+def _original_locked(record_id: int) -> CurationRecord:
+    """The record to undo, locked; raises :class:`CurationError` when it is missing, not a
+    merge or split, or undone already."""
+    try:
+        original = CurationRecord.objects.select_for_update().get(pk=record_id)
+    except CurationRecord.DoesNotExist as exc:
+        raise CurationError(f"no curation record {record_id}") from exc
+    if original.kind not in (CurationRecord.Kind.MERGE, CurationRecord.Kind.SPLIT):
+        raise CurationError(f"a {original.get_kind_display().lower()} record cannot be undone")
+    if CurationRecord.objects.filter(undoes=original).exists():
+        raise CurationError(f"record {record_id} was already undone")
+    return original
+
+
+def undo_check(*, record_id: int, reason: str) -> UndoPlan:
+    """Validate an undo and lock the record and its researchers (in id order).
+
+    Must run inside a transaction; writes nothing. Raises :class:`CurationError` without a
+    reason, for an undo of an undo or of a record already undone; :class:`CurationConflict`
+    when a later action moved the same rows (its message names the later records to undo first).
+    """
+    reason = require_reason(reason)
+    original = _original_locked(record_id)
+    changes = original.changes
+    created = changes.get("created_researcher")
+    involved = [int(pk) for pk in changes["before"]] + ([created] if created else [])
+    plan = UndoPlan(original, changes, created, involved, lock_researchers(involved), reason)
+    problems = _undo_problems(plan)
+    if problems:
+        later = list(
+            CurationRecord.objects.filter(researcher_ids__overlap=involved, id__gt=original.pk)
+            .exclude(kind=CurationRecord.Kind.DISTINCT)
+            .values_list("pk", flat=True)
+        )
+        hint = f"; undo later record(s) {', '.join(f'#{p}' for p in later)} first" if later else ""
+        raise CurationConflict("; ".join(problems) + hint)
+    return plan
+
+
+def _move_back(model: type[Model], moved: list[dict]) -> None:
+    """Return moved rows to their old researcher: one UPDATE per (from, to) pair, not per row."""
+    by_move: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for m in moved:
+        by_move[(m["from"], m["to"])].append(m["id"])
+    for (old, new), ids in sorted(by_move.items()):
+        model.objects.filter(pk__in=ids, researcher_id=new).update(researcher_id=old)
+
+
+def _restore_researchers(before: dict[str, dict[str, Any]], created: int | None) -> None:
+    """Write the ``before`` snapshot back, delete the researcher a split created and
+    refresh the records whose paper count changed since (keeping the old variants too)."""
+    # ORCID iDs are unique: clear every involved one before writing the old values back.
+    Researcher.objects.filter(pk__in=[int(pk) for pk in before]).update(orcid=None)
+    for pk, state in before.items():
+        Researcher.objects.filter(pk=int(pk)).update(**state)
+    if created:
+        Researcher.objects.filter(pk=created).delete()
+    # Authorships attached since (new papers) change the counts the snapshot holds.
+    stale = [
+        int(pk)
+        for pk, state in before.items()
+        if Authorship.objects.filter(researcher_id=int(pk)).values("paper_id").distinct().count()
+        != state["paper_count"]
+    ]
+    if stale:
+        researchers_refresh(researcher_ids=stale)
+        for pk in stale:
+            current = Researcher.objects.get(pk=pk).name_variants
+            Researcher.objects.filter(pk=pk).update(
+                name_variants=sorted(set(current) | set(before[str(pk)]["name_variants"]))
+            )
+
+
+def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
+    """Carry out a checked undo (in the transaction of :func:`undo_check`).
+
+    Moves authorships and identities back, sends :data:`curation.signals.curation_undone`
+    (accounts restores follows and drops those of a created researcher), reverts the
+    matcher constraints, restores the researchers and appends a signed ``curation_undone``
+    event superseding the original's. Returns the new ``kind=undo`` :class:`CurationRecord`.
+    """
+    original, changes, created = plan.original, plan.changes, plan.created
+    _move_back(Authorship, changes["authorships"])
+    _move_back(ExternalIdentity, changes["identities"])
+    curation_undone.send(
+        sender=CurationRecord,
+        undone_record_id=original.pk,
+        follows=changes.get("follows") or {},
+        deleted_researcher_id=created,
+    )
+    constraints_revert(changes.get("constraints") or {})
+    before = changes["before"]
+    _restore_researchers(before, created)
+    record_id = next_record_id()
+    payload = {
+        "curation_id": record_id,
+        "action": "undo",
+        "undoes": original.pk,
+        "undone_action": original.kind,
+        "reason": plan.reason,
+        "researchers": sorted(int(pk) for pk in before),
+    }
+    event = append_event(
+        event_type="curation_undone",
+        payload=payload,
+        paper_ids=changes.get("event_papers") or [],
+        supersedes=[original.provenance_event] if original.provenance_event else [],
+    )
+    return write_record(
+        record_id=record_id,
+        kind=CurationRecord.Kind.UNDO,
+        editor=editor,
+        reason=plan.reason,
+        researcher_id=original.researcher_id,
+        researcher_ids=original.researcher_ids,
+        changes={"undoes": original.pk, "restored": before, "deleted_researcher": created},
+        event=event,
+        undoes=original,
+    )
+
+
+def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
+    """Undo a merge or split: the state before it comes back exactly, as a new record.
+
+    Restores authorships, external identities, follows (accounts, through
+    :data:`curation.signals.curation_undone`), ORCID iDs, ``merged_into`` (including
+    flattened chains), every researcher column of the ``before`` snapshot, the matcher
+    constraints the action wrote, changed or dropped, and deletes the researcher a split
+    created. Authorships deleted since (a paper lost an author) are skipped. The original
+    record stays; the undo is a ``kind=undo`` record pointing at it, with a signed
+    ``curation_undone`` event superseding the original event.
+
+    Raises :class:`CurationError` without a reason, for an undo of an undo or of a record
+    already undone; :class:`CurationConflict` when a later action moved the same rows
+    (undo that one first).
+    """
+    with transaction.atomic():
+        plan = undo_check(record_id=record_id, reason=reason)
+        return undo_do(plan, editor=editor)
