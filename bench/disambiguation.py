@@ -26,8 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from papers.text import fold  # noqa: E402
 from researchers.clustering import THRESHOLD, Mention, cluster_mentions  # noqa: E402
-from researchers.names import fold, parse_name  # noqa: E402
+from researchers.names import parse_name  # noqa: E402
 
 
 def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list, list]:

@@ -1,4 +1,7 @@
-"""Affiliation strings matched to ROR names: normalisation, country hints, the in-memory index.
+"""Affiliation strings matched to ROR names: country hints and the in-memory index.
+
+Strings and names are compared as :func:`papers.affiliations.tokens` reads them (the one
+affiliation normaliser, its ``NAME_RULES``).
 
 The matcher is deliberately conservative (precision over recall): a name must appear in
 the string as a whole sequence of words after normalisation; the longest name found at a
@@ -12,98 +15,14 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-# Abbreviations expanded on both sides (names and strings), so "Univ. of Tokyo" meets
-# "University of Tokyo". Kept short: every entry must be unambiguous in affiliations.
-_ABBREVIATIONS = {
-    "univ": "university",
-    "universty": "university",
-    "inst": "institute",
-    "natl": "national",
-    "tech": "technology",
-    "saint": "st",
-    "ste": "st",
-    "mt": "mount",
-    "acad": "academy",
-    "centre": "center",
-    "lab": "laboratory",
-    "labs": "laboratories",
-    "and": "",
-}
-# Words dropped on both sides: "The University of Tokyo" = "University of Tokyo",
-# "University of North Carolina at Chapel Hill" = "University of North Carolina, Chapel Hill".
-_DROPPED = {"the", "at", "in"}
+from papers.affiliations import BREAK, DASH, normalize, tokens
 
-_CAMEL = re.compile(r"(?<=[a-zà-ÿ])(?=[A-ZÀ-Þ])")
-_DIGIT_EDGE = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
-_NON_WORD = re.compile(r"[\W_]+")
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 
 MAX_NAME_WORDS = 16
-
-
-def _fold(text: str) -> str:
-    """Decompose, drop combining marks, case-fold: ``Zürich`` → ``zurich``, ``ß`` → ``ss``."""
-    if text.isascii():
-        return text.casefold()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-
-
-_BREAK = re.compile(r"[,;/()\[\]{}:|\n\r\t•·]+")
-BREAK = "|"
-# A dash joining two words ("Michigan-Flint", "Paris-Sud") is kept as a token with
-# ``breaks``: a name followed by one is the first half of another name.
-DASH = "~"
-_DASH_JOIN = re.compile(r"(?<=\w)[-\u2010\u2011\u2013\u2014](?=\w)")
-
-
-def tokens(text: str, *, breaks: bool = False) -> list[str]:
-    """The words of ``text`` as matching compares them (see :func:`normalize`).
-
-    With ``breaks``, a separator between fields (comma, semicolon, slash, parenthesis,
-    colon) becomes the token ``"|"``, so a name is not found across two fields
-    ("IoA Cambridge, University of Exeter" does not contain "Cambridge University"), and a
-    dash joining two words becomes ``"~"``.
-    """
-    text = html.unescape(html.unescape(text))  # Crossref strings carry &amp;#x0026; twice over
-    text = text.replace("&", " and ")
-    # Crossref glues fields together ("SystemsÉcole …LausanneLausanne1015Switzerland").
-    text = _CAMEL.sub(" ", text)
-    text = _DIGIT_EDGE.sub(" ", text)
-    text = _fold(_BREAK.sub(" \x00 ", text))
-    out: list[str] = []
-    for piece in text.split():
-        if piece == "\x00":
-            if breaks and out and out[-1] != BREAK:
-                out.append(BREAK)
-            continue
-        parts = _DASH_JOIN.split(piece) if breaks else [piece]
-        for index, part in enumerate(parts):
-            if index and out and out[-1] not in (BREAK, DASH):
-                out.append(DASH)
-            for word in _NON_WORD.split(part):
-                if not word:
-                    continue
-                word = _ABBREVIATIONS.get(word, word)
-                if word and word not in _DROPPED:
-                    out.append(word)
-    while out and out[-1] in (BREAK, DASH):
-        out.pop()
-    return out
-
-
-def normalize(text: str) -> str:
-    """A name or affiliation string as matching compares it: HTML entities decoded, accents
-    folded, lower case, punctuation to spaces, a few abbreviations expanded (``univ`` →
-    ``university``), ``the``/``at``/``in``/``and`` dropped, single spaces.
-
-    ``normalize("The Univ. of Tokyo")`` → ``"university of tokyo"``.
-    """
-    return " ".join(tokens(text))
 
 
 # Country names and common variants seen in affiliations → ISO 3166-1 alpha-2. Loaded

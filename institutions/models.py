@@ -140,7 +140,7 @@ class InstitutionName(models.Model):
     """One name of an institution by ROR type: display, label (with language), alias, acronym.
 
     A name ROR gives two types (``label`` and ``ror_display``) is one row per type.
-    ``normalized`` is :func:`institutions.matching.normalize` of ``value``: what affiliation
+    ``normalized`` is :func:`papers.affiliations.normalize` of ``value``: what affiliation
     matching and name resolution compare.
     """
 
@@ -202,7 +202,7 @@ class AuthorAffiliation(models.Model):
     ROR ID given directly) or ``string-match`` (the affiliation string ``matched_string``
     matched one of the institution's names; ``string_origin`` says whether the string is the
     slot's arXiv affiliation or an OpenAlex raw affiliation string). ``confidence`` is in [0, 1]: 1.0 for ids,
-    lower for name matches (see :mod:`institutions.matching`). One row per (slot,
+    lower for name matches (see :mod:`papers.affiliations`). One row per (slot,
     institution); an id-based link replaces a string match, never the reverse.
     """
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from papers.affiliations import normalize
+
 
 class InstitutionQuerySet(models.QuerySet):
     """Public reads of institutions (every ROR record is public, whatever its status)."""
@@ -18,9 +20,7 @@ class InstitutionQuerySet(models.QuerySet):
 
     def search(self, text: str) -> InstitutionQuerySet:
         """Institutions with a name (display, label, alias, acronym) containing ``text``,
-        compared after :func:`institutions.matching.normalize` (accents and case folded)."""
-        from .matching import normalize
-
+        compared after :func:`papers.affiliations.normalize` (accents and case folded)."""
         key = normalize(text)
         if not key:
             return self

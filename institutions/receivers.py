@@ -1,12 +1,19 @@
-"""What institutions does when apps below it report something (connected in ``apps.ready``)."""
+"""What institutions does when apps below it report or ask something (connected in ``apps.ready``):
+signal receivers, and the institutions-by-year block of a researcher's page."""
 
 from __future__ import annotations
 
 from django.dispatch import receiver
 
+from researchers.blocks import INSTITUTIONS, ResearcherBlock, researcher_block_register
 from researchers.signals import source_authors_aligned
 
+from .selectors import institution_year_rows, institution_years
 from .services import affiliations_from_source_authors
+
+# Researchers may not import institutions: the researcher page, API answer and summary ask
+# researchers.blocks for the institutions a researcher was seen at, and get them from here.
+researcher_block_register(INSTITUTIONS, ResearcherBlock(rows=institution_year_rows, items=institution_years))
 
 
 @receiver(source_authors_aligned, dispatch_uid="institutions.link_source_affiliations")

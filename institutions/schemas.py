@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from ninja import Schema
 from pydantic import Field
 
@@ -10,8 +11,6 @@ from wove.pagination import PageMeta
 
 
 def _url(obj) -> str:
-    from django.conf import settings
-
     return f"{settings.SITE_URL}/institutions/{obj.pk}-{obj.slug}"
 
 

@@ -8,11 +8,11 @@ from typing import Any
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, ExtractYear
 
+from papers.affiliations import normalize
 from papers.models import Paper, PaperAuthor
 from researchers.models import Authorship, Researcher
 from wove.backlog import Backlog
 
-from .matching import normalize
 from .models import AuthorAffiliation, Institution, InstitutionName, InstitutionRelationship
 from .ror import InvalidRorId, normalize_ror_id
 

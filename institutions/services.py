@@ -12,10 +12,11 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
+from papers.affiliations import normalize
 from papers.models import PaperAuthor
 from researchers.records import SourceAuthor
 
-from .matching import AffiliationMatcher, Match, normalize
+from .matching import AffiliationMatcher, Match
 from .models import (
     AffiliationMatchMark,
     AuthorAffiliation,
@@ -24,6 +25,7 @@ from .models import (
     InstitutionRelationship,
     institution_slug,
 )
+from .openalex import authorship_raw_affiliations, authorship_ror_ids
 from .ror import InvalidRorId, RorRecord, iter_records, normalize_ror_id
 from .selectors import affiliations_pending, arxiv_string_links
 
@@ -475,8 +477,6 @@ def affiliations_from_openalex(*, authorships: Iterable[tuple[int, dict]]) -> Op
     1.0); then the ``raw_affiliation_strings`` are matched as strings (origin ``openalex``)
     for what the ids did not cover. Idempotent. Returns both counts.
     """
-    from .openalex import authorship_raw_affiliations, authorship_ror_ids
-
     authorships = list(authorships)
     id_pairs = [(slot_id, ror_id) for slot_id, a in authorships for ror_id in authorship_ror_ids(a)]
     string_pairs = [(slot_id, text) for slot_id, a in authorships for text in authorship_raw_affiliations(a)]

@@ -15,6 +15,8 @@ from unidecode import unidecode
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TEX_HINT = re.compile(r"[\\{}$~]")
 SLUG_MAX_LENGTH = 80
+_NON_LOWER_ALPHA = re.compile(r"[^a-z ]+")
+_SPACES = re.compile(r"\s+")
 
 
 @lru_cache(maxsize=1)
@@ -86,6 +88,23 @@ def byline(authors_text: str | None) -> str:
 def ascii_fold(text: str) -> str:
     """Transliterate to ASCII (``Müller`` gives ``Muller``, ``Ж`` gives ``Zh``)."""
     return unidecode(unicodedata.normalize("NFC", text))
+
+
+@lru_cache(maxsize=65536)
+def fold(text: str) -> str:
+    """Lower-case ASCII form of a name part or an affiliation: TeX decoded, accents and hyphens removed.
+
+    ``M{\\"u}ller`` and ``Müller`` give ``muller``; ``Jean-Pierre`` gives ``jean pierre``;
+    apostrophes vanish (``O'Brien`` gives ``obrien``); any other non-letter becomes a space,
+    spaces are collapsed. Used by ``researchers.names`` and :mod:`papers.affiliations`.
+    """
+    if not text:
+        return ""
+    text = tex_to_unicode(text) if ("\\" in text or "{" in text) else text
+    text = unidecode(unicodedata.normalize("NFC", text)).lower()
+    text = text.replace("'", "").replace("`", "")
+    text = _NON_LOWER_ALPHA.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()
 
 
 def make_slug(title: str, fallback: str = "paper") -> str:

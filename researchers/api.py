@@ -14,10 +14,12 @@ from papers.schemas import PaperPage
 from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
+from .blocks import INSTITUTIONS, researcher_block_items
 from .models import Authorship, IdentitySource, Researcher
 from .orcid import InvalidOrcid, normalize_orcid
 from .schemas import EXTERNAL_URLS, CoauthorPage, ResearcherDetailOut, ResearcherPage
 from .selectors import researcher_papers, researcher_resolve
+from .summaries import researcher_summary
 
 router = Router(tags=["researchers"])
 LIST_ERRORS = {400: Error, 422: Error, 429: Error}
@@ -68,10 +70,6 @@ def list_researchers(request: HttpRequest, filters: Query[ResearcherFilter], pag
 
 def _detail(researcher: Researcher, requested_id: int, moved: bool) -> Researcher:
     """Fill the profile fields of ``ResearcherDetailOut`` on ``researcher``."""
-    from institutions.selectors import institution_years
-
-    from .summaries import researcher_summary
-
     identities = list(researcher.identities.all())
     summary = researcher_summary(researcher)
     counts = {label.split()[0]: n for label, n in summary["positions"]}
@@ -110,7 +108,7 @@ def _detail(researcher: Researcher, requested_id: int, moved: bool) -> Researche
             "last_year": i.last_year,
             "papers": i.papers,
         }
-        for i in institution_years(summary["institutions"])
+        for i in researcher_block_items(INSTITUTIONS, summary["institutions"])
     ]
     # No Last-Modified: the profile also reflects authorships and affiliations whose changes
     # do not touch researcher.modified_at; the ETag covers every byte instead.

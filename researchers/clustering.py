@@ -32,12 +32,13 @@ settings were chosen on the h0 half of the name blocks and checked on h1.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
 
-from .names import PersonName, family_key, fold, given_compatible
+from papers.affiliations import affiliation_keys, affiliation_tokens
+
+from .names import PersonName, family_key, given_compatible
 
 # Merge when the evidence score reaches this (weights below; not tuned to any one name).
 THRESHOLD = 0.5
@@ -64,69 +65,6 @@ FIELD_PAPERS = 2
 # An affiliation string written verbatim in this many name blocks is an institution's name.
 INSTITUTION_BLOCKS = 2
 
-_AFF_ABBREVIATIONS = {
-    "univ": "university",
-    "universitat": "university",
-    "universite": "university",
-    "universita": "university",
-    "universidad": "university",
-    "universidade": "university",
-    "universiteit": "university",
-    "uni": "university",
-    "u": "university",
-    "nat": "national",
-    "natl": "national",
-    "inst": "institute",
-    "institut": "institute",
-    "instituto": "institute",
-    "istituto": "institute",
-    "tech": "technology",
-    "technol": "technology",
-    "dept": "department",
-    "dep": "department",
-    "lab": "laboratory",
-    "labs": "laboratory",
-    "laboratoire": "laboratory",
-    "ctr": "center",
-    "centre": "center",
-    "sci": "science",
-    "sciences": "science",
-    "acad": "academy",
-    "coll": "college",
-    "res": "research",
-    "eng": "engineering",
-    "engn": "engineering",
-    "phys": "physics",
-    "math": "mathematics",
-    "comput": "computer",
-    "st": "saint",
-}
-_AFF_STOPWORDS = frozenset(
-    [
-        "of",
-        "the",
-        "and",
-        "for",
-        "at",
-        "in",
-        "de",
-        "des",
-        "du",
-        "la",
-        "le",
-        "di",
-        "del",
-        "der",
-        "fur",
-        "und",
-        "e",
-        "y",
-        "a",
-        "an",
-        "on",
-    ]
-)
-_DIGITS = re.compile(r"\d+")
 # Words that say what kind of place an affiliation is, or where, not which one: two
 # affiliations sharing only these ("Hong Kong University of Science and Technology",
 # "Norwegian University of Science and Technology"; "University of New South Wales",
@@ -206,31 +144,6 @@ GENERIC_AFFILIATION_WORDS = frozenset(
         "new",
     }
 )
-
-
-def _affiliation_words(text: str) -> list[str]:
-    words = []
-    for token in fold(_DIGITS.sub(" ", text or "")).split():
-        token = _AFF_ABBREVIATIONS.get(token, token)
-        if token not in _AFF_STOPWORDS and len(token) > 1:
-            words.append(token)
-    return words
-
-
-def affiliation_tokens(affiliations: Iterable[str]) -> frozenset[str]:
-    """Normalised token set of raw affiliation strings.
-
-    Folded to ASCII lower case, abbreviations expanded (``Nat. Univ.`` to ``national
-    university``), stop words and numbers (postcodes) dropped.
-    """
-    return frozenset(t for text in affiliations for t in _affiliation_words(text))
-
-
-def affiliation_keys(affiliations: Iterable[str]) -> frozenset[str]:
-    """One normalised key per affiliation string (its words in order, as
-    :func:`affiliation_tokens` normalises them): ``"Univ. of Iowa"`` and ``"University of
-    Iowa"`` give ``"university iowa"``; empty strings give nothing."""
-    return frozenset(k for k in (" ".join(_affiliation_words(t)) for t in affiliations) if k)
 
 
 @dataclass(slots=True)

@@ -9,10 +9,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from unidecode import unidecode
+from rapidfuzz import fuzz
 
 from papers.authors import NAME_PARTICLES, split_name
-from papers.text import tex_to_unicode
+from papers.text import fold, tex_to_unicode
 
 # Lower-case particles that belong to a family name but are written, dropped or capitalised
 # inconsistently ("van der Berg", "Van der Berg", "Berg"): they are left out of the name key.
@@ -20,8 +20,6 @@ PARTICLES = (NAME_PARTICLES - {"st."}) | {"dei", "des"}
 # Honorifics some sources keep in the given name ("Dr A'bdul Sattar").
 _TITLES = frozenset(["dr", "prof", "mr", "mrs", "ms", "sir"])
 _SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv"])
-_NON_ALPHA = re.compile(r"[^a-z ]+")
-_SPACES = re.compile(r"\s+")
 # German transliteration (ü written "ue") must meet the plain fold (ü to "u"): "Mueller",
 # "Müller" and "Muller" share one key. Applied to family names only, where it is a blocking aid.
 _GLUED_INITIALS = re.compile(r"^((?:[A-Z]\.\s*-?)+)\s*([^.]{2,})$")
@@ -30,22 +28,6 @@ _UMLAUT_DIGRAPH = re.compile(r"(?<=[a-z])(ae|oe|ue)(?=[a-z])")
 
 def _is_cjk(char: str) -> bool:
     return "CJK" in unicodedata.name(char, "") or "HANGUL" in unicodedata.name(char, "")
-
-
-@lru_cache(maxsize=65536)
-def fold(text: str) -> str:
-    """Lower-case ASCII form of a name part: TeX decoded, accents and hyphens removed.
-
-    ``M{\\"u}ller`` and ``Müller`` give ``muller``; ``Jean-Pierre`` gives ``jean pierre``;
-    apostrophes vanish (``O'Brien`` gives ``obrien``).
-    """
-    if not text:
-        return ""
-    text = tex_to_unicode(text) if ("\\" in text or "{" in text) else text
-    text = unidecode(unicodedata.normalize("NFC", text)).lower()
-    text = text.replace("'", "").replace("`", "")
-    text = _NON_ALPHA.sub(" ", text)
-    return _SPACES.sub(" ", text).strip()
 
 
 def family_key(family: str) -> str:
@@ -194,8 +176,6 @@ def name_similarity(a: PersonName, b: PersonName) -> float:
         return 0.4
     if names_compatible(a, b):
         return 0.8
-    from rapidfuzz import fuzz
-
     left = f"{a.given_form} {a.family}".strip()
     right = f"{b.given_form} {b.family}".strip()
     return 0.7 * fuzz.token_sort_ratio(left, right) / 100.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from ninja import Schema
 from pydantic import Field
 
@@ -16,8 +17,6 @@ EXTERNAL_URLS = {
 
 
 def _url(obj) -> str:
-    from django.conf import settings
-
     return f"{settings.SITE_URL}/researchers/{obj.pk}-{obj.slug}"
 
 

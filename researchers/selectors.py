@@ -6,7 +6,6 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.db import connection
 from django.db.models import F, Q, QuerySet
 
@@ -120,7 +119,9 @@ class YearBar:
     cite_h: float
 
 
-def _bars(counts: list[tuple[str, int]], href=None, current: str = "") -> list[Bar]:
+def make_bars(counts: list[tuple[str, int]], href=None, current: str = "") -> list[Bar]:
+    """:class:`Bar` per ``(label, count)``, widths in percent of the largest count; ``href(label)``
+    gives each bar's link, ``current`` marks the selected label. No query."""
     top = max((c for _l, c in counts), default=0) or 1
     return [
         Bar(label, count, round(100 * count / top, 1), href(label) if href else "", label == current)
@@ -168,7 +169,7 @@ def position_counts(researcher: Researcher) -> tuple[list[Bar], int, int]:
         else:
             counts["middle author"] += 1
     order = ["first author", "middle author", "last author"]
-    bars = _bars([(label, counts[label]) for label in order if counts[label]])
+    bars = make_bars([(label, counts[label]) for label in order if counts[label]])
     return bars, len(complete_papers), len(papers)
 
 
@@ -305,85 +306,3 @@ def years_layout(rows: list[list[int]], *, width: int = 300, height: int = 90) -
         ch = round(plot * c / top_cites, 1)
         out.append(YearBar(year, n, c, round(i * slot, 1), round(plot - ph, 1), ph, round(plot - ch, 1), ch))
     return out
-
-
-def researcher_profile(researcher: Researcher, *, category: str = "", sort: str = "newest") -> dict:
-    """Everything the researcher page shows except the paged list (see the view).
-
-    Returns a dict: ``papers`` (QuerySet, filtered and sorted), ``paper_count`` (N, all
-    public papers), ``positions``/``positions_known``, ``fields`` (primary-category
-    bars with filter links), ``same_name``, ``institutions``, ``identity_sources``,
-    ``local`` (bool), ``most_cited`` (Paper or None), ``citations_total``, ``cited_papers``
-    (K), ``network``, ``years``, ``jsonld`` (dict), ``description``. The aggregates come
-    from :func:`researchers.summaries.researcher_summary` (kept in the database for
-    researchers with 100+ papers, issue #11).
-    """
-    from institutions.selectors import institution_years
-
-    from .summaries import researcher_summary
-
-    summary = researcher_summary(researcher)
-    base_url = researcher.get_absolute_url()
-    papers = researcher_papers(researcher)
-    paper_count = summary["paper_count"]
-    fields = _bars(
-        [(code, n) for code, n in summary["fields"]],
-        href=lambda code: f"{base_url}?category={code}",
-        current=category,
-    )
-    most_cited = None
-    if summary["most_cited_id"] is not None:
-        most_cited = papers.filter(pk=summary["most_cited_id"]).first()
-    listed = papers
-    if category:
-        listed = listed.filter(primary_category_id=category)
-    listed = listed.order_by(*SORTS.get(sort, SORTS["newest"]))
-    description = (
-        f"{researcher.display_name}: {paper_count} paper{'s' if paper_count != 1 else ''} in this archive."
-    )
-    return {
-        "papers": listed,
-        "listed_count": None if category else paper_count,
-        "paper_count": paper_count,
-        "positions": _bars([(label, n) for label, n in summary["positions"]]),
-        "positions_known": summary["positions_known"],
-        "fields": fields,
-        "same_name": same_name(researcher),
-        "institutions": institution_years(summary["institutions"]),
-        "identity_sources": summary["identity_sources"],
-        "local": summary["local"],
-        "most_cited": most_cited,
-        "citations_total": summary["citations_total"],
-        "cited_papers": summary["cited_papers"],
-        "network": network_layout(summary["coauthors"], summary["coauthor_links"]),
-        "years": years_layout(summary["years"]),
-        "description": description,
-        "jsonld": researcher_jsonld(researcher, description=description),
-    }
-
-
-def researcher_jsonld(researcher: Researcher, *, description: str) -> dict:
-    """schema.org ``Person`` (ORCID ``identifier`` and ``sameAs``) and ``BreadcrumbList``
-    wovepaper > Researchers > name, as one ``@graph`` (the live site's shape)."""
-    site = settings.SITE_URL
-    url = f"{site}{researcher.get_absolute_url()}"
-    person: dict = {
-        "@type": "Person",
-        "@id": f"{url}#person",
-        "url": url,
-        "name": researcher.display_name,
-        "description": description,
-    }
-    if researcher.orcid:
-        person["identifier"] = {"@type": "PropertyValue", "propertyID": "ORCID", "value": researcher.orcid}
-        person["sameAs"] = [researcher.orcid_url]
-    person["mainEntityOfPage"] = {"@id": f"{url}#page"}
-    crumbs = {
-        "@type": "BreadcrumbList",
-        "itemListElement": [
-            {"@type": "ListItem", "position": 1, "name": "wovepaper", "item": site},
-            {"@type": "ListItem", "position": 2, "name": "Researchers", "item": f"{site}/researchers"},
-            {"@type": "ListItem", "position": 3, "name": researcher.display_name, "item": url},
-        ],
-    }
-    return {"@context": "https://schema.org", "@graph": [person, crumbs]}

@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Exists, Min, OuterRef
 from django.utils import timezone
@@ -16,7 +17,9 @@ from papers.models import Paper, PaperAuthor
 from papers.text import make_slug
 from wove.backlog import Backlog
 from wove.bulk import gc_paused, int_array, text_array
+from wove.locks import advisory_xact_lock
 
+from .clients import fetch_works
 from .clients.base import SourceUnavailable
 from .clustering import Mention, cluster_mentions
 from .models import (
@@ -27,9 +30,8 @@ from .models import (
     MatchMethod,
     Researcher,
 )
-from .names import PersonName, name_similarity, parse_name
-from .names import best_name as _best_name  # moved to names (curation uses it); old name kept here
-from .orcid import orcid_or_none
+from .names import PersonName, best_name, name_similarity, parse_name
+from .orcid import normalize_orcid, orcid_or_none
 from .records import SourceAuthor, SourceWork
 from .signals import source_authors_aligned
 
@@ -210,6 +212,118 @@ def _survivor(researcher: Researcher) -> Researcher:
     return researcher
 
 
+def _aligned_unmatched_slots(paper: Paper, work: SourceWork) -> tuple[list[tuple], dict[int, SourceAuthor]]:
+    """The paper's unmatched person slots ``(id, position, name, keyname, forenames)`` in
+    order, and their alignment with the record's authors (:func:`align_authors`); the
+    aligned pairs are announced with :data:`researchers.signals.source_authors_aligned`.
+    Also records the source's citation count on the paper. Empty when nothing aligns."""
+    if work.cited_by_count is not None and paper.cited_by_count != work.cited_by_count:
+        Paper.objects.filter(pk=paper.pk).update(cited_by_count=work.cited_by_count)
+    slots = list(
+        PaperAuthor.objects.filter(paper=paper, is_collaboration=False, authorship__isnull=True)
+        .order_by("position")
+        .values_list("id", "position", "name", "keyname", "forenames")
+    )
+    if not slots or not work.authors:
+        return slots, {}
+    aligned = align_authors([(p, n, k, f) for _id, p, n, k, f in slots], work.authors)
+    if not aligned:
+        return slots, {}
+    source_authors_aligned.send(
+        sender=Researcher,
+        source=work.source,
+        slots=[(slot_id, aligned[position]) for slot_id, position, *_ in slots if position in aligned],
+    )
+    return slots, aligned
+
+
+def _source_holders(
+    work: SourceWork, aligned: dict[int, SourceAuthor]
+) -> tuple[dict[str, Researcher], dict[tuple[str, str], Researcher]]:
+    """Researchers already holding the aligned authors' ORCID iDs (``{orcid: researcher}``)
+    and external ids (``{(source, external_id): researcher}``); two queries at most."""
+    orcids = {a.orcid for a in aligned.values() if a.orcid}
+    by_orcid = {r.orcid: r for r in Researcher.objects.filter(orcid__in=orcids)}
+    wanted = [(work.source, a.author_id) for a in aligned.values() if a.author_id]
+    wanted += [(src, ext) for a in aligned.values() for src, ext in a.other_ids.items()]
+    identities: dict[tuple[str, str], Researcher] = {}
+    if wanted:
+        q = ExternalIdentity.objects.select_related("researcher").filter(
+            source__in={s for s, _ in wanted}, external_id__in={e for _, e in wanted}
+        )
+        identities = {(i.source, i.external_id): i.researcher for i in q}
+    return by_orcid, identities
+
+
+def _source_researcher(
+    work: SourceWork,
+    author: SourceAuthor,
+    slot_name: str,
+    by_orcid: dict[str, Researcher],
+    identities: dict[tuple[str, str], Researcher],
+) -> tuple[Researcher, str, float, bool]:
+    """The researcher one aligned author stands for: ``(researcher, method, confidence, created)``.
+
+    The holder of the ORCID iD, else of the source's author id (unless its ORCID iD
+    differs), followed to the end of its ``merged_into`` chain; else a new researcher. A
+    holder without an ORCID iD gets the author's. ``by_orcid`` learns what it creates or gives.
+    """
+    researcher: Researcher | None = None
+    method = MatchMethod.EXTERNAL_ID
+    confidence = CONFIDENCE_EXTERNAL
+    if author.orcid and author.orcid in by_orcid:
+        researcher, method, confidence = by_orcid[author.orcid], MatchMethod.ORCID, CONFIDENCE_ORCID
+    elif author.author_id and (work.source, author.author_id) in identities:
+        holder = _survivor(identities[(work.source, author.author_id)])
+        if author.orcid and holder.orcid and holder.orcid != author.orcid:
+            logger.warning(
+                "%s author %s: ORCID %s conflicts with researcher %s (%s); new researcher",
+                work.source,
+                author.author_id,
+                author.orcid,
+                holder.pk,
+                holder.orcid,
+            )
+        else:
+            researcher = holder
+    if researcher is not None and researcher.merged_into_id:
+        researcher = _survivor(researcher)
+    if researcher is None:
+        # The fuller spelling wins: Semantic Scholar often abbreviates ("M. Patwary").
+        display = best_name([author.name, slot_name])[:300]
+        researcher = Researcher(display_name=display, orcid=author.orcid)
+        researcher.slug = make_slug(researcher.display_name, fallback="researcher")
+        researcher.save()
+        if author.orcid:
+            by_orcid[author.orcid] = researcher
+        return researcher, method, confidence, True
+    if author.orcid and not researcher.orcid and author.orcid not in by_orcid:
+        researcher.orcid = author.orcid
+        researcher.save(update_fields=["orcid", "modified_at"])
+        by_orcid[author.orcid] = researcher
+    return researcher, method, confidence, False
+
+
+def _source_identities(
+    work: SourceWork,
+    author: SourceAuthor,
+    researcher: Researcher,
+    identities: dict[tuple[str, str], Researcher],
+) -> None:
+    """Record the author's ids (the source's and the other registries') not yet held, as
+    ``researcher``'s external identities; ``identities`` learns them."""
+    ids = {}
+    if author.author_id:
+        ids[work.source] = author.author_id
+    ids.update(author.other_ids)
+    for src, ext in ids.items():
+        if (src, ext) not in identities:
+            ExternalIdentity.objects.get_or_create(
+                source=src, external_id=ext, defaults={"researcher": researcher, "name": author.name}
+            )
+            identities[(src, ext)] = researcher
+
+
 @transaction.atomic
 def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | None = None) -> int:
     """Attach a paper's unmatched slots to researchers using one registry's record.
@@ -230,36 +344,11 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
     # attaching papers of one new ORCID iD or author id would otherwise both create its
     # researcher, and the loser's unique-key error would leave its slot unmatched. Every read
     # below happens after the lock, so the second sees what the first committed.
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_MATCH_LOCK])
-    if work.cited_by_count is not None and paper.cited_by_count != work.cited_by_count:
-        Paper.objects.filter(pk=paper.pk).update(cited_by_count=work.cited_by_count)
-    slots = list(
-        PaperAuthor.objects.filter(paper=paper, is_collaboration=False, authorship__isnull=True)
-        .order_by("position")
-        .values_list("id", "position", "name", "keyname", "forenames")
-    )
-    if not slots or not work.authors:
-        return 0
-    aligned = align_authors([(p, n, k, f) for _id, p, n, k, f in slots], work.authors)
+    advisory_xact_lock(_MATCH_LOCK)
+    slots, aligned = _aligned_unmatched_slots(paper, work)
     if not aligned:
         return 0
-    source_authors_aligned.send(
-        sender=Researcher,
-        source=work.source,
-        slots=[(slot_id, aligned[position]) for slot_id, position, *_ in slots if position in aligned],
-    )
-
-    orcids = {a.orcid for a in aligned.values() if a.orcid}
-    by_orcid = {r.orcid: r for r in Researcher.objects.filter(orcid__in=orcids)}
-    wanted = [(work.source, a.author_id) for a in aligned.values() if a.author_id]
-    wanted += [(src, ext) for a in aligned.values() for src, ext in a.other_ids.items()]
-    identities: dict[tuple[str, str], Researcher] = {}
-    if wanted:
-        q = ExternalIdentity.objects.select_related("researcher").filter(
-            source__in={s for s, _ in wanted}, external_id__in={e for _, e in wanted}
-        )
-        identities = {(i.source, i.external_id): i.researcher for i in q}
+    by_orcid, identities = _source_holders(work, aligned)
 
     touched: set[int] = set()
     new_authorships: list[Authorship] = []
@@ -268,49 +357,9 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
         author = aligned.get(position)
         if author is None:
             continue
-        researcher: Researcher | None = None
-        method = MatchMethod.EXTERNAL_ID
-        confidence = CONFIDENCE_EXTERNAL
-        if author.orcid and author.orcid in by_orcid:
-            researcher, method, confidence = by_orcid[author.orcid], MatchMethod.ORCID, CONFIDENCE_ORCID
-        elif author.author_id and (work.source, author.author_id) in identities:
-            holder = _survivor(identities[(work.source, author.author_id)])
-            if author.orcid and holder.orcid and holder.orcid != author.orcid:
-                logger.warning(
-                    "%s author %s: ORCID %s conflicts with researcher %s (%s); new researcher",
-                    work.source,
-                    author.author_id,
-                    author.orcid,
-                    holder.pk,
-                    holder.orcid,
-                )
-            else:
-                researcher = holder
-        if researcher is not None and researcher.merged_into_id:
-            researcher = _survivor(researcher)
-        if researcher is None:
-            # The fuller spelling wins: Semantic Scholar often abbreviates ("M. Patwary").
-            display = _best_name([author.name, name])[:300]
-            researcher = Researcher(display_name=display, orcid=author.orcid)
-            researcher.slug = make_slug(researcher.display_name, fallback="researcher")
-            researcher.save()
-            created += 1
-            if author.orcid:
-                by_orcid[author.orcid] = researcher
-        elif author.orcid and not researcher.orcid and author.orcid not in by_orcid:
-            researcher.orcid = author.orcid
-            researcher.save(update_fields=["orcid", "modified_at"])
-            by_orcid[author.orcid] = researcher
-        ids = {}
-        if author.author_id:
-            ids[work.source] = author.author_id
-        ids.update(author.other_ids)
-        for src, ext in ids.items():
-            if (src, ext) not in identities:
-                ExternalIdentity.objects.get_or_create(
-                    source=src, external_id=ext, defaults={"researcher": researcher, "name": author.name}
-                )
-                identities[(src, ext)] = researcher
+        researcher, method, confidence, is_new = _source_researcher(work, author, name, by_orcid, identities)
+        created += is_new
+        _source_identities(work, author, researcher, identities)
         new_authorships.append(
             Authorship(
                 slot_id=slot_id,
@@ -358,8 +407,8 @@ _PAPERS_SQL = """
       FROM papers_paper WHERE id = ANY(%s::bigint[])
 """
 # Serialises matching runs (a Celery task and a command at once): both would otherwise
-# cluster the same unmatched slots and create duplicate researchers.
-_MATCH_LOCK = 7_303_030_003
+# cluster the same unmatched slots and create duplicate researchers (wove.locks name).
+_MATCH_LOCK = "researchers.match"
 
 
 def _paper_evidence(cursor, paper_ids: Iterable[int]) -> tuple[dict[int, list[tuple]], dict[int, tuple]]:
@@ -387,6 +436,170 @@ def _copy_rows(cursor, table: str, columns: list[str], rows: Iterable[tuple]) ->
 ANALYZE_AFTER_WRITES = 500
 
 
+def _name_parser() -> Callable[[str, str, str], PersonName]:
+    """:func:`parse_name` with one parse per distinct spelling for one run: a prolific
+    author's name recurs on every paper."""
+    parsed: dict[tuple[str, str, str], PersonName] = {}
+
+    def name_of(name: str, keyname: str, forenames: str) -> PersonName:
+        key = (name, keyname, forenames)
+        found = parsed.get(key)
+        if found is None:
+            found = parsed[key] = parse_name(name, keyname, forenames)
+        return found
+
+    return name_of
+
+
+@dataclass(slots=True)
+class _LocalEvidence:
+    """What one local run clusters: ``blocks`` (pending slot id to name block), ``fixed``
+    (attached slot id to ``(researcher id, orcid)``), ``slot_rows`` (slot id to its
+    :data:`_SLOTS_SQL` row) and the ``mentions`` of both kinds of slot."""
+
+    blocks: dict[int, str]
+    fixed: dict[int, tuple[int, str | None]]
+    slot_rows: dict[int, tuple]
+    mentions: list[Mention]
+
+
+def _local_evidence(cursor, pending: list[tuple], name_of: Callable[..., PersonName]) -> _LocalEvidence:
+    """The mentions of the pending slots and of the slots already attached in their name
+    blocks (fixed groups), with co-authors, categories, year and affiliations; four queries."""
+    blocks: dict[int, str] = {}
+    for slot_id, _pid, name, keyname, forenames in pending:
+        blocks[slot_id] = name_of(name, keyname, forenames).block[:200]
+    cursor.execute(_EXISTING_SQL, [text_array(sorted(set(blocks.values())))])
+    existing = cursor.fetchall()
+    paper_ids = {row[1] for row in pending} | {row[1] for row in existing}
+    slots_by_paper, facts = _paper_evidence(cursor, paper_ids)
+    slot_rows = {row[0]: row for rows in slots_by_paper.values() for row in rows}
+    fixed = {slot_id: (rid, orcid) for slot_id, _pid, rid, orcid in existing}
+    paper_blocks = {
+        pid: [(r[0], name_of(r[3], r[4], r[5]).block[:200]) for r in rows if not r[7]]
+        for pid, rows in slots_by_paper.items()
+    }
+
+    mentions: list[Mention] = []
+    for slot_id in list(blocks) + list(fixed):
+        row = slot_rows.get(slot_id)
+        if row is None:
+            continue
+        _sid, paper_id, _pos, name, keyname, forenames, affiliations, _collab = row
+        categories, year = facts.get(paper_id, (frozenset(), None))
+        rid, orcid = fixed.get(slot_id, (None, None))
+        mentions.append(
+            Mention(
+                id=slot_id,
+                name=name_of(name, keyname, forenames),
+                affiliations=tuple(affiliations or ()),
+                coauthors=frozenset(b for s, b in paper_blocks.get(paper_id, ()) if s != slot_id),
+                categories=categories,
+                year=year,
+                orcid=orcid,
+                group=rid,
+                paper=paper_id,
+            )
+        )
+    return _LocalEvidence(blocks=blocks, fixed=fixed, slot_rows=slot_rows, mentions=mentions)
+
+
+def _local_attachments(
+    clusters: list[list[int]], evidence: _LocalEvidence
+) -> tuple[list[list[int]], list[tuple[int, int | None, int]]]:
+    """``(new clusters, attachments)``: a cluster holding a fixed group joins its most common
+    researcher; one without becomes a new cluster. Attachments are ``(slot id, researcher id
+    or None, index of the new cluster or -1)`` for the pending slots only."""
+    new_clusters: list[list[int]] = []
+    attach: list[tuple[int, int | None, int]] = []
+    for cluster in clusters:
+        new_slots = [s for s in cluster if s in evidence.blocks]
+        if not new_slots:
+            continue
+        seeds = Counter(evidence.fixed[s][0] for s in cluster if s in evidence.fixed)
+        if seeds:
+            rid = seeds.most_common(1)[0][0]
+            attach.extend((s, rid, -1) for s in new_slots)
+        else:
+            new_clusters.append(new_slots)
+            attach.extend((s, None, len(new_clusters) - 1) for s in new_slots)
+    return new_clusters, attach
+
+
+def _copy_new_researchers(
+    cursor, new_clusters: list[list[int]], slot_rows: dict[int, tuple], now
+) -> list[int]:
+    """Write one researcher per new cluster with COPY (ids drawn from the table's sequence
+    first); returns their ids in cluster order."""
+    cursor.execute(
+        "SELECT nextval(pg_get_serial_sequence('researchers_researcher', 'id')) FROM generate_series(1, %s)",
+        [len(new_clusters)],
+    )
+    new_ids = [row[0] for row in cursor.fetchall()]
+    researcher_rows = []
+    for rid, members in zip(new_ids, new_clusters, strict=True):
+        names = [slot_rows[s][3] for s in members]
+        display = best_name(names)[:300]
+        researcher_rows.append(
+            (
+                rid,
+                display,
+                make_slug(display, fallback="researcher"),
+                text_array(sorted(set(names))),
+                len({slot_rows[s][1] for s in members}),
+                now,
+                now,
+            )
+        )
+    _copy_rows(
+        cursor,
+        "researchers_researcher",
+        ["id", "display_name", "slug", "name_variants", "paper_count", "created_at", "modified_at"],
+        researcher_rows,
+    )
+    return new_ids
+
+
+def _copy_local_authorships(
+    cursor,
+    attach: list[tuple[int, int | None, int]],
+    clusters: list[list[int]],
+    new_ids: list[int],
+    evidence: _LocalEvidence,
+    now,
+) -> tuple[int, set[int]]:
+    """Write the local authorships with COPY (confidence by cluster size); returns how many
+    and the existing researchers they joined (whose counts need a refresh)."""
+    cluster_size = {s: len(c) for c in clusters for s in c}
+    touched: set[int] = set()
+    authorship_rows = []
+    for slot_id, rid, idx in attach:
+        if rid is None:
+            rid = new_ids[idx]
+        else:
+            touched.add(rid)
+        confidence = CONFIDENCE_LOCAL_LINKED if cluster_size[slot_id] > 1 else CONFIDENCE_LOCAL_ALONE
+        authorship_rows.append(
+            (
+                slot_id,
+                evidence.slot_rows[slot_id][1],
+                rid,
+                MatchMethod.LOCAL.value,
+                "",
+                confidence,
+                evidence.blocks[slot_id],
+                now,
+            )
+        )
+    _copy_rows(
+        cursor,
+        "researchers_authorship",
+        ["slot_id", "paper_id", "researcher_id", "method", "source", "confidence", "block", "created_at"],
+        authorship_rows,
+    )
+    return len(authorship_rows), touched
+
+
 def researchers_match_local(
     *, limit: int | None = None, progress: Callable[[int], None] | None = None
 ) -> MatchSummary:
@@ -406,138 +619,31 @@ def researchers_match_local(
     """
     started = time.perf_counter()
     summary = MatchSummary()
-    # One parse per distinct spelling: a prolific author's name recurs on every paper.
-    parsed: dict[tuple[str, str, str], PersonName] = {}
-
-    def name_of(name: str, keyname: str, forenames: str) -> PersonName:
-        key = (name, keyname, forenames)
-        found = parsed.get(key)
-        if found is None:
-            found = parsed[key] = parse_name(name, keyname, forenames)
-        return found
+    name_of = _name_parser()
 
     with gc_paused(), transaction.atomic(), connection.cursor() as django_cursor:
         cursor = django_cursor.cursor  # the psycopg cursor, for COPY
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_MATCH_LOCK])
+        advisory_xact_lock(_MATCH_LOCK)
         cursor.execute(_PENDING_SQL + (" LIMIT %s" if limit else ""), [limit] if limit else [])
         pending = cursor.fetchall()
         if not pending:
             summary.seconds = time.perf_counter() - started
             return summary
 
-        blocks: dict[int, str] = {}
-        for slot_id, _pid, name, keyname, forenames in pending:
-            blocks[slot_id] = name_of(name, keyname, forenames).block[:200]
-        cursor.execute(_EXISTING_SQL, [text_array(sorted(set(blocks.values())))])
-        existing = cursor.fetchall()
-        paper_ids = {row[1] for row in pending} | {row[1] for row in existing}
-        slots_by_paper, facts = _paper_evidence(cursor, paper_ids)
-        slot_rows = {row[0]: row for rows in slots_by_paper.values() for row in rows}
-        fixed = {slot_id: (rid, orcid) for slot_id, _pid, rid, orcid in existing}
-        paper_blocks = {
-            pid: [(r[0], name_of(r[3], r[4], r[5]).block[:200]) for r in rows if not r[7]]
-            for pid, rows in slots_by_paper.items()
-        }
-
-        mentions: list[Mention] = []
-        for slot_id in list(blocks) + list(fixed):
-            row = slot_rows.get(slot_id)
-            if row is None:
-                continue
-            _sid, paper_id, _pos, name, keyname, forenames, affiliations, _collab = row
-            categories, year = facts.get(paper_id, (frozenset(), None))
-            rid, orcid = fixed.get(slot_id, (None, None))
-            mentions.append(
-                Mention(
-                    id=slot_id,
-                    name=name_of(name, keyname, forenames),
-                    affiliations=tuple(affiliations or ()),
-                    coauthors=frozenset(b for s, b in paper_blocks.get(paper_id, ()) if s != slot_id),
-                    categories=categories,
-                    year=year,
-                    orcid=orcid,
-                    group=rid,
-                    paper=paper_id,
-                )
-            )
-        must, cannot = constraints_for(m.id for m in mentions)
-        clusters = cluster_mentions(mentions, must_link=must, cannot_link=cannot)
-
-        new_clusters: list[list[int]] = []
-        attach: list[tuple[int, int | None, int]] = []  # (slot id, researcher id, new cluster)
-        for cluster in clusters:
-            new_slots = [s for s in cluster if s in blocks]
-            if not new_slots:
-                continue
-            seeds = Counter(fixed[s][0] for s in cluster if s in fixed)
-            if seeds:
-                rid = seeds.most_common(1)[0][0]
-                attach.extend((s, rid, -1) for s in new_slots)
-            else:
-                new_clusters.append(new_slots)
-                attach.extend((s, None, len(new_clusters) - 1) for s in new_slots)
+        evidence = _local_evidence(cursor, pending, name_of)
+        must, cannot = constraints_for(m.id for m in evidence.mentions)
+        clusters = cluster_mentions(evidence.mentions, must_link=must, cannot_link=cannot)
+        new_clusters, attach = _local_attachments(clusters, evidence)
 
         now = timezone.now()
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence('researchers_researcher', 'id')) "
-            "FROM generate_series(1, %s)",
-            [len(new_clusters)],
-        )
-        new_ids = [row[0] for row in cursor.fetchall()]
-        researcher_rows = []
-        for rid, members in zip(new_ids, new_clusters, strict=True):
-            names = [slot_rows[s][3] for s in members]
-            display = _best_name(names)[:300]
-            researcher_rows.append(
-                (
-                    rid,
-                    display,
-                    make_slug(display, fallback="researcher"),
-                    text_array(sorted(set(names))),
-                    len({slot_rows[s][1] for s in members}),
-                    now,
-                    now,
-                )
-            )
-        _copy_rows(
-            cursor,
-            "researchers_researcher",
-            ["id", "display_name", "slug", "name_variants", "paper_count", "created_at", "modified_at"],
-            researcher_rows,
-        )
-        cluster_size = {s: len(c) for c in clusters for s in c}
-        touched: set[int] = set()
-        authorship_rows = []
-        for slot_id, rid, idx in attach:
-            if rid is None:
-                rid = new_ids[idx]
-            else:
-                touched.add(rid)
-            confidence = CONFIDENCE_LOCAL_LINKED if cluster_size[slot_id] > 1 else CONFIDENCE_LOCAL_ALONE
-            authorship_rows.append(
-                (
-                    slot_id,
-                    slot_rows[slot_id][1],
-                    rid,
-                    MatchMethod.LOCAL.value,
-                    "",
-                    confidence,
-                    blocks[slot_id],
-                    now,
-                )
-            )
-        _copy_rows(
-            cursor,
-            "researchers_authorship",
-            ["slot_id", "paper_id", "researcher_id", "method", "source", "confidence", "block", "created_at"],
-            authorship_rows,
-        )
+        new_ids = _copy_new_researchers(cursor, new_clusters, evidence.slot_rows, now)
+        written, touched = _copy_local_authorships(cursor, attach, clusters, new_ids, evidence, now)
         researchers_refresh(researcher_ids=touched)
 
     summary.slots = len(pending)
     summary.paper_ids = {row[1] for row in pending}
     summary.papers = len(summary.paper_ids)
-    summary.matched_locally = len(authorship_rows)
+    summary.matched_locally = written
     summary.researchers_created = len(new_ids)
     if summary.matched_locally >= ANALYZE_AFTER_WRITES:
         # Fresh planner statistics after a large run, as the harvester does for papers: until
@@ -569,8 +675,6 @@ def researchers_match_authors(
     any transaction). Papers no source answers for fall back to
     :func:`researchers_match_local`. Returns a :class:`MatchSummary`.
     """
-    from django.conf import settings
-
     started = time.perf_counter()
     summary = MatchSummary()
     summary.collaborations_skipped = PaperAuthor.objects.filter(
@@ -579,7 +683,7 @@ def researchers_match_authors(
     sources = list(settings.RESEARCHER_SOURCES if sources is None else sources)
     if sources:
         if fetch is None:
-            from .clients import fetch_works as fetch
+            fetch = fetch_works
         paper_ids = list(
             Paper.objects.filter(deleted=False)
             .filter(Exists(unmatched_slots().filter(paper=OuterRef("pk"))))
@@ -639,8 +743,6 @@ def researcher_set_orcid(*, researcher: Researcher, orcid: str) -> Researcher:
     Raises :class:`researchers.orcid.InvalidOrcid` for a bad iD and ``ValueError`` when the
     researcher already has a different iD or another researcher holds this one.
     """
-    from .orcid import normalize_orcid
-
     value = normalize_orcid(orcid)
     if researcher.orcid and researcher.orcid != value:
         raise ValueError(f"researcher {researcher.pk} already has ORCID iD {researcher.orcid}")

@@ -27,10 +27,10 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from institutions.selectors import institution_year_rows
 from wove.backlog import Backlog
 from wove.summaries import summary_read, summary_store
 
+from .blocks import INSTITUTIONS, researcher_block_rows
 from .models import MatchMethod, Researcher, ResearcherSummary
 from .selectors import coauthor_rows, identity_sources, position_counts, researcher_papers, year_rows
 
@@ -52,8 +52,8 @@ def summary_compute(researcher: Researcher) -> dict[str, Any]:
     ``citations_total`` (sum of ``cited_by_count``), ``cited_papers`` (papers with a count),
     ``most_cited_id`` (paper pk or ``None``); ``coauthors``/``coauthor_links``
     (:func:`researchers.selectors.coauthor_rows`); ``years``
-    (:func:`researchers.selectors.year_rows`); ``institutions``
-    (:func:`institutions.selectors.institution_year_rows`); ``identity_sources`` (display
+    (:func:`researchers.selectors.year_rows`); ``institutions`` (the rows of the block the
+    institutions app supplies, :mod:`researchers.blocks`); ``identity_sources`` (display
     names) and ``local`` (bool). About ten queries.
     """
     papers = researcher_papers(researcher)
@@ -79,7 +79,7 @@ def summary_compute(researcher: Researcher) -> dict[str, Any]:
         "coauthors": coauthors,
         "coauthor_links": links,
         "years": year_rows(papers),
-        "institutions": institution_year_rows(researcher),
+        "institutions": researcher_block_rows(INSTITUTIONS, researcher),
         "identity_sources": sources,
         "local": not sources and researcher.authorships.filter(method=MatchMethod.LOCAL).exists(),
     }

@@ -8,7 +8,8 @@ from django.shortcuts import render
 from wove.counts import CachedCountPaginator
 
 from .models import Researcher
-from .selectors import SORTS, researcher_profile, researcher_resolve
+from .profiles import researcher_profile
+from .selectors import SORTS, researcher_resolve
 
 PAGE_SIZE = 24
 LIST_PAGE_SIZE = 50

@@ -1,6 +1,6 @@
 """The clustering shared by the local matcher and the bench, on hand-made hard cases."""
 
-from researchers.clustering import Mention, affiliation_tokens, cluster_mentions
+from researchers.clustering import Mention, cluster_mentions
 from researchers.names import parse_name
 
 
@@ -59,14 +59,6 @@ def test_constraints_and_fixed_groups_win():
     fixed = [m(1, "Damien Chablat", group=10), m(2, "Damien Chablat", group=11), m(3, "Damien Chablat")]
     clusters = as_sets(cluster_mentions(fixed))
     assert [1, 2] not in clusters and len(clusters) == 2
-
-
-def test_affiliation_tokens_expand_abbreviations():
-    assert affiliation_tokens(["Nat. Univ. of Singapore, Singapore 117576"]) == {
-        "national",
-        "university",
-        "singapore",
-    }
 
 
 def test_two_authors_of_one_paper_are_two_people():

@@ -60,8 +60,8 @@ def site_sample(django_db_setup, django_db_blocker):
             country_name="Japan",
             city="Tokyo",
         )
-        from institutions.matching import normalize
         from institutions.models import InstitutionName
+        from papers.affiliations import normalize
 
         for kind, value in (("ror_display", "The University of Tokyo"), ("acronym", "UTokyo")):
             InstitutionName.objects.create(

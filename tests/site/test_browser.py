@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def linked():
     """Nine real papers; the first author of the lowest id (0801.3673, Naoum C. Bacalis)
     linked as a researcher, and an institution linked to that author slot."""
-    from institutions.matching import normalize
+    from papers.affiliations import normalize
 
     services.harvest_files(
         paths=[
