@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 from institutions.selectors import institutions_for_researcher
+from papers.affiliations import affiliation_tokens
 from provenance.models import Event
-from researchers.clustering import affiliation_tokens
 from researchers.models import ExternalIdentity, IdentitySource, Researcher
 from researchers.names import name_similarity, names_compatible, parse_name
 
