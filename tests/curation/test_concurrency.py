@@ -15,7 +15,7 @@ from django.db import connection, transaction
 
 from curation.models import CurationRecord
 from curation.services import CurationConflict, researcher_merge
-from papers import services as paper_services
+from papers import harvest as paper_harvest
 from provenance.services import signer_current
 from researchers.models import Authorship, Researcher
 from researchers.selectors import researcher_resolve
@@ -29,7 +29,7 @@ HOLD_SECONDS = 0.5
 
 def setup_three(django_user_model):
     """Three real records from arXivRaw page 1 (0801.3673-0801.3675), an editor, a published key."""
-    paper_services.harvest_files(paths=[RAW_PAGE1])
+    paper_harvest.harvest_files(paths=[RAW_PAGE1])
     researchers_match_local()
     signer_current()
     editor = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw-boss-123")
