@@ -18,14 +18,8 @@ from papers.models import Paper
 from wove.backlog import Backlog
 from wove.bulk import copy_upsert, gc_paused, int_array
 
-from .builders import (
-    EVENT_TARGETS,
-    EVENT_TYPES,
-    BuiltEvent,
-    SigningTemplates,
-    event_build,
-    graph_snapshot_payload,
-)
+from .builders import EVENT_TARGETS, EVENT_TYPES, event_build, graph_snapshot_payload
+from .fast_builders import BuiltEvent, SigningTemplates
 from .keys import Signer, fingerprint_b32, fingerprint_hex, load_private_key, public_raw
 from .models import Event, PaperSigning, PublicKey, Record
 
