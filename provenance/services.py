@@ -22,6 +22,7 @@ from .builders import EVENT_TARGETS, EVENT_TYPES, event_build, graph_snapshot_pa
 from .fast_builders import BuiltEvent, SigningTemplates
 from .keys import Signer, fingerprint_b32, fingerprint_hex, load_private_key, public_raw
 from .models import Event, PaperSigning, PublicKey, Record
+from .selectors import record_resolve
 
 log = logging.getLogger(__name__)
 
@@ -547,8 +548,6 @@ def _records_for_subjects(subjects: Sequence[Record | Paper | str]) -> list[Reco
     """Resolve subjects in bulk: records as they are, papers to their current record (signing
     unsigned ones first), strings by :func:`provenance.selectors.record_resolve`.
     Raises ``Record.DoesNotExist`` for a subject without a record."""
-    from .selectors import record_resolve
-
     paper_ids = {s.pk for s in subjects if isinstance(s, Paper)}
 
     def current(ids: set[int]) -> dict[int, Record]:
