@@ -86,7 +86,7 @@ def memory_check(pages: int, bulk: bool = False) -> list[float]:
 
     The arXivRaw page (0801.3673 ...) is copied with its month moved to 07 ... 11
     (``0807.3673`` ...): valid ids no other copy here uses, so every page is written."""
-    from papers.services import harvest_files
+    from papers.harvest import harvest_files
 
     folder = Path(tempfile.mkdtemp(prefix="wove-bench-pages-"))
     data = SAMPLES[1].read_bytes()
@@ -120,7 +120,7 @@ def main() -> None:
     connection = django_with_bench_db(args.db)
     from django.db import transaction
 
-    from papers import services
+    from papers import upsert
     from papers.oai import parse_oai_response
 
     with connection.cursor() as cursor:  # rows other benches left that protect papers
@@ -148,19 +148,19 @@ def main() -> None:
     assert len(set(ids)) == len(ids)
 
     # 2. Full ingest, in the harvester's page-sized batches.
-    categories = services.CategoryMap()
+    categories = upsert.CategoryMap()
     ingest_seconds = 1e9
     for _ in range(args.runs):
         delete_papers(ids)
         if profiler is not None:
             profiler.enable()
         start = time.perf_counter()
-        for offset in range(0, len(renamed), services.BATCH_SIZE):
+        for offset in range(0, len(renamed), upsert.BATCH_SIZE):
             with transaction.atomic():
-                result = services.papers_upsert(
-                    records=renamed[offset : offset + services.BATCH_SIZE], categories=categories
+                result = upsert.papers_upsert(
+                    records=renamed[offset : offset + upsert.BATCH_SIZE], categories=categories
                 )
-                assert result.written == len(renamed[offset : offset + services.BATCH_SIZE])
+                assert result.written == len(renamed[offset : offset + upsert.BATCH_SIZE])
         ingest_seconds = min(ingest_seconds, time.perf_counter() - start)
     slots = sum(len(r.authors or []) for r in renamed)
     if profiler is not None:
@@ -233,7 +233,7 @@ def main() -> None:
             tsvector_seconds = min(tsvector_seconds, time.perf_counter() - start)
 
     # 4. End to end through harvest_files: the same records as page files, normal and bulk.
-    from papers.services import harvest_files
+    from papers.harvest import harvest_files
 
     folder = Path(tempfile.mkdtemp(prefix="wove-bench-e2e-"))
     paths = write_pages(folder, args.repeat)

@@ -42,7 +42,7 @@ def load_corpus(copies: int) -> int:
     the sample through the harvester's upsert. Returns the number of papers."""
     from django.db import connection, transaction
 
-    from papers import services
+    from papers import upsert
     from papers.kaggle import iter_kaggle
     from papers.oai import parse_oai_response
     from papers.records import ArxivRecord
@@ -55,13 +55,13 @@ def load_corpus(copies: int) -> int:
     records = [r for path in OAI_PAGES for r in parse_oai_response(str(path)).records]
     with open(KAGGLE, "rb") as stream:
         records += [r for r in iter_kaggle(stream) if isinstance(r, ArxivRecord)]
-    categories = services.CategoryMap()
+    categories = upsert.CategoryMap()
     for copy in range(copies):
         batch = [dataclasses.replace(r, arxiv_id=shifted(r.arxiv_id, copy)) for r in records]
-        for offset in range(0, len(batch), services.BATCH_SIZE):
+        for offset in range(0, len(batch), upsert.BATCH_SIZE):
             with transaction.atomic():
-                services.papers_upsert(
-                    records=batch[offset : offset + services.BATCH_SIZE], categories=categories
+                upsert.papers_upsert(
+                    records=batch[offset : offset + upsert.BATCH_SIZE], categories=categories
                 )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE papers_paper, papers_paperauthor, papers_paperversion")

@@ -13,7 +13,7 @@ from django.utils import timezone
 from papers.arxiv_api import ArxivApiClient, ArxivApiError, parse_feed
 from papers.identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
 from papers.models import Paper
-from papers.services import papers_upsert
+from papers.upsert import papers_upsert
 
 from .models import ArxivFetch
 

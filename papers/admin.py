@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from .models import Category, HarvestRun, Paper, PaperAuthor, PaperVersion
-from .services import SOURCE_FIELDS
+from .upsert import SOURCE_FIELDS
 
 
 class PaperAuthorInline(admin.TabularInline):

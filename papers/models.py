@@ -54,7 +54,7 @@ class Paper(models.Model):
     Source fields come from arXiv and are read-only in the admin. When a paper arrives in
     both OAI formats, arXivRaw wins for versions, dates and licence, arXiv for authors and
     affiliations: ``versions_source`` and ``authors_source`` record which format supplied
-    them (see :mod:`papers.services`). ``deleted`` papers (an OAI header with
+    them (see :mod:`papers.upsert`). ``deleted`` papers (an OAI header with
     ``status="deleted"``) stay as rows and answer 410; ``withdrawn`` ones stay visible.
     """
 
@@ -221,7 +221,7 @@ class HarvestRun(models.Model):
     The ``resumption_token`` is saved after each page so that a killed run resumes from the
     token. A bulk load (``harvest_files(bulk=True)``) saves the definitions of the indexes
     it drops in ``deferred_indexes`` before dropping them, so that if it is killed the next
-    harvest rebuilds them (``papers.services.paper_indexes_restore``).
+    harvest rebuilds them (``papers.bulk.paper_indexes_restore``).
     ``response_date`` of the first page of a complete run is where the next incremental
     run starts (OAI lists are not in datestamp order, so the last datestamp is no cursor).
     """

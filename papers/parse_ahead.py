@@ -26,7 +26,7 @@ class ParseFailed(Exception):
 
 
 def record_slugs(page: OaiPage) -> None:
-    """Fill ``record.slug`` (what :func:`papers.services._merge` would compute from the
+    """Fill ``record.slug`` (what :func:`papers.upsert._merge` would compute from the
     title) for every live record of ``page``, so that work is done where the page is parsed."""
     for record in page.records:
         if not record.deleted:

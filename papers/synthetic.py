@@ -40,8 +40,8 @@ from django.utils import timezone
 from wove.bulk import copy_upsert
 
 from .models import Paper, PaperAuthor, PaperVersion
-from .services import SOURCE_FIELDS, CategoryMap
 from .text import make_slug
+from .upsert import SOURCE_FIELDS, CategoryMap
 
 SAMPLE_DIR = Path(settings.BASE_DIR) / "data"
 SAMPLE_OAI = ("arxiv/oai/arxivsync_436115-5001.xml", "arxiv/oai/arxivsync_47001.xml")
@@ -357,7 +357,7 @@ class CorpusSummary:
         )
 
 
-# The harvester's source fields (papers.services.SOURCE_FIELDS) plus what a synthetic paper
+# The harvester's source fields (papers.upsert.SOURCE_FIELDS) plus what a synthetic paper
 # also sets directly.
 _PAPER_FIELDS = [
     "arxiv_id",

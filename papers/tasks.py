@@ -8,7 +8,8 @@ import httpx
 from celery import shared_task
 from django.conf import settings
 
-from . import services
+from .bulk import HarvestBusy
+from .harvest import harvest_oai
 from .models import HarvestRun
 from .oai import OaiClient
 from .signals import harvest_finished
@@ -41,8 +42,8 @@ def harvest_arxiv(metadata_prefix: str | None = None, set_spec: str = "") -> dic
         user_agent=settings.WOVE_USER_AGENT,
     ) as client:
         try:
-            run = services.harvest_oai(client=client, metadata_prefix=prefix, set_spec=set_spec)
-        except services.HarvestBusy as exc:
+            run = harvest_oai(client=client, metadata_prefix=prefix, set_spec=set_spec)
+        except HarvestBusy as exc:
             logger.info("%s; this copy of the task stops", exc)
             return {"run": None, "status": "busy"}
     harvest_finished.send(sender=HarvestRun, run=run, inline=False)  # the next stages, to the workers

@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
+from wove.admin_mixins import ReadOnlyAdmin
+
 from .models import Event, PaperSigning, PublicKey, Record
 from .tasks import sign_records
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Nothing here is edited by hand: records and events are signed, keys are published."""
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(PublicKey)

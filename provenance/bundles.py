@@ -12,6 +12,7 @@ from .canonical import canonical_json, sha256_hex
 from .merge import MERGE_VERSION, state_merge
 from .models import PublicKey, Record
 from .selectors import record_events
+from .services import signer_current
 
 BUNDLE_TYPE = "pith_open_graph_bundle"
 BUNDLE_VERSION = "1.0"
@@ -102,8 +103,6 @@ def bundle_build(*, record: Record) -> dict:
     the same log gives the same bytes on every request (ed25519 signatures are
     deterministic). Signed with the current key, which is published with the others.
     """
-    from .services import signer_current
-
     signer, current_key = signer_current()
     events, keys, aliases = _parts(record)
     if current_key.pk not in {k.pk for k in keys}:

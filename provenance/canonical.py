@@ -9,6 +9,8 @@ from typing import Any
 
 import rfc8785
 
+from papers.text import canon_text
+
 # I-JSON (RFC 7493) integer range: RFC 8785 serialises numbers as IEEE 754 doubles, so only
 # integers of magnitude below 2**53 survive every JSON reader unchanged.
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -113,8 +115,6 @@ def b32(data: bytes) -> str:
 def text_canon_sha256(text: str | None) -> str:
     """``title_canon_sha256``/``abstract_canon_sha256``: SHA-256 hex of the lower-cased text
     with whitespace runs collapsed to one space and the ends trimmed (PROVENANCE.md)."""
-    from papers.text import canon_text
-
     return sha256_hex(canon_text(text).encode("utf-8"))
 
 

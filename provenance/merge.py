@@ -77,6 +77,70 @@ def _entry(event: dict) -> dict:
     }
 
 
+def _events_checked(
+    events: Sequence[dict], pith_number: str, keys: dict[str, bytes]
+) -> tuple[list[dict], list[dict]]:
+    """The valid events, and one entry (id, type, reason) per invalid one (see :func:`event_problem`)."""
+    valid: list[dict] = []
+    invalid: list[dict] = []
+    for event in events:
+        problem = event_problem(event, pith_number, keys)
+        if problem is None:
+            valid.append(event)
+        else:
+            invalid.append(
+                {"event_id": event.get("event_id"), "event_type": event.get("event_type"), "reason": problem}
+            )
+    return valid, invalid
+
+
+def _events_ordered(valid: list[dict]) -> list[dict]:
+    """The valid events in ``(created_at, event_id)`` order, each id once."""
+    seen: set[str] = set()
+    ordered = []
+    for event in sorted(valid, key=lambda e: (e.get("created_at") or "", e["event_id"])):
+        if event["event_id"] not in seen:  # the same event twice is one event
+            seen.add(event["event_id"])
+            ordered.append(event)
+    return ordered
+
+
+def _equivocations(ordered: list[dict]) -> list[dict]:
+    """Events by one key extending the same ``(target, prev_event)``, one entry per fork."""
+    forks: dict[tuple, list[str]] = defaultdict(list)
+    for event in ordered:
+        fingerprint = (event.get("signer") or {}).get("public_key_fingerprint")
+        forks[(fingerprint, event.get("target"), event.get("prev_event"))].append(event["event_id"])
+    return [
+        {"target": target, "prev_event": prev, "public_key_fingerprint": fp, "event_ids": sorted(ids)}
+        for (fp, target, prev), ids in sorted(forks.items(), key=lambda kv: sorted(kv[1]))
+        if len(ids) > 1
+    ]
+
+
+def _current(ordered: list[dict], canonical_record: dict, source_aliases: list[dict]) -> dict:
+    """The state's ``current``: the record, aliases, the latest ``record_created`` and one list
+    per event family, without superseded events."""
+    superseded = {ref for event in ordered for ref in event.get("supersedes") or ()}
+    current: dict = {"canonical_record": canonical_record, "source_aliases": source_aliases}
+    for family in REGISTRY_FAMILIES.values():
+        current[family] = []
+    for event in ordered:  # our families appear once the log has an event of theirs
+        family = OWN_FAMILIES.get(event.get("event_type")) or SUPERSEDE_ONLY.get(event.get("event_type"))
+        if family:
+            current.setdefault(family, [])
+    for event in ordered:
+        kind = event.get("event_type")
+        if event["event_id"] in superseded or kind in SUPERSEDE_ONLY:
+            continue
+        if kind == "record_created":
+            current["record_created"] = _entry(event)
+            continue
+        family = REGISTRY_FAMILIES.get(kind) or OWN_FAMILIES.get(kind) or "other_events"
+        current.setdefault(family, []).append(_entry(event))
+    return current
+
+
 def state_merge(
     *,
     pith_number: str,
@@ -98,50 +162,10 @@ def state_merge(
     the state with ``state_sha256`` last.
     """
     keys = {k["fingerprint_sha256_hex"]: bytes.fromhex(k["public_key_hex"]) for k in public_keys}
-    valid: list[dict] = []
-    invalid: list[dict] = []
-    for event in events:
-        problem = event_problem(event, pith_number, keys)
-        if problem is None:
-            valid.append(event)
-        else:
-            invalid.append(
-                {"event_id": event.get("event_id"), "event_type": event.get("event_type"), "reason": problem}
-            )
-    seen: set[str] = set()
-    ordered = []
-    for event in sorted(valid, key=lambda e: (e.get("created_at") or "", e["event_id"])):
-        if event["event_id"] not in seen:  # the same event twice is one event
-            seen.add(event["event_id"])
-            ordered.append(event)
-
-    forks: dict[tuple, list[str]] = defaultdict(list)
-    for event in ordered:
-        fingerprint = (event.get("signer") or {}).get("public_key_fingerprint")
-        forks[(fingerprint, event.get("target"), event.get("prev_event"))].append(event["event_id"])
-    equivocations = [
-        {"target": target, "prev_event": prev, "public_key_fingerprint": fp, "event_ids": sorted(ids)}
-        for (fp, target, prev), ids in sorted(forks.items(), key=lambda kv: sorted(kv[1]))
-        if len(ids) > 1
-    ]
-
-    superseded = {ref for event in ordered for ref in event.get("supersedes") or ()}
-    current: dict = {"canonical_record": canonical_record, "source_aliases": source_aliases}
-    for family in REGISTRY_FAMILIES.values():
-        current[family] = []
-    for event in ordered:  # our families appear once the log has an event of theirs
-        family = OWN_FAMILIES.get(event.get("event_type")) or SUPERSEDE_ONLY.get(event.get("event_type"))
-        if family:
-            current.setdefault(family, [])
-    for event in ordered:
-        kind = event.get("event_type")
-        if event["event_id"] in superseded or kind in SUPERSEDE_ONLY:
-            continue
-        if kind == "record_created":
-            current["record_created"] = _entry(event)
-            continue
-        family = REGISTRY_FAMILIES.get(kind) or OWN_FAMILIES.get(kind) or "other_events"
-        current.setdefault(family, []).append(_entry(event))
+    valid, invalid = _events_checked(events, pith_number, keys)
+    ordered = _events_ordered(valid)
+    equivocations = _equivocations(ordered)
+    current = _current(ordered, canonical_record, source_aliases)
 
     state = {
         "state_type": STATE_TYPE,

@@ -18,16 +18,11 @@ from papers.models import Paper
 from wove.backlog import Backlog
 from wove.bulk import copy_upsert, gc_paused, int_array
 
-from .builders import (
-    EVENT_TARGETS,
-    EVENT_TYPES,
-    BuiltEvent,
-    SigningTemplates,
-    event_build,
-    graph_snapshot_payload,
-)
+from .builders import EVENT_TARGETS, EVENT_TYPES, event_build, graph_snapshot_payload
+from .fast_builders import BuiltEvent, PaperParts, RecordText, SigningTemplates
 from .keys import Signer, fingerprint_b32, fingerprint_hex, load_private_key, public_raw
 from .models import Event, PaperSigning, PublicKey, Record
+from .selectors import record_resolve
 
 log = logging.getLogger(__name__)
 
@@ -382,6 +377,10 @@ def _copy_json(value: str) -> str:
 
 
 def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_id: str) -> SignResult:
+    """Sign one batch of papers in one transaction: lock them (papers another signer holds are
+    counted busy), build each one's new records and events from what it already has, and
+    write them by COPY with the papers' :class:`PaperSigning` rows. A paper that fails is
+    logged and skipped (its lines dropped), never the batch. Returns the batch's counts."""
     result = SignResult()
     with gc_paused(), transaction.atomic():
         locked = _lock_papers(ids, wait=False)
@@ -390,145 +389,198 @@ def _sign_batch(ids: Sequence[int], signer: Signer, key_row: PublicKey, signer_i
         result.papers_checked = len(papers)
         if not papers:
             return result
-        paper_ids = [p.id for p in papers]
-        records_by_paper: dict[int, dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))
-        for rec in (
-            Record.objects.filter(paper_id__in=_any_of(paper_ids))
-            .order_by("created_at", "canonical_sha256")
-            .values("canonical_sha256", "paper_id", "source_version", "pith_number")
-        ):
-            records_by_paper[rec["paper_id"]][rec["source_version"]].append(rec)
-        # Papers signed for the first time (the bulk of a large run) have no events to read.
-        record_shas = [
-            r["canonical_sha256"] for by_v in records_by_paper.values() for rs in by_v.values() for r in rs
-        ]
-        tips = (
-            _chain_tips(
-                Event.objects.filter(record_id__in=record_shas).values(
-                    "content_sha256", "record_id", "target", "prev_event", "created_at", "event_type"
-                )
-            )
-            if record_shas
-            else {}
-        )
-        graph_tips = {key[0]: tip for key, tip in tips.items() if key[1] == EVENT_TARGETS["graph_snapshot"]}
-        tip_payloads = (
-            dict(
-                Event.objects.filter(
-                    content_sha256__in=[t["content_sha256"] for t in graph_tips.values()]
-                ).values_list("content_sha256", "content__payload")
-            )
-            if graph_tips
-            else {}
-        )
+        history = _batch_history([p.id for p in papers])
 
         now = _now()
         templates = SigningTemplates(signer, signer_id=signer_id, now=now)
-        # Rows go to COPY as text lines (no per-field adaptation): constant fields once.
-        key_pk = str(key_row.pk)
-        record_tail = f"\t{key_pk}\t{now.isoformat()}\n"  # full precision: orders two records of a version
-        event_mid = f"\t{now.replace(microsecond=0).isoformat()}\t{key_pk}\t"
-        new_records: list[str] = []
-        new_events: list[str] = []
-        signed: list[tuple[int, str, datetime]] = []  # PaperSigning rows
-
-        def add_event(record_sha: str, event_type: str, built: BuiltEvent) -> None:
-            prev = "\\N" if built.prev_event is None else _copy_text(built.prev_event)
-            new_events.append(
-                f"{built.content_sha256}\t{record_sha}\t{event_type}\t{EVENT_TARGETS[event_type]}\t{prev}"
-                f"{event_mid}{_copy_json(built.content)}\t{_copy_json(built.signature)}\n"
-            )
-
+        rows = _CopyLines(key_row, now)
         for paper in papers:
-            before = (len(new_records), len(new_events))
+            before = (len(rows.records), len(rows.events))
             try:
-                versions = _paper_versions(paper)
-                latest = versions[-1][0]
-                by_version = records_by_paper.get(paper.id, {})
-                previous_created: str | None = None  # record_created id of the previous version
-                parts = None
-                for version, submitted in versions:
-                    existing = by_version.get(version, [])
-                    if existing and version != latest:
-                        tip = tips.get((existing[-1]["canonical_sha256"], "record"))
-                        previous_created = f"sha256:{tip['content_sha256']}" if tip else previous_created
-                        continue
-                    if parts is None:  # once per paper, for all its versions
-                        parts = SigningTemplates.paper_parts(
-                            arxiv_id=paper.arxiv_id,
-                            license=paper.license,
-                            primary_cat=paper.primary_category_id,
-                            categories=paper.categories,
-                            title=paper.title,
-                            abstract=paper.abstract,
-                            authors_text=paper.authors_text,
-                            authors=paper.authors,
-                        )
-                    record = templates.record(parts, version=version, submitted_at=submitted)
-                    if existing:
-                        current = existing[-1]
-                        tip = tips.get((current["canonical_sha256"], "record"))
-                        current_created = f"sha256:{tip['content_sha256']}" if tip else None
-                        if any(r["canonical_sha256"] == record.sha256 for r in existing):
-                            # Unchanged record: a new snapshot only when what the archive shows changed.
-                            source = {"kind": "arxiv", "id": paper.arxiv_id, "version": version}
-                            snapshot = _snapshot(paper, source, submitted)
-                            graph_tip = graph_tips.get(current["canonical_sha256"])
-                            if graph_tip is None or tip_payloads.get(graph_tip["content_sha256"]) != snapshot:
-                                prev = f"sha256:{graph_tip['content_sha256']}" if graph_tip else None
-                                add_event(
-                                    current["canonical_sha256"],
-                                    "graph_snapshot",
-                                    templates.graph_snapshot(
-                                        parts,
-                                        pith_number=current["pith_number"],
-                                        version=version,
-                                        submitted_at=submitted,
-                                        prev_event=prev,
-                                        supersedes=[prev] if prev else [],
-                                    ),
-                                )
-                            continue
-                        supersedes = [current_created] if current_created else []
-                    else:
-                        supersedes = [previous_created] if previous_created else []
-                    receipt, created = templates.record_created(
-                        parts, record, version=version, supersedes=supersedes
-                    )
-                    new_records.append(
-                        f"{record.sha256}\t{record.pith_number}\t{record.pith_body}\t{paper.id}\tarxiv"
-                        f"\t{_copy_text(paper.arxiv_id)}\t{version}\t{_copy_json(record.canonical)}"
-                        f"\t{_copy_json(receipt)}{record_tail}"
-                    )
-                    add_event(record.sha256, "record_created", created)
-                    add_event(
-                        record.sha256,
-                        "graph_snapshot",
-                        templates.graph_snapshot(
-                            parts, pith_number=record.pith_number, version=version, submitted_at=submitted
-                        ),
-                    )
-                    previous_created = created.event_id
+                _paper_sign(paper, templates, history, rows)
             except Exception:  # one bad paper is logged and skipped, never the batch
                 log.exception("provenance: cannot sign paper %s (%s)", paper.id, paper.arxiv_id)
-                del new_records[before[0] :]
-                del new_events[before[1] :]
+                del rows.records[before[0] :]
+                del rows.events[before[1] :]
                 result.papers_skipped += 1
                 continue
-            if (len(new_records), len(new_events)) != before:
+            if (len(rows.records), len(rows.events)) != before:
                 result.papers_signed += 1
-            signed.append((paper.id, paper.content_hash, now))
+            rows.signed.append((paper.id, paper.content_hash, now))
 
-        result.records_created = _insert_copy_lines(Record, _RECORD_COLUMNS, new_records)
-        result.events_created = _insert_copy_lines(Event, _EVENT_COLUMNS, new_events)
+        result.records_created = _insert_copy_lines(Record, _RECORD_COLUMNS, rows.records)
+        result.events_created = _insert_copy_lines(Event, _EVENT_COLUMNS, rows.events)
         copy_upsert(
             model=PaperSigning,
             fields=["paper", "content_hash", "signed_at"],
-            rows=signed,
+            rows=rows.signed,
             conflict_fields=["paper"],
             update_fields=["content_hash", "signed_at"],
         )
     return result
+
+
+@dataclass(slots=True)
+class _BatchHistory:
+    """What a batch's papers have signed already: their records by paper and version (oldest
+    first), the chain tips by ``(record sha, target)``, the ``graph_snapshot`` tips by record
+    sha, and those tips' payloads by event sha."""
+
+    records_by_paper: dict[int, dict[int, list[dict]]]
+    tips: dict[tuple[str, str], dict]
+    graph_tips: dict[str, dict]
+    tip_payloads: dict[str, dict]
+
+
+def _batch_history(paper_ids: list[int]) -> _BatchHistory:
+    """Read :class:`_BatchHistory` for ``paper_ids``: one query for records, and (only when
+    there are any) one for their events and one for the graph tips' payloads."""
+    records_by_paper: dict[int, dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for rec in (
+        Record.objects.filter(paper_id__in=_any_of(paper_ids))
+        .order_by("created_at", "canonical_sha256")
+        .values("canonical_sha256", "paper_id", "source_version", "pith_number")
+    ):
+        records_by_paper[rec["paper_id"]][rec["source_version"]].append(rec)
+    # Papers signed for the first time (the bulk of a large run) have no events to read.
+    record_shas = [
+        r["canonical_sha256"] for by_v in records_by_paper.values() for rs in by_v.values() for r in rs
+    ]
+    tips = (
+        _chain_tips(
+            Event.objects.filter(record_id__in=record_shas).values(
+                "content_sha256", "record_id", "target", "prev_event", "created_at", "event_type"
+            )
+        )
+        if record_shas
+        else {}
+    )
+    graph_tips = {key[0]: tip for key, tip in tips.items() if key[1] == EVENT_TARGETS["graph_snapshot"]}
+    tip_payloads = (
+        dict(
+            Event.objects.filter(
+                content_sha256__in=[t["content_sha256"] for t in graph_tips.values()]
+            ).values_list("content_sha256", "content__payload")
+        )
+        if graph_tips
+        else {}
+    )
+    return _BatchHistory(records_by_paper, tips, graph_tips, tip_payloads)
+
+
+class _CopyLines:
+    """A batch's new rows as text-format ``COPY`` lines (no per-field adaptation): records,
+    events, and the ``(paper id, content hash, signed at)`` of each paper signed."""
+
+    __slots__ = ("records", "events", "signed", "_record_tail", "_event_mid")
+
+    def __init__(self, key_row: PublicKey, now: datetime) -> None:
+        key_pk = str(key_row.pk)  # constant fields once
+        # Full precision: it orders two records of one version.
+        self._record_tail = f"\t{key_pk}\t{now.isoformat()}\n"
+        self._event_mid = f"\t{now.replace(microsecond=0).isoformat()}\t{key_pk}\t"
+        self.records: list[str] = []
+        self.events: list[str] = []
+        self.signed: list[tuple[int, str, datetime]] = []  # PaperSigning rows
+
+    def add_record(self, paper: _PaperRow, version: int, record: RecordText, receipt: str) -> None:
+        self.records.append(
+            f"{record.sha256}\t{record.pith_number}\t{record.pith_body}\t{paper.id}\tarxiv"
+            f"\t{_copy_text(paper.arxiv_id)}\t{version}\t{_copy_json(record.canonical)}"
+            f"\t{_copy_json(receipt)}{self._record_tail}"
+        )
+
+    def add_event(self, record_sha: str, event_type: str, built: BuiltEvent) -> None:
+        prev = "\\N" if built.prev_event is None else _copy_text(built.prev_event)
+        self.events.append(
+            f"{built.content_sha256}\t{record_sha}\t{event_type}\t{EVENT_TARGETS[event_type]}\t{prev}"
+            f"{self._event_mid}{_copy_json(built.content)}\t{_copy_json(built.signature)}\n"
+        )
+
+
+def _paper_sign(
+    paper: _PaperRow, templates: SigningTemplates, history: _BatchHistory, rows: _CopyLines
+) -> None:
+    """Add one paper's new records and events to ``rows``: for each version without a record,
+    and for the latest version when its record changed, a record and its ``record_created``
+    and ``graph_snapshot`` events (superseding the version's or the previous version's
+    ``record_created``); for an unchanged latest record, a snapshot only when what the
+    archive shows changed (:func:`_snapshot_if_changed`)."""
+    versions = _paper_versions(paper)
+    latest = versions[-1][0]
+    by_version = history.records_by_paper.get(paper.id, {})
+    previous_created: str | None = None  # record_created id of the previous version
+    parts = None
+    for version, submitted in versions:
+        existing = by_version.get(version, [])
+        if existing and version != latest:
+            tip = history.tips.get((existing[-1]["canonical_sha256"], "record"))
+            previous_created = f"sha256:{tip['content_sha256']}" if tip else previous_created
+            continue
+        if parts is None:  # once per paper, for all its versions
+            parts = SigningTemplates.paper_parts(
+                arxiv_id=paper.arxiv_id,
+                license=paper.license,
+                primary_cat=paper.primary_category_id,
+                categories=paper.categories,
+                title=paper.title,
+                abstract=paper.abstract,
+                authors_text=paper.authors_text,
+                authors=paper.authors,
+            )
+        record = templates.record(parts, version=version, submitted_at=submitted)
+        if existing:
+            current = existing[-1]
+            tip = history.tips.get((current["canonical_sha256"], "record"))
+            current_created = f"sha256:{tip['content_sha256']}" if tip else None
+            if any(r["canonical_sha256"] == record.sha256 for r in existing):
+                _snapshot_if_changed(paper, parts, current, version, submitted, templates, history, rows)
+                continue
+            supersedes = [current_created] if current_created else []
+        else:
+            supersedes = [previous_created] if previous_created else []
+        receipt, created = templates.record_created(parts, record, version=version, supersedes=supersedes)
+        rows.add_record(paper, version, record, receipt)
+        rows.add_event(record.sha256, "record_created", created)
+        rows.add_event(
+            record.sha256,
+            "graph_snapshot",
+            templates.graph_snapshot(
+                parts, pith_number=record.pith_number, version=version, submitted_at=submitted
+            ),
+        )
+        previous_created = created.event_id
+
+
+def _snapshot_if_changed(
+    paper: _PaperRow,
+    parts: PaperParts,
+    current: dict,
+    version: int,
+    submitted: str,
+    templates: SigningTemplates,
+    history: _BatchHistory,
+    rows: _CopyLines,
+) -> None:
+    """Unchanged record: a new ``graph_snapshot`` of ``current`` (extending its graph chain)
+    only when what the archive shows changed since the chain's tip."""
+    source = {"kind": "arxiv", "id": paper.arxiv_id, "version": version}
+    snapshot = _snapshot(paper, source, submitted)
+    graph_tip = history.graph_tips.get(current["canonical_sha256"])
+    if graph_tip is None or history.tip_payloads.get(graph_tip["content_sha256"]) != snapshot:
+        prev = f"sha256:{graph_tip['content_sha256']}" if graph_tip else None
+        rows.add_event(
+            current["canonical_sha256"],
+            "graph_snapshot",
+            templates.graph_snapshot(
+                parts,
+                pith_number=current["pith_number"],
+                version=version,
+                submitted_at=submitted,
+                prev_event=prev,
+                supersedes=[prev] if prev else [],
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -553,8 +605,6 @@ def _records_for_subjects(subjects: Sequence[Record | Paper | str]) -> list[Reco
     """Resolve subjects in bulk: records as they are, papers to their current record (signing
     unsigned ones first), strings by :func:`provenance.selectors.record_resolve`.
     Raises ``Record.DoesNotExist`` for a subject without a record."""
-    from .selectors import record_resolve
-
     paper_ids = {s.pk for s in subjects if isinstance(s, Paper)}
 
     def current(ids: set[int]) -> dict[int, Record]:

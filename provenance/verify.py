@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .builders import (
@@ -145,7 +147,24 @@ def verify_bundle(bundle: dict | str | bytes, *, trusted_keys: list[dict] | None
 
 
 def _verify(data: dict, out: _Collector, trusted_keys: list[dict] | None) -> None:
-    # Keys: every published key's encodings and fingerprints agree.
+    """Run every check on a parsed bundle, in :data:`CHECKS` order, into ``out``. Raises
+    ``KeyError``, ``TypeError``, ``ValueError``, ``AttributeError`` or ``IndexError`` on a
+    malformed bundle (:func:`verify_bundle` reports them as ``bundle_format``)."""
+    keys, key_ids = _check_keys(data, out, trusted_keys)
+    key_for = partial(_key_for, keys, key_ids, out)
+    _check_canonical_record(data, out)
+    expected_body = _check_pith_number(data, out)
+    _check_aliases(data, out, expected_body)
+    _check_events(data, out, key_for)
+    _check_state(data, out, keys)
+    _check_bundle(data, out, key_for)
+
+
+def _check_keys(
+    data: dict, out: _Collector, trusted_keys: list[dict] | None
+) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Keys: every published key's encodings and fingerprints agree. Returns the raw keys
+    and the key ids, both by hex fingerprint."""
     keys: dict[str, bytes] = {}
     key_ids: dict[str, str] = {}
     for i, key in enumerate(data["public_keys"]):
@@ -175,16 +194,23 @@ def _verify(data: dict, out: _Collector, trusted_keys: list[dict] | None) -> Non
         for fp, raw in keys.items():
             if raw.hex() not in trusted:
                 out.fail("key_fingerprints", f"key {key_ids[fp]} ({fp}) is not among the trusted keys")
+    return keys, key_ids
 
-    def key_for(block: dict, where: str) -> bytes | None:
-        fp = (block or {}).get("public_key_fingerprint")
-        if fp in keys and block.get("key_id") not in (None, key_ids[fp]):
-            out.fail("key_fingerprints", f"{where}: key_id {block.get('key_id')!r} does not name key {fp}")
-        if fp not in keys:
-            out.fail("key_fingerprints", f"{where}: fingerprint {fp!r} matches no published key")
-        return keys.get(fp)
 
-    # Canonical record and its digest.
+def _key_for(
+    keys: dict[str, bytes], key_ids: dict[str, str], out: _Collector, block: dict, where: str
+) -> bytes | None:
+    """The published key a signature block names (``None`` when none matches: a failure)."""
+    fp = (block or {}).get("public_key_fingerprint")
+    if fp in keys and block.get("key_id") not in (None, key_ids[fp]):
+        out.fail("key_fingerprints", f"{where}: key_id {block.get('key_id')!r} does not name key {fp}")
+    if fp not in keys:
+        out.fail("key_fingerprints", f"{where}: fingerprint {fp!r} matches no published key")
+    return keys.get(fp)
+
+
+def _check_canonical_record(data: dict, out: _Collector) -> None:
+    """Canonical record and its digest."""
     record = data["canonical_record"]
     digest = data["canonical_sha256"]
     if sha256_hex(canonical_json(record)) != digest:
@@ -192,9 +218,11 @@ def _verify(data: dict, out: _Collector, trusted_keys: list[dict] | None) -> Non
     if data.get("source") is not None and data["source"] != record.get("source"):
         out.fail("canonical_hash", "source differs from canonical_record.source")
 
-    # Pith number and short forms.
-    submitted = record["metadata"]["submitted_at"]
-    expected_body = pith_body(digest)
+
+def _check_pith_number(data: dict, out: _Collector) -> str:
+    """Pith number and short forms. Returns the pith body the digest gives."""
+    submitted = data["canonical_record"]["metadata"]["submitted_at"]
+    expected_body = pith_body(data["canonical_sha256"])
     expected = f"pith:{submitted[:4]}:{expected_body}"
     if data["pith_number"] != expected:
         out.fail("pith_number", f"pith_number {data['pith_number']!r}, expected {expected!r}")
@@ -202,9 +230,12 @@ def _verify(data: dict, out: _Collector, trusted_keys: list[dict] | None) -> Non
         out.fail("pith_number", f"short_pith_number {data['short_pith_number']!r} does not recompute")
     if data["state"].get("pith_number") != data["pith_number"]:
         out.fail("pith_number", "state.pith_number differs from the bundle's")
+    return expected_body
 
-    # Aliases: arXiv id, versioned id, DOI and the three short forms, nothing else.
-    source = record["source"]
+
+def _check_aliases(data: dict, out: _Collector, expected_body: str) -> None:
+    """Aliases: arXiv id, versioned id, DOI and the three short forms, nothing else."""
+    source = data["canonical_record"]["source"]
     wanted = {
         (a["alias_kind"], a["alias_value"])
         for a in aliases_build(
@@ -217,7 +248,9 @@ def _verify(data: dict, out: _Collector, trusted_keys: list[dict] | None) -> Non
     for kind, value in sorted(given - wanted):
         out.fail("aliases", f"unexpected alias {kind}={value!r}")
 
-    # Events: content hash, id, signature, subject; receipts inside record_created.
+
+def _check_events(data: dict, out: _Collector, key_for: Callable[[dict, str], bytes | None]) -> None:
+    """Events: content hash, id, signature, subject; receipts inside record_created."""
     receipts = 0
     for i, event in enumerate(data["events"]):
         label = f"event {i} ({event.get('event_type')})"
@@ -244,25 +277,34 @@ def _verify(data: dict, out: _Collector, trusted_keys: list[dict] | None) -> Non
                 "event_subject", f"{label}: subject {event.get('subject_pith_number')!r} is not this record"
             )
         if event.get("event_type") == "record_created":
-            payload = event.get("payload") or {}
-            if payload.get("canonical_record") != record or payload.get("canonical_sha256") != digest:
-                out.fail(
-                    "canonical_hash", f"{label}: its canonical record or digest differs from the bundle's"
-                )
-            receipt = payload.get("receipt")
-            if receipt is not None:
-                receipts += 1
-                if receipt.get("canonical_sha256") != digest:
-                    out.fail("receipt", "the receipt names another canonical_sha256")
-                problem = _signature_problem(
-                    key_for(receipt, "receipt"), receipt, digest, RECEIPT_SIGNED_MESSAGE
-                )
-                if problem:
-                    out.fail("receipt", problem)
+            receipts += _check_record_created(data, out, key_for, event, label)
     if not receipts:
         out.fail("receipt", "no record_created event carries a receipt")
 
-    # State: its own hash, the events it applied, and (for a known merge) the merge itself.
+
+def _check_record_created(
+    data: dict, out: _Collector, key_for: Callable[[dict, str], bytes | None], event: dict, label: str
+) -> int:
+    """A ``record_created`` event: its record and digest are the bundle's, its receipt signs
+    the digest. Returns 1 when it carries a receipt, else 0."""
+    record = data["canonical_record"]
+    digest = data["canonical_sha256"]
+    payload = event.get("payload") or {}
+    if payload.get("canonical_record") != record or payload.get("canonical_sha256") != digest:
+        out.fail("canonical_hash", f"{label}: its canonical record or digest differs from the bundle's")
+    receipt = payload.get("receipt")
+    if receipt is None:
+        return 0
+    if receipt.get("canonical_sha256") != digest:
+        out.fail("receipt", "the receipt names another canonical_sha256")
+    problem = _signature_problem(key_for(receipt, "receipt"), receipt, digest, RECEIPT_SIGNED_MESSAGE)
+    if problem:
+        out.fail("receipt", problem)
+    return 1
+
+
+def _check_state(data: dict, out: _Collector, keys: dict[str, bytes]) -> None:
+    """State: its own hash, the events it applied, and (for a known merge) the merge itself."""
     state = data["state"]
     if sha256_hex(canonical_json({k: v for k, v in state.items() if k != "state_sha256"})) != state.get(
         "state_sha256"
@@ -288,11 +330,17 @@ def _verify(data: dict, out: _Collector, trusted_keys: list[dict] | None) -> Non
         out.fail(
             "state_applied_events", f"valid_event_count {state.get('valid_event_count')}, found {len(valid)}"
         )
+    _check_state_merge(data, out)
+
+
+def _check_state_merge(data: dict, out: _Collector) -> None:
+    """For a merge version this verifier implements, the state is what merging the events gives."""
+    state = data["state"]
     merge_version = state.get("merge_version")
     if merge_version in KNOWN_MERGE_VERSIONS:
         merged = state_merge(
             pith_number=data["pith_number"],
-            canonical_record=record,
+            canonical_record=data["canonical_record"],
             source_aliases=data.get("source_aliases", []),
             events=data["events"],
             public_keys=data["public_keys"],
@@ -304,7 +352,9 @@ def _verify(data: dict, out: _Collector, trusted_keys: list[dict] | None) -> Non
     else:
         out.skip("state_merge", f"merge_version {merge_version!r} is not one this verifier implements")
 
-    # Bundle: hash of everything but the signature, then the signature over its raw bytes.
+
+def _check_bundle(data: dict, out: _Collector, key_for: Callable[[dict, str], bytes | None]) -> None:
+    """Bundle: hash of everything but the signature, then the signature over its raw bytes."""
     signature = data.get("bundle_signature") or {}
     bundle_digest = sha256_hex(canonical_json({k: v for k, v in data.items() if k != "bundle_signature"}))
     if signature.get("bundle_sha256") != bundle_digest:

@@ -33,10 +33,10 @@ def fixtures_dir() -> Path:
 @pytest.fixture
 def sample_papers(db):
     """The whole bundled real sample (2,800 papers) harvested as `make demo` does."""
-    from papers import services
+    from papers import harvest
 
-    services.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
-    services.harvest_kaggle(path=SAMPLE_KAGGLE)
+    harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+    harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
 
 
 @pytest.fixture

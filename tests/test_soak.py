@@ -26,9 +26,9 @@ def load_soak():
 
 
 def test_short_soak_answers_no_5xx():
-    from papers import services
+    from papers import harvest
 
-    services.harvest_files(
+    harvest.harvest_files(
         paths=[OAI / "hepcrawl_arxiv-physics-hep-th.xml", OAI / "edited_arXivRaw_ListRecords_page1.xml"]
     )
     call_command("match_authors", "--no-progress")

@@ -231,7 +231,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # when the worker dies, the message is queued again once CELERY_VISIBILITY_TIMEOUT seconds have
 # passed since delivery (kombu's redis transport sweeps every ~100 s, and at worker start).
 # A task running longer than this is delivered a second time while it runs: every task is
-# idempotent, and the harvest refuses a second copy (papers.services.HarvestBusy).
+# idempotent, and the harvest refuses a second copy (papers.bulk.HarvestBusy).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
 }

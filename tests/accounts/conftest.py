@@ -40,7 +40,7 @@ def _fresh_rate_limits():
 def harvest(path) -> None:
     """Harvest one OAI file, then match affiliations and authors as ``make sample`` does."""
     from institutions.services import affiliations_match
-    from papers.services import harvest_files
+    from papers.harvest import harvest_files
     from researchers.services import researchers_match_authors
 
     harvest_files(paths=[path])

@@ -30,7 +30,7 @@ SIGNED = ["0704.0001", "0801.4566", "physics/0112006"]
 def api_data(django_db_setup, django_db_blocker, tmp_path_factory):
     """Load the sample once; yields nothing. Rolled back at the end of the package."""
     from institutions import services as institution_services
-    from papers import services as paper_services
+    from papers import harvest as paper_harvest
     from papers.models import Paper
     from provenance import services as provenance_services
     from researchers import services as researcher_services
@@ -43,9 +43,9 @@ def api_data(django_db_setup, django_db_blocker, tmp_path_factory):
         atomic = transaction.atomic()
         atomic.__enter__()
         try:
-            paper_services.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
-            paper_services.harvest_kaggle(path=SAMPLE_KAGGLE)
-            paper_services.harvest_files(paths=[OLD_STYLE, DELETED])
+            paper_harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+            paper_harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
+            paper_harvest.harvest_files(paths=[OLD_STYLE, DELETED])
             researcher_services.researchers_match_local()
             institution_services.institutions_load(paths=[ROR_RECORDS])
             institution_services.affiliations_match()

@@ -33,7 +33,10 @@ LONG_REASON = "Over 80 lines because"
 # AppConfig.ready() connects receivers once the app registry is ready, and gunicorn's
 # worker hook loads Django code only after django.setup() in the worker. The bench/ scripts
 # are programs run on their own: each calls django.setup() before importing the apps.
-FUNCTION_IMPORTS_ALLOWED = {("wove/gunicorn_conf.py", "post_worker_init"), ("wove/gunicorn_conf.py", "_warm_site")}
+FUNCTION_IMPORTS_ALLOWED = {
+    ("wove/gunicorn_conf.py", "post_worker_init"),
+    ("wove/gunicorn_conf.py", "_warm_site"),
+}
 
 
 def _sources() -> list[tuple[str, ast.Module]]:

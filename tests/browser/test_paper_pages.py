@@ -2,7 +2,7 @@
 
 import pytest
 
-from papers import services
+from papers import harvest
 from tests.browser.conftest import screenshot
 from tests.conftest import FIXTURES
 
@@ -12,7 +12,7 @@ OAI = FIXTURES / "arxiv" / "oai"
 
 
 def test_browse_home_to_paper(live_server, page):
-    services.harvest_files(
+    harvest.harvest_files(
         paths=[OAI / "edited_arXivRaw_ListRecords_page1.xml", OAI / "inspirenext_oai_arxiv.xml"]
     )
     page.goto(live_server.url + "/")
@@ -32,7 +32,7 @@ def test_browse_home_to_paper(live_server, page):
 
 
 def test_old_style_id_redirects_in_browser(live_server, page):
-    services.harvest_files(paths=[OAI / "inspirenext_oai_arxiv.xml"])
+    harvest.harvest_files(paths=[OAI / "inspirenext_oai_arxiv.xml"])
     page.goto(live_server.url + "/papers/physics/0112006")
     assert "/papers/physics/0112006-" in page.url
     assert page.locator(".author-list li").first.inner_text().startswith("G. Fiorentini")

@@ -21,14 +21,14 @@ def curation_sample(django_db_setup, django_db_blocker):
     """The bundled real sample (2,800 papers) harvested and matched locally, committed once
     for the package and removed afterwards. Tests change it only inside their own
     transaction (the ``db`` fixture rolls it back)."""
-    from papers import services as paper_services
+    from papers import harvest as paper_harvest
     from papers.models import HarvestRun, Paper
     from researchers.models import MatchConstraint, Researcher
     from researchers.services import researchers_match_authors
 
     with django_db_blocker.unblock():
-        paper_services.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
-        paper_services.harvest_kaggle(path=SAMPLE_KAGGLE)
+        paper_harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+        paper_harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
         summary = researchers_match_authors(sources=[])
         yield summary
         MatchConstraint.objects.all().delete()

@@ -16,7 +16,7 @@ from django.db import connection, transaction
 from curation.errors import CurationConflict
 from curation.merge import researcher_merge
 from curation.models import CurationRecord
-from papers import services as paper_services
+from papers import harvest as paper_harvest
 from provenance.services import signer_current
 from researchers.models import Authorship, Researcher
 from researchers.selectors import researcher_resolve
@@ -30,7 +30,7 @@ HOLD_SECONDS = 0.5
 
 def setup_three(django_user_model):
     """Three real records from arXivRaw page 1 (0801.3673-0801.3675), an editor, a published key."""
-    paper_services.harvest_files(paths=[RAW_PAGE1])
+    paper_harvest.harvest_files(paths=[RAW_PAGE1])
     researchers_match_local()
     signer_current()
     editor = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw-boss-123")

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 import httpx
 import pytest
 
-from papers import services
+from papers import harvest
 from papers.models import HarvestRun, Paper
 from papers.oai import OaiClient, parse_oai_response
 from tests.oai_replay import DailyOaiServer
@@ -36,7 +36,7 @@ def _harvest_day(server: DailyOaiServer) -> set[str]:
     before = _snapshot()
     for prefix in ("arXivRaw", "arXiv"):
         with OaiClient(server.url, min_interval=0) as client:
-            run = services.harvest_oai(client=client, metadata_prefix=prefix)
+            run = harvest.harvest_oai(client=client, metadata_prefix=prefix)
         assert run.status == HarvestRun.Status.COMPLETE
     return {arxiv_id for arxiv_id, row in _snapshot().items() if before.get(arxiv_id) != row}
 

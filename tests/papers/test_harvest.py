@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 import httpx
 import pytest
 
-from papers import services
+from papers import harvest, upsert
 from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
 from papers.oai import OaiClient, OaiError, parse_oai_response
 from tests.conftest import FIXTURES
@@ -66,7 +66,7 @@ def client_for(replay: Replay, fake: FakeTime, **kwargs) -> OaiClient:
 @pytest.mark.django_db
 def test_list_records_follows_resumption_token_and_waits_three_seconds():
     replay, fake = Replay(PAGE1, PAGE2), FakeTime()
-    run = services.harvest_oai(
+    run = harvest.harvest_oai(
         client=client_for(replay, fake),
         metadata_prefix="arXivRaw",
         from_date=date(2008, 1, 23),
@@ -100,14 +100,14 @@ def test_interrupted_harvest_resumes_from_saved_token():
     fake = FakeTime()
     broken = Replay(PAGE1, httpx.ConnectError("connection reset"), httpx.ConnectError("again"))
     with pytest.raises(httpx.ConnectError):
-        services.harvest_oai(client=client_for(broken, fake, max_retries=1), metadata_prefix="arXivRaw")
+        harvest.harvest_oai(client=client_for(broken, fake, max_retries=1), metadata_prefix="arXivRaw")
     run = HarvestRun.objects.get()
     assert run.status == HarvestRun.Status.FAILED
     assert run.resumption_token == "496549|3"
     assert Paper.objects.count() == 3
 
     resumed = Replay(PAGE2)
-    run = services.harvest_oai(client=client_for(resumed, fake), metadata_prefix="arXivRaw")
+    run = harvest.harvest_oai(client=client_for(resumed, fake), metadata_prefix="arXivRaw")
     assert resumed.params(0) == {"verb": "ListRecords", "resumptionToken": "496549|3"}
     assert HarvestRun.objects.count() == 1
     assert run.status == HarvestRun.Status.COMPLETE
@@ -120,7 +120,7 @@ def test_503_with_retry_after_is_honoured():
     fake = FakeTime()
     busy = httpx.Response(503, headers={"Retry-After": "7"}, content=b"<html>busy</html>")
     replay = Replay(busy, PAGE2)
-    run = services.harvest_oai(client=client_for(replay, fake), metadata_prefix="arXivRaw")
+    run = harvest.harvest_oai(client=client_for(replay, fake), metadata_prefix="arXivRaw")
     assert run.status == HarvestRun.Status.COMPLETE
     assert 7.0 in fake.sleeps
     assert len(replay.requests) == 2
@@ -132,7 +132,7 @@ def test_expired_token_restarts_the_same_window_without_duplicates():
     fake = FakeTime()
     expired = (ERRORS / "saelim_ErrorResponseBadResumptionToken.xml").read_bytes()
     replay = Replay(PAGE1, expired, PAGE1, PAGE2)
-    run = services.harvest_oai(
+    run = harvest.harvest_oai(
         client=client_for(replay, fake), metadata_prefix="arXivRaw", from_date=date(2008, 1, 23)
     )
     assert run.status == HarvestRun.Status.COMPLETE
@@ -146,7 +146,7 @@ def test_expired_token_restarts_the_same_window_without_duplicates():
 def test_bad_argument_fails_the_run_loudly():
     replay = Replay((ERRORS / "saelim_ErrorResponseBadArgument.xml").read_bytes())
     with pytest.raises(OaiError) as caught:
-        services.harvest_oai(client=client_for(replay, FakeTime()), metadata_prefix="arXivRaw")
+        harvest.harvest_oai(client=client_for(replay, FakeTime()), metadata_prefix="arXivRaw")
     assert caught.value.code == "badArgument"
     run = HarvestRun.objects.get()
     assert run.status == HarvestRun.Status.FAILED
@@ -156,24 +156,24 @@ def test_bad_argument_fails_the_run_loudly():
 @pytest.mark.django_db
 def test_no_records_match_is_an_empty_complete_run():
     replay = Replay((ERRORS / "saelim_ErrorResponseNoRecordsMatch.xml").read_bytes())
-    run = services.harvest_oai(client=client_for(replay, FakeTime()), metadata_prefix="arXivRaw")
+    run = harvest.harvest_oai(client=client_for(replay, FakeTime()), metadata_prefix="arXivRaw")
     assert (run.status, run.records_seen) == (HarvestRun.Status.COMPLETE, 0)
 
 
 @pytest.mark.django_db
 def test_next_incremental_run_starts_on_last_response_day():
     fake = FakeTime()
-    services.harvest_oai(client=client_for(Replay(PAGE1, PAGE2), fake), metadata_prefix="arXivRaw")
+    harvest.harvest_oai(client=client_for(Replay(PAGE1, PAGE2), fake), metadata_prefix="arXivRaw")
     replay = Replay(PAGE2)
-    services.harvest_oai(client=client_for(replay, fake), metadata_prefix="arXivRaw")
+    harvest.harvest_oai(client=client_for(replay, fake), metadata_prefix="arXivRaw")
     # responseDate of the first run was 2014-01-16T10:33:29Z: that day, inclusive.
     assert replay.params(0)["from"] == "2014-01-16"
 
 
 @pytest.mark.django_db
 def test_deleted_header_marks_the_paper_deleted_and_keeps_it():
-    services.harvest_files(paths=[OAI / "edited_arXivRaw_ListRecords_page1.xml"])
-    run = services.harvest_files(paths=[OAI / "edited_arXivRaw_deleted_header.xml"])
+    harvest.harvest_files(paths=[OAI / "edited_arXivRaw_ListRecords_page1.xml"])
+    run = harvest.harvest_files(paths=[OAI / "edited_arXivRaw_deleted_header.xml"])
     assert run.records_deleted == 1
     paper = Paper.objects.get(arxiv_id="0801.3674")
     assert paper.deleted
@@ -183,7 +183,7 @@ def test_deleted_header_marks_the_paper_deleted_and_keeps_it():
 
 @pytest.mark.django_db
 def test_malformed_records_are_logged_and_skipped(caplog):
-    run = services.harvest_files(paths=[OAI / "edited_arXivRaw_malformed_records.xml"])
+    run = harvest.harvest_files(paths=[OAI / "edited_arXivRaw_malformed_records.xml"])
     assert run.status == HarvestRun.Status.COMPLETE
     assert (run.records_seen, run.records_written, run.records_skipped) == (3, 1, 2)
     assert list(Paper.objects.values_list("arxiv_id", flat=True)) == ["0801.3675"]
@@ -196,7 +196,7 @@ def test_arxiv_raw_wins_versions_and_arxiv_wins_authors(order):
     raw = OAI / "edited_arXivRaw_ListRecords_page1.xml"
     arxiv = OAI / "edited_arXiv_0704.4001_as_0801.3674.xml"
     for path in [raw, arxiv] if order == "raw-first" else [arxiv, raw]:
-        services.harvest_files(paths=[path])
+        harvest.harvest_files(paths=[path])
     paper = Paper.objects.get(arxiv_id="0801.3674")
     authors = list(paper.authors.order_by("position").values_list("name", flat=True))
     assert authors == ["Michael R. Douglas", "Jessie Shelton", "Gonzalo Torroba"]
@@ -209,7 +209,7 @@ def test_arxiv_raw_wins_versions_and_arxiv_wins_authors(order):
 
 @pytest.mark.django_db
 def test_arxiv_format_alone_gives_day_precision():
-    services.harvest_files(paths=[OAI / "hepcrawl_arxiv-physics-hep-th.xml"])
+    harvest.harvest_files(paths=[OAI / "hepcrawl_arxiv-physics-hep-th.xml"])
     paper = Paper.objects.get(arxiv_id="1412.8323")
     assert paper.submitted_day_precision
     assert paper.submitted_at.time().isoformat() == "00:00:00"
@@ -225,8 +225,8 @@ def test_sample_harvest_and_idempotent_reharvest(sample_papers):
     stamp = max(Paper.objects.values_list("modified_at", flat=True))
     from tests.conftest import SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
 
-    again = services.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
-    kaggle = services.harvest_kaggle(path=SAMPLE_KAGGLE)
+    again = harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+    kaggle = harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
     assert (again.records_seen, again.records_written) == (2000, 0)
     assert (kaggle.records_seen, kaggle.records_written) == (800, 0)
     assert (PaperAuthor.objects.count(), PaperVersion.objects.count()) == (slots, versions)
@@ -245,7 +245,7 @@ def test_sample_harvest_and_idempotent_reharvest(sample_papers):
 @pytest.mark.django_db
 def test_category_aliases_map_to_canonical_codes(tmp_path):
     # 0704.0019 (Kaggle sample) is filed as math.NA; arXiv says cs.NA is an alias of it.
-    from papers.services import CategoryMap
+    from papers.upsert import CategoryMap
 
     assert CategoryMap().canonical(["cs.NA", "math.NA", "alg-geom", "hep-th"]) == [
         "math.NA",
@@ -268,12 +268,12 @@ def test_a_page_of_1000_records_is_written_in_a_bounded_number_of_queries(django
     from tests.conftest import SAMPLE_OAI_RAW
 
     page = parse_oai_response(str(SAMPLE_OAI_RAW))
-    categories = services.CategoryMap()
+    categories = upsert.CategoryMap()
     # Two batches of 500: read papers, read slots, read versions, write papers, slots,
     # versions, prune stale rows; no query per record.
     with django_assert_max_num_queries(30):
-        result = services.papers_upsert(records=page.records[:500], categories=categories)
-        result2 = services.papers_upsert(records=page.records[500:], categories=categories)
+        result = upsert.papers_upsert(records=page.records[:500], categories=categories)
+        result2 = upsert.papers_upsert(records=page.records[500:], categories=categories)
     assert result.written + result2.written == 1000
 
 
@@ -285,7 +285,7 @@ def test_a_large_load_refreshes_planner_statistics():
 
     from tests.conftest import SAMPLE_OAI_RAW
 
-    services.harvest_files(paths=[SAMPLE_OAI_RAW])
+    harvest.harvest_files(paths=[SAMPLE_OAI_RAW])
     with connection.cursor() as cursor:
         cursor.execute("SELECT reltuples FROM pg_class WHERE relname = 'papers_paper'")
         assert cursor.fetchone()[0] == 1000

@@ -12,7 +12,7 @@ import time
 import pytest
 from django.db import connection
 
-from papers import services
+from papers import bulk, harvest
 from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
 from papers.oai import OaiResponseError
 from tests import celery_helpers
@@ -106,12 +106,12 @@ def counts(run: HarvestRun) -> tuple:
 @pytest.mark.django_db
 def test_a_bulk_load_writes_what_the_normal_path_writes():
     before = indexes()
-    normal_run = services.harvest_files(paths=PATHS)
+    normal_run = harvest.harvest_files(paths=PATHS)
     normal = everything()
     normal_search = [search(q) for q in QUERIES]
     wipe()
 
-    bulk_run = services.harvest_files(paths=PATHS, bulk=True)
+    bulk_run = harvest.harvest_files(paths=PATHS, bulk=True)
 
     assert counts(bulk_run) == counts(normal_run)
     assert bulk_run.records_skipped > 0 and bulk_run.records_deleted > 0  # the odd pages counted
@@ -127,14 +127,14 @@ def test_a_bulk_load_writes_what_the_normal_path_writes():
 @pytest.mark.django_db
 def test_a_bulk_load_drops_the_secondary_indexes_while_it_runs(monkeypatch):
     seen = []
-    write_page = services._write_page
+    write_page = harvest._write_page
 
     def spy(run, page, categories):
         seen.append({name for name, _ in indexes()})
         return write_page(run, page, categories)
 
-    monkeypatch.setattr(services, "_write_page", spy)
-    services.harvest_files(paths=PATHS[:2], bulk=True)
+    monkeypatch.setattr(harvest, "_write_page", spy)
+    harvest.harvest_files(paths=PATHS[:2], bulk=True)
     during = seen[0]
     # Primary keys and unique constraints stay (the upserts' ON CONFLICT needs them) ...
     assert {
@@ -152,15 +152,15 @@ def test_a_bulk_load_drops_the_secondary_indexes_while_it_runs(monkeypatch):
 def test_indexes_a_killed_bulk_load_dropped_are_rebuilt_by_the_next_harvest():
     before = indexes()
     run = HarvestRun.objects.create(kind=HarvestRun.Kind.FILE, metadata_prefix="mixed")
-    services._indexes_defer(run)  # where a kill -9 during the load leaves things
+    bulk._indexes_defer(run)  # where a kill -9 during the load leaves things
     assert len(indexes()) < len(before)
     assert len(HarvestRun.objects.get(pk=run.pk).deferred_indexes) == len(before) - len(indexes())
 
-    services.harvest_files(paths=[OAI / "edited_arXivRaw_deleted_header.xml"])
+    harvest.harvest_files(paths=[OAI / "edited_arXivRaw_deleted_header.xml"])
 
     assert indexes() == before
     assert HarvestRun.objects.get(pk=run.pk).deferred_indexes == []
-    assert services.paper_indexes_restore() == 0
+    assert bulk.paper_indexes_restore() == 0
 
 
 @pytest.mark.django_db
@@ -169,7 +169,7 @@ def test_a_failing_bulk_load_rebuilds_its_indexes(tmp_path):
     broken = tmp_path / "not-oai.xml"
     broken.write_bytes(b"<html><body>Service unavailable</body></html>")
     with pytest.raises(OaiResponseError):
-        services.harvest_files(paths=[SAMPLE_OAI_RAW, broken], bulk=True)
+        harvest.harvest_files(paths=[SAMPLE_OAI_RAW, broken], bulk=True)
     run = HarvestRun.objects.get()
     assert (run.status, run.records_written) == ("failed", 1000)  # the page before it is kept
     assert run.deferred_indexes == []
@@ -248,6 +248,6 @@ def test_a_bulk_load_killed_mid_way_ends_like_an_uninterrupted_one():
     interrupted = everything()
 
     wipe()
-    services.harvest_files(paths=paths)
+    harvest.harvest_files(paths=paths)
     assert everything() == interrupted
     assert not HarvestRun.objects.exclude(deferred_indexes=[]).exists()

@@ -16,7 +16,8 @@ import httpx
 import pytest
 from django.db import connection
 
-from papers import services, tasks
+from papers import harvest, tasks
+from papers.bulk import HarvestBusy
 from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
 from papers.oai import OaiClient
 from tests import celery_helpers
@@ -117,7 +118,7 @@ def test_killed_harvests_end_like_an_uninterrupted_one():
 
         wipe_harvest_tables()
         with OaiClient(server.url, min_interval=0) as client:
-            reference_run = services.harvest_oai(client=client, incremental=False)
+            reference_run = harvest.harvest_oai(client=client, incremental=False)
         reference = table_contents()
 
     assert kills == sorted(kills) and kills[-1] < server.pages * 2, kills
@@ -144,7 +145,7 @@ def test_a_second_harvest_of_the_same_list_is_refused_while_one_runs():
 
     def hold_lock():
         try:
-            with services._harvest_lock(metadata_prefix="arXivRaw", set_spec=""):
+            with harvest._harvest_lock(metadata_prefix="arXivRaw", set_spec=""):
                 holding.set()
                 release.wait(10)
         finally:
@@ -155,13 +156,13 @@ def test_a_second_harvest_of_the_same_list_is_refused_while_one_runs():
     try:
         assert holding.wait(10)
         with OaiClient("http://127.0.0.1:9/oai", min_interval=0, max_retries=0) as client:
-            with pytest.raises(services.HarvestBusy, match="another arXivRaw harvest of set \\* is running"):
-                services.harvest_oai(client=client, incremental=False)
+            with pytest.raises(HarvestBusy, match="another arXivRaw harvest of set \\* is running"):
+                harvest.harvest_oai(client=client, incremental=False)
             # The task (a copy redelivered while the first still runs) stops without failing.
             assert tasks.harvest_arxiv.run() == {"run": None, "status": "busy"}
             # Another set is another list: not blocked (it fails later, on the closed port).
             with pytest.raises(httpx.ConnectError):
-                services.harvest_oai(client=client, set_spec="cs", incremental=False)
+                harvest.harvest_oai(client=client, set_spec="cs", incremental=False)
     finally:
         release.set()
         thread.join(10)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from papers import services
+from papers import harvest
 from papers.models import Paper
 from tests.conftest import FIXTURES
 
@@ -14,7 +14,7 @@ CANONICAL_0801_3674 = (
 
 @pytest.fixture
 def few_papers(db):
-    services.harvest_files(
+    harvest.harvest_files(
         paths=[OAI / "edited_arXivRaw_ListRecords_page1.xml", OAI / "inspirenext_oai_arxiv.xml"]
     )
 
@@ -98,13 +98,13 @@ def test_impossible_identifiers_are_404(visitor, few_papers, path):
 
 
 def test_deleted_paper_answers_410(visitor, few_papers):
-    services.harvest_files(paths=[OAI / "edited_arXivRaw_deleted_header.xml"])
+    harvest.harvest_files(paths=[OAI / "edited_arXivRaw_deleted_header.xml"])
     assert visitor.get(CANONICAL_0801_3674).status_code == 410
     assert visitor.get("/papers/0801.3674").status_code == 410
 
 
 def test_withdrawn_paper_stays_visible_with_a_banner(visitor, db):
-    services.harvest_files(paths=[FIXTURES.parent.parent / "data" / "arxiv" / "oai" / "arxivsync_47001.xml"])
+    harvest.harvest_files(paths=[FIXTURES.parent.parent / "data" / "arxiv" / "oai" / "arxivsync_47001.xml"])
     paper = Paper.objects.get(arxiv_id="0801.4122")
     response = visitor.get(paper.get_absolute_url())
     assert response.status_code == 200

@@ -13,9 +13,9 @@ from lxml import etree
 from institutions.models import AffiliationMatchMark, AuthorAffiliation
 from institutions.selectors import affiliations_pending
 from institutions.services import institutions_load
+from papers.harvest import harvest_files, harvest_oai
 from papers.models import Category, HarvestRun, Paper, PaperAuthor
 from papers.oai import OaiClient
-from papers.services import harvest_files, harvest_oai
 from papers.taxonomy import load_taxonomy
 from researchers.models import Authorship
 from researchers.services import unmatched_slots

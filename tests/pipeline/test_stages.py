@@ -17,8 +17,8 @@ from django.db import connection
 
 from institutions.models import AffiliationMatchMark, AuthorAffiliation, Institution
 from institutions.services import institutions_load
+from papers.harvest import harvest_files
 from papers.models import Category, Paper, PaperAuthor
-from papers.services import harvest_files
 from papers.taxonomy import load_taxonomy
 from researchers.clients import openalex
 from researchers.models import Authorship, Researcher

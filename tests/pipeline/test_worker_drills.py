@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from institutions.services import institutions_load
+from papers.harvest import harvest_files
 from papers.models import Category, Paper
-from papers.services import harvest_files
 from papers.taxonomy import load_taxonomy
 from provenance.models import Event, PaperSigning, Record
 from provenance.services import papers_to_sign, records_sign

@@ -33,8 +33,8 @@ def seed() -> dict:
 @pytest.fixture
 def signed_raw_page(db):
     """The three real arXivRaw records of page 1 (0801.3673-0801.3675) harvested and signed."""
-    from papers import services as paper_services
+    from papers import harvest as paper_harvest
     from provenance import services
 
-    paper_services.harvest_files(paths=[RAW_PAGE1])
+    paper_harvest.harvest_files(paths=[RAW_PAGE1])
     return services.records_sign()

@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.db import connection
 
-from papers import services as paper_services
+from papers import harvest as paper_harvest
 from provenance.models import Event, Record
 from provenance.services import records_sign, signer_current
 
@@ -16,7 +16,7 @@ from .conftest import RAW_PAGE1
 
 @pytest.mark.django_db(transaction=True)
 def test_two_signers_at_once_write_each_event_once():
-    paper_services.harvest_files(
+    paper_harvest.harvest_files(
         paths=[RAW_PAGE1, RAW_PAGE1.with_name("edited_arXivRaw_ListRecords_page2.xml")]
     )
     signer_current()  # publish the key before the race (both workers share the key file)

@@ -70,11 +70,11 @@ def test_payload_rules(signed_raw_page):
 
 
 def test_a_paper_not_yet_signed_is_signed_first(db):
-    from papers import services as paper_services
+    from papers import harvest as paper_harvest
 
     from .conftest import HEP_TH
 
-    paper_services.harvest_files(paths=[HEP_TH])
+    paper_harvest.harvest_files(paths=[HEP_TH])
     paper = Paper.objects.get(arxiv_id="1412.8323")
     event = event_append(subject=paper, event_type="researcher_split", payload={"from": 1, "into": [2, 3]})
     assert event.record.paper_id == paper.pk

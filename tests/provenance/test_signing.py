@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from papers import services as paper_services
+from papers import harvest as paper_harvest
 from papers.models import Paper
 from provenance.bundles import bundle_build
 from provenance.canonical import canonical_json, sha256_hex, text_canon_sha256
@@ -72,7 +72,7 @@ def test_signing_again_writes_nothing(signed_raw_page):
     assert again.papers_checked == 0
     assert (again.records_created, again.events_created) == (0, 0)
     # Re-harvesting the same file changes nothing either.
-    paper_services.harvest_files(paths=[RAW_PAGE1])
+    paper_harvest.harvest_files(paths=[RAW_PAGE1])
     assert records_sign().events_created == 0
     assert Event.objects.count() == 12
 
@@ -80,7 +80,7 @@ def test_signing_again_writes_nothing(signed_raw_page):
 def test_a_new_version_gives_a_new_record_superseding_the_previous(signed_raw_page):
     v1 = Record.objects.get(source_id="0801.3673")
     v1_created = v1.events.get(event_type="record_created")
-    paper_services.harvest_files(paths=[EDITED / "edited_arXivRaw_0801.3673_v2.xml"])
+    paper_harvest.harvest_files(paths=[EDITED / "edited_arXivRaw_0801.3673_v2.xml"])
     result = records_sign()
     assert (result.records_created, result.events_created) == (1, 2)
     v2 = Record.objects.get(source_id="0801.3673", source_version=2)
@@ -91,7 +91,7 @@ def test_a_new_version_gives_a_new_record_superseding_the_previous(signed_raw_pa
 
 
 def test_an_unrelated_field_change_gives_nothing_new(signed_raw_page):
-    paper_services.harvest_files(paths=[EDITED / "edited_arXivRaw_0801.3673_comments.xml"])
+    paper_harvest.harvest_files(paths=[EDITED / "edited_arXivRaw_0801.3673_comments.xml"])
     result = records_sign()
     assert result.papers_checked == 1  # its content hash changed ...
     assert result.events_created == 0  # ... but neither the record nor the snapshot did
@@ -105,7 +105,7 @@ def test_changed_authors_give_a_new_snapshot_superseding_the_old(signed_raw_page
     assert old.content["payload"]["graph_snapshot"]["authors"] == [
         {"position": 1, "name": "Naoum C. Bacalis"}
     ]
-    paper_services.harvest_files(paths=[EDITED / "edited_arXivRaw_0801.3673_authors.xml"])
+    paper_harvest.harvest_files(paths=[EDITED / "edited_arXivRaw_0801.3673_authors.xml"])
     result = records_sign()
     assert (result.records_created, result.events_created) == (0, 1)
     new = record.events.exclude(pk=old.pk).get(event_type="graph_snapshot")
@@ -140,7 +140,7 @@ def test_graph_snapshot_carries_title_authors_categories_and_excerpt(signed_raw_
 def test_bad_paper_is_skipped_not_the_batch(db, caplog, monkeypatch):
     from provenance import services
 
-    paper_services.harvest_files(paths=[RAW_PAGE1])
+    paper_harvest.harvest_files(paths=[RAW_PAGE1])
     real_build = services.SigningTemplates.paper_parts
 
     def failing_build(**kwargs):
@@ -164,11 +164,11 @@ def test_bulk_signing_queries_do_not_grow_with_the_batch(db):
 
     from provenance import services
 
-    paper_services.harvest_files(paths=[RAW_PAGE1])  # 3 papers, 6 versions
+    paper_harvest.harvest_files(paths=[RAW_PAGE1])  # 3 papers, 6 versions
     services.signer_current()  # publishes the key (a one-off insert)
     with CaptureQueriesContext(connection) as first:
         assert records_sign().records_created == 6
-    paper_services.harvest_files(paths=[RAW_PAGE1.with_name("edited_arXivRaw_ListRecords_page2.xml")])
+    paper_harvest.harvest_files(paths=[RAW_PAGE1.with_name("edited_arXivRaw_ListRecords_page2.xml")])
     with CaptureQueriesContext(connection) as second:
         assert records_sign().papers_checked == 2
     assert len(first.captured_queries) == len(second.captured_queries) <= 20
@@ -186,7 +186,7 @@ def test_aliases_show_record_time_in_whole_seconds(signed_raw_page):
 def test_sign_records_task_returns_counts(db):
     from provenance.tasks import sign_records
 
-    paper_services.harvest_files(paths=[RAW_PAGE1])
+    paper_harvest.harvest_files(paths=[RAW_PAGE1])
     counts = sign_records.apply().get()
     assert counts["records_created"] == 6 and counts["events_created"] == 12
     assert sign_records.apply().get()["events_created"] == 0
@@ -195,7 +195,7 @@ def test_sign_records_task_returns_counts(db):
 def test_sign_provenance_command_prints_one_summary_line(db, capsys):
     from django.core.management import call_command
 
-    paper_services.harvest_files(paths=[RAW_PAGE1])
+    paper_harvest.harvest_files(paths=[RAW_PAGE1])
     call_command("sign_provenance", "--no-progress")
     assert capsys.readouterr().out.strip().splitlines() == [
         "sign_provenance: 3 papers checked, 3 signed, 6 records and 12 events created, "
@@ -221,7 +221,7 @@ def test_admin_lists_records_and_events(admin_client, signed_raw_page):
 def test_a_changed_title_gives_a_new_record_of_the_same_version(signed_raw_page):
     old = Record.objects.get(source_id="0801.3673")
     old_created = old.events.get(event_type="record_created")
-    paper_services.harvest_files(paths=[EDITED / "edited_arXivRaw_0801.3673_title.xml"])
+    paper_harvest.harvest_files(paths=[EDITED / "edited_arXivRaw_0801.3673_title.xml"])
     result = records_sign()
     assert (result.records_created, result.events_created) == (1, 2)
     new = Record.objects.exclude(pk=old.pk).get(source_id="0801.3673")

@@ -22,7 +22,7 @@ import rfc8785
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from papers import services as paper_services
+from papers import harvest as paper_harvest
 from provenance import services
 from provenance.canonical import b32
 from provenance.models import Event, Record
@@ -127,7 +127,7 @@ ROUNDS = [
 
 def test_signing_output_equals_the_previous_implementation(db, fixed_signer, monkeypatch):
     for (paths, moment), golden in zip(ROUNDS, GOLDEN, strict=True):
-        paper_services.harvest_files(paths=paths)
+        paper_harvest.harvest_files(paths=paths)
         result = _sign_at(monkeypatch, moment)
         assert result.papers_skipped == 0 and result.events_created > 0
         _check_against_reference(fixed_signer)

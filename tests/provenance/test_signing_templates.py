@@ -8,7 +8,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from provenance import builders
+from provenance import builders, fast_builders
 from provenance.canonical import canonical_json_trusted
 from provenance.keys import Signer, fingerprint_hex, public_raw
 
@@ -24,7 +24,7 @@ category = st.sampled_from(["hep-th", "gr-qc", "astro-ph.CO", "math.AG", "", "q-
 
 def _both(paper: dict, version: int, moment: datetime, supersedes: list[str], prev: str | None):
     """(template output, dict-builder output) for one version: record, receipt, two events."""
-    templates = builders.SigningTemplates(SIGNER, signer_id="wovepaper", now=NOW)
+    templates = fast_builders.SigningTemplates(SIGNER, signer_id="wovepaper", now=NOW)
     parts = templates.paper_parts(**paper)
     submitted = builders.iso_seconds(moment)
     record = templates.record(parts, version=version, submitted_at=submitted)

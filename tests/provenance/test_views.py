@@ -7,7 +7,7 @@ import json
 import pytest
 from django.template import Context, Template
 
-from papers import services as paper_services
+from papers import harvest as paper_harvest
 from papers.models import Paper
 from provenance.models import Record
 from provenance.services import records_sign
@@ -19,7 +19,7 @@ from .conftest import HEP_TH
 @pytest.fixture
 def hep_th(db):
     """The three real records of the hepcrawl hep-th OAI response, harvested and signed."""
-    paper_services.harvest_files(paths=[HEP_TH])
+    paper_harvest.harvest_files(paths=[HEP_TH])
     result = records_sign()
     assert result.records_created == 3
     return {r.source_id: r for r in Record.objects.all()}

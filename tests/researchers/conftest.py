@@ -10,14 +10,14 @@ def matched_sample(django_db_setup, django_db_blocker):
     """The bundled sample (2,800 papers) harvested as `make demo` does, then matched locally
     (no source enabled). Committed once for the package and removed afterwards, so tests
     read it without paying the ~5 s harvest each time; tests must not modify it."""
-    from papers import services as paper_services
+    from papers import harvest as paper_harvest
     from papers.models import HarvestRun, Paper
     from researchers.models import Researcher
     from researchers.services import researchers_match_authors
 
     with django_db_blocker.unblock():
-        paper_services.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
-        paper_services.harvest_kaggle(path=SAMPLE_KAGGLE)
+        paper_harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+        paper_harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
         summary = researchers_match_authors(sources=[])
         yield summary
         from django.db import connection

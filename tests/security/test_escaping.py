@@ -34,7 +34,7 @@ def hostile(db, tmp_path):
     """One harvested paper (0801.3673) with payloads in its title, abstract, an author name
     and an affiliation; a researcher and an institution named with payloads, linked to it."""
     from institutions.models import AuthorAffiliation, Institution, InstitutionName
-    from papers import services
+    from papers import harvest
     from papers.models import Paper
     from researchers.models import Authorship, Researcher
 
@@ -49,7 +49,7 @@ def hostile(db, tmp_path):
     )
     path = tmp_path / "hostile.xml"
     path.write_text(HEAD + record + "</ListRecords></OAI-PMH>", encoding="utf-8")
-    services.harvest_files(paths=[path])
+    harvest.harvest_files(paths=[path])
     paper = Paper.objects.get(arxiv_id="0801.3673")
     first, second = paper.authors.order_by("position")
     assert (paper.title, first.name, first.affiliations, second.name) == (

@@ -33,14 +33,14 @@ def site_sample(django_db_setup, django_db_blocker):
     Strominger linked as a researcher on 0801.4566 and the University of Tokyo linked to
     the first author of 0801.4614; removed again when the module ends."""
     from institutions.models import AuthorAffiliation, Institution
-    from papers import services
+    from papers import harvest
     from papers.models import Paper
     from researchers.models import Authorship, Researcher
 
     with django_db_blocker.unblock():
         _wipe()
-        services.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
-        services.harvest_kaggle(path=SAMPLE_KAGGLE)
+        harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+        harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
         paper = Paper.objects.get(arxiv_id="0801.4566")
         slot = paper.authors.get(position=3)
         strominger = Researcher.objects.create(display_name="Andrew Strominger", paper_count=1)

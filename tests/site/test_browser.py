@@ -9,7 +9,7 @@ import json
 import pytest
 
 from institutions.models import AuthorAffiliation, Institution, InstitutionName
-from papers import services
+from papers import harvest
 from papers.models import Paper
 from researchers.models import Authorship, Researcher
 from tests.conftest import screenshot
@@ -24,7 +24,7 @@ def linked():
     linked as a researcher, and an institution linked to that author slot."""
     from papers.affiliations import normalize
 
-    services.harvest_files(
+    harvest.harvest_files(
         paths=[
             OAI / "edited_arXivRaw_ListRecords_page1.xml",
             OAI / "edited_arXivRaw_ListRecords_page2.xml",

@@ -9,7 +9,7 @@ import pytest
 from django.core import mail
 from lxml import html as lxml_html
 
-from papers import services
+from papers import harvest
 from tests.site.conftest import OAI
 
 pytestmark = pytest.mark.django_db
@@ -86,7 +86,7 @@ def test_cms_admin_is_at_cms_and_needs_login(client, admin_client, cms_pages):
 
 def test_home_layout_and_site_json_ld(client, settings):
     settings.SITE_URL = "https://wove.example"
-    services.harvest_files(paths=[OAI / "edited_arXivRaw_ListRecords_page1.xml"])
+    harvest.harvest_files(paths=[OAI / "edited_arXivRaw_ListRecords_page1.xml"])
     response = client.get("/")
     page = lxml_html.fromstring(response.content)
     assert page.xpath("string(//ul[@class='counts']/li[1])").split() == ["3", "papers"]

@@ -8,7 +8,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from papers import services
+from papers import harvest
 from papers.models import Paper
 from researchers.models import Authorship, Researcher
 from tests.site.conftest import OAI
@@ -22,14 +22,14 @@ HOSTILE = '</title><script>alert("x")</script> & <b>bold</b>\x0b\x1f end'
 @pytest.fixture
 def papers(db):
     """8 real papers (5 arXivRaw records, 3 hep-th), then 0801.3674 deleted by arXiv."""
-    services.harvest_files(
+    harvest.harvest_files(
         paths=[
             OAI / "edited_arXivRaw_ListRecords_page1.xml",
             OAI / "edited_arXivRaw_ListRecords_page2.xml",
             OAI / "hepcrawl_arxiv-physics-hep-th.xml",
         ]
     )
-    services.harvest_files(paths=[OAI / "edited_arXivRaw_deleted_header.xml"])
+    harvest.harvest_files(paths=[OAI / "edited_arXivRaw_deleted_header.xml"])
     return Paper.objects.all()
 
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from lxml import html as lxml_html
 
-from papers import services
+from papers import harvest
 from papers.models import Paper, PaperAuthor
 from researchers.models import Authorship, Researcher
 from tests.site.conftest import OAI
@@ -31,7 +31,7 @@ def chiral(db):
     OAI sample file (arXiv format; the one of the bundled sample that carries this paper)."""
     from tests.conftest import SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
 
-    services.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+    harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
     return Paper.objects.get(arxiv_id="0801.4566")
 
 
@@ -130,7 +130,7 @@ def test_researcher_export_lists_their_papers(chiral, client):
 
 
 def test_hostile_text_is_escaped_everywhere(db, client):
-    services.harvest_files(paths=[OAI / "edited_arXivRaw_ListRecords_page1.xml"])
+    harvest.harvest_files(paths=[OAI / "edited_arXivRaw_ListRecords_page1.xml"])
     paper = Paper.objects.create(
         arxiv_id="2612.00001",
         slug="hostile",

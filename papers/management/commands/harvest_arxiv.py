@@ -9,7 +9,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from papers import services
+from papers import harvest
+from papers.bulk import HarvestBusy
 from papers.models import HarvestRun
 from papers.oai import OaiClient, OaiError, OaiResponseError
 from papers.signals import harvest_finished
@@ -66,11 +67,9 @@ class Command(BaseCommand):
         bar = tqdm(unit="rec", disable=options["no_progress"] or None, desc="harvest", leave=False)
         try:
             if options["files"]:
-                run = services.harvest_files(
-                    paths=options["files"], progress=bar.update, bulk=options["bulk"]
-                )
+                run = harvest.harvest_files(paths=options["files"], progress=bar.update, bulk=options["bulk"])
             elif options["kaggle"]:
-                run = services.harvest_kaggle(path=options["kaggle"], progress=bar.update)
+                run = harvest.harvest_kaggle(path=options["kaggle"], progress=bar.update)
             else:
                 client = OaiClient(
                     options["endpoint"],
@@ -79,7 +78,7 @@ class Command(BaseCommand):
                     user_agent=settings.WOVE_USER_AGENT,
                 )
                 with client:
-                    run = services.harvest_oai(
+                    run = harvest.harvest_oai(
                         client=client,
                         metadata_prefix=options["metadata_prefix"],
                         from_date=options["from_date"],
@@ -87,7 +86,7 @@ class Command(BaseCommand):
                         set_spec=options["set_spec"],
                         progress=bar.update,
                     )
-        except (OaiError, OaiResponseError, services.HarvestBusy) as exc:
+        except (OaiError, OaiResponseError, HarvestBusy) as exc:
             raise CommandError(str(exc)) from exc
         except FileNotFoundError as exc:
             raise CommandError(f"no such file: {exc.filename}") from exc

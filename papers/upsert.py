@@ -1,0 +1,419 @@
+"""Writing paper records: batched, idempotent upserts of parsed arXiv records.
+
+Services follow ``<entity>_<action>(*, ...)``. A record whose merged content equals what is
+stored writes nothing; author slots and versions are upserted on their natural keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from wove.bulk import copy_upsert, db_values, gc_paused
+
+from .authors import AuthorSlot
+from .models import Category, Paper, PaperAuthor, PaperVersion
+from .records import ArxivRecord, VersionInfo
+from .text import make_slug
+
+# How many records one papers_upsert call takes from a harvested page.
+BATCH_SIZE = 500
+# Which source wins for which fields when a paper arrives in several formats (issue #2):
+# arXivRaw for versions, dates and licence; the OAI arXiv format for authors/affiliations.
+AUTHORS_RANK = {"arXiv": 3, "kaggle": 2, "api": 2, "arXivRaw": 1, "": 0}
+VERSIONS_RANK = {"arXivRaw": 3, "kaggle": 2, "api": 2, "arXiv": 1, "": 0}
+SOURCE_FIELDS = [
+    "slug",
+    "title",
+    "abstract",
+    "authors_text",
+    "primary_category",
+    "categories",
+    "license",
+    "doi",
+    "journal_ref",
+    "report_no",
+    "comments",
+    "msc_class",
+    "acm_class",
+    "submitter",
+    "proxy",
+    "submitted_at",
+    "submitted_day_precision",
+    "updated_date",
+    "latest_version",
+    "oai_datestamp",
+    "set_specs",
+    "withdrawn",
+    "deleted",
+    "versions_source",
+    "authors_source",
+    "content_hash",
+]
+
+
+@dataclass
+class UpsertResult:
+    """Counts from one upsert call: records seen, papers written (created or changed),
+    papers unchanged, papers marked deleted, and records skipped as malformed."""
+
+    seen: int = 0
+    written: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    skipped: int = 0
+    written_ids: list[str] = field(default_factory=list)
+
+    def add(self, other: UpsertResult) -> None:
+        self.seen += other.seen
+        self.written += other.written
+        self.unchanged += other.unchanged
+        self.deleted += other.deleted
+        self.skipped += other.skipped
+        self.written_ids.extend(other.written_ids)
+
+
+class CategoryMap:
+    """Maps any category code seen in arXiv metadata to the canonical code papers use.
+
+    Aliases (``cs.NA`` → ``math.NA``) and retired archives (``alg-geom`` → ``math.AG``)
+    come from the Category table. Codes not in the table are created as inactive stubs, so
+    a new arXiv category never drops a paper.
+    """
+
+    def __init__(self) -> None:
+        self._map = {
+            code: (canonical or code)
+            for code, canonical in Category.objects.values_list("code", "canonical_id")
+        }
+
+    def canonical(self, codes: Iterable[str]) -> list[str]:
+        """Canonical codes in order, without duplicates."""
+        out: list[str] = []
+        for code in codes:
+            mapped = self._map.get(code, code)
+            if mapped not in out:
+                out.append(mapped)
+        return out
+
+    def ensure(self, codes: Iterable[str]) -> None:
+        """Create inactive stub rows for codes the taxonomy does not know."""
+        missing = {c for c in codes if c not in self._map}
+        if missing:
+            Category.objects.bulk_create(
+                [Category(code=c, name=c, active=False, group=c.split(".")[0]) for c in missing],
+                ignore_conflicts=True,
+            )
+            for code in missing:
+                self._map[code] = code
+
+
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time(0, 0), tzinfo=UTC)
+
+
+def _versions_of(paper: Paper) -> list[VersionInfo]:
+    return getattr(paper, "_new_versions", None) or []
+
+
+def _hash_content(paper: Paper, authors: Sequence[AuthorSlot], versions: Sequence[VersionInfo]) -> str:
+    payload = {
+        f: (getattr(paper, f + "_id") if f == "primary_category" else getattr(paper, f))
+        for f in SOURCE_FIELDS
+        if f != "content_hash"
+    }
+    payload["authors"] = [
+        [a.name, a.keyname, a.forenames, a.suffix, a.affiliations, a.is_collaboration] for a in authors
+    ]
+    payload["versions"] = [[v.version, v.submitted_at, v.size_kb, v.source_type] for v in versions]
+    blob = json.dumps(payload, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class _Merged:
+    paper: Paper
+    authors: list[AuthorSlot] | None  # None: keep the stored slots
+    versions: list[VersionInfo] | None  # None: keep the stored versions
+    changed: bool
+
+
+def _stored_authors(paper: Paper) -> list[AuthorSlot]:
+    cached = getattr(paper, "_stored_authors", None)
+    if cached is not None:
+        return cached
+    if paper.pk is None:
+        return []
+    return [
+        AuthorSlot(a.name, a.keyname, a.forenames, a.suffix, list(a.affiliations), a.is_collaboration)
+        for a in paper.authors.all()
+    ]
+
+
+def _stored_versions(paper: Paper) -> list[VersionInfo]:
+    cached = getattr(paper, "_stored_versions", None)
+    if cached is not None:
+        return cached
+    if paper.pk is None:
+        return []
+    return [VersionInfo(v.version, v.submitted_at, v.size_kb, v.source_type) for v in paper.versions.all()]
+
+
+def _merge(existing: Paper | None, record: ArxivRecord, categories: CategoryMap) -> _Merged:
+    """Merge one record into the stored paper (or a new one) by the precedence rules."""
+    paper = existing or Paper(arxiv_id=record.arxiv_id)
+    before = paper.content_hash if existing else ""
+    if record.deleted:
+        paper.deleted = True
+        if record.datestamp:
+            paper.oai_datestamp = record.datestamp
+        if not paper.title:
+            paper.title = ""
+            paper.slug = make_slug(paper.arxiv_id.replace("/", "-"))
+        authors, versions = None, None
+    else:
+        codes = categories.canonical(record.categories)
+        paper.title = record.title
+        paper.slug = record.slug or (
+            make_slug(record.title, fallback="") or make_slug(record.arxiv_id.replace("/", "-"))
+        )
+        paper.abstract = record.abstract
+        paper.categories = codes
+        paper.primary_category_id = codes[0]
+        for name in ("doi", "journal_ref", "report_no", "comments", "msc_class", "acm_class", "proxy"):
+            setattr(paper, name, getattr(record, name))
+        if record.submitter:
+            paper.submitter = record.submitter
+        if record.set_specs:
+            paper.set_specs = record.set_specs
+        if record.datestamp and (not paper.oai_datestamp or record.datestamp >= paper.oai_datestamp):
+            paper.oai_datestamp = record.datestamp
+        paper.deleted = False
+
+        authors = None
+        if record.authors is not None and (
+            AUTHORS_RANK.get(record.source, 0) >= AUTHORS_RANK.get(paper.authors_source, 0)
+            or not paper.authors_text
+        ):
+            authors = record.authors
+            paper.authors_text = record.authors_text
+            paper.authors_source = record.source
+
+        versions = None
+        versions_win = VERSIONS_RANK.get(record.source, 0) >= VERSIONS_RANK.get(paper.versions_source, 0)
+        if versions_win:
+            paper.versions_source = record.source
+            paper.license = record.license or (paper.license if record.source == "arXiv" else "")
+            if record.versions:
+                versions = record.versions
+                first = record.versions[0]
+                paper.submitted_at = first.submitted_at
+                paper.submitted_day_precision = first.submitted_at is None
+                paper.latest_version = record.versions[-1].version
+                last = record.versions[-1].submitted_at
+                paper.updated_date = record.updated or (last.date() if last else None)
+            else:
+                versions = [] if record.source == "arXiv" and not existing else None
+                if record.created:
+                    paper.submitted_at = _day_start(record.created)
+                    paper.submitted_day_precision = True
+                if record.updated:
+                    paper.updated_date = record.updated
+        elif not paper.license and record.license:
+            paper.license = record.license
+        # The source that owns versions decides; a weaker source can only add the flag.
+        paper.withdrawn = record.withdrawn if versions_win else (paper.withdrawn or record.withdrawn)
+
+    paper.content_hash = _hash_content(
+        paper,
+        authors if authors is not None else _stored_authors(paper),
+        versions if versions is not None else _stored_versions(paper),
+    )
+    return _Merged(paper, authors, versions, paper.content_hash != before)
+
+
+def papers_upsert(*, records: Sequence[ArxivRecord], categories: CategoryMap | None = None) -> UpsertResult:
+    """Write a batch of parsed records: one query to read, a few bulk statements to write.
+
+    Idempotent: a record whose merged content equals what is stored writes nothing. Author
+    slots and versions are upserted on ``(paper, position)`` / ``(paper, version)``, and
+    slots past the new author count removed, so ids of unchanged slots stay stable (later
+    stages link researchers to them). Returns an :class:`UpsertResult`.
+    """
+    result = UpsertResult(seen=len(records))
+    if not records:
+        return result
+    with gc_paused():  # thousands of instances stay alive to the end: collections find nothing
+        return _papers_upsert(records, categories, result)
+
+
+def _papers_upsert(
+    records: Sequence[ArxivRecord], categories: CategoryMap | None, result: UpsertResult
+) -> UpsertResult:
+    categories = categories or CategoryMap()
+    categories.ensure(code for r in records for code in r.categories)
+    ids = {r.arxiv_id for r in records}
+    existing = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=ids)}
+    _prefetch_children(existing)
+
+    merged: dict[str, _Merged] = {}
+    for record in records:
+        previous = merged.get(record.arxiv_id)
+        base = previous.paper if previous else existing.get(record.arxiv_id)
+        if previous:
+            # Same paper twice in one batch: carry the pending slots forward.
+            base._stored_authors = previous.authors if previous.authors is not None else _stored_authors(base)
+            base._stored_versions = (
+                previous.versions if previous.versions is not None else _stored_versions(base)
+            )
+        item = _merge(base, record, categories)
+        if previous:
+            item.changed = item.changed or previous.changed
+            item.authors = item.authors if item.authors is not None else previous.authors
+            item.versions = item.versions if item.versions is not None else previous.versions
+        merged[record.arxiv_id] = item
+
+    changed = [m for m in merged.values() if m.changed]
+    result.unchanged = len(merged) - len(changed)
+    result.deleted = sum(1 for m in changed if m.paper.deleted)
+    if not changed:
+        return result
+    with transaction.atomic():
+        now = timezone.now()
+        for item in changed:
+            item.paper.modified_at = now
+            if item.paper.pk is None:
+                item.paper.created_at = now
+        fields = [
+            "arxiv_id",
+            *SOURCE_FIELDS,
+            "created_at",
+            "modified_at",
+            "cited_by_count",
+            "hidden",
+            "editor_note",
+        ]
+        ids = dict(
+            (arxiv_id, pk)
+            for pk, arxiv_id in copy_upsert(
+                model=Paper,
+                fields=fields,
+                rows=(db_values(m.paper, fields) for m in changed),
+                conflict_fields=["arxiv_id"],
+                update_fields=[*SOURCE_FIELDS, "modified_at"],
+                returning=["id", "arxiv_id"],
+            )
+        )
+        for item in changed:
+            item.paper.pk = ids[item.paper.arxiv_id]
+        _write_authors([m for m in changed if m.authors is not None])
+        _write_versions([m for m in changed if m.versions is not None])
+    result.written = len(changed)
+    result.written_ids = [m.paper.arxiv_id for m in changed]
+    return result
+
+
+def _prefetch_children(existing: dict[str, Paper]) -> None:
+    if not existing:
+        return
+    by_pk = {p.pk: p for p in existing.values()}
+    for paper in by_pk.values():
+        paper._stored_authors = []
+        paper._stored_versions = []
+    for a in PaperAuthor.objects.filter(paper_id__in=by_pk).order_by("paper_id", "position"):
+        by_pk[a.paper_id]._stored_authors.append(
+            AuthorSlot(a.name, a.keyname, a.forenames, a.suffix, list(a.affiliations), a.is_collaboration)
+        )
+    for v in PaperVersion.objects.filter(paper_id__in=by_pk).order_by("paper_id", "version"):
+        by_pk[v.paper_id]._stored_versions.append(
+            VersionInfo(v.version, v.submitted_at, v.size_kb, v.source_type)
+        )
+
+
+def _write_authors(items: list[_Merged]) -> None:
+    if not items:
+        return
+    # Plain tuples in ``fields`` order: a model instance per slot cost more than its COPY.
+    rows = [
+        (
+            m.paper.pk,
+            index,
+            slot.name[:500],
+            slot.keyname[:300],
+            slot.forenames[:300],
+            slot.suffix[:50],
+            slot.affiliations,
+            slot.is_collaboration,
+        )
+        for m in items
+        for index, slot in enumerate(m.authors or [], start=1)
+    ]
+    if rows:
+        fields = [
+            "paper",
+            "position",
+            "name",
+            "keyname",
+            "forenames",
+            "suffix",
+            "affiliations",
+            "is_collaboration",
+        ]
+        copy_upsert(
+            model=PaperAuthor,
+            fields=fields,
+            rows=rows,
+            conflict_fields=["paper", "position"],
+            update_fields=fields[2:],
+        )
+    _delete_beyond(PaperAuthor, "position", [(m.paper.pk, len(m.authors or [])) for m in items])
+
+
+def _delete_beyond(model, column: str, limits: list[tuple[int, int]]) -> None:
+    """Delete each paper's child rows whose ``column`` exceeds its limit (author slots past
+    the new author count, versions past the newest): one statement finds them, and the
+    ORM deletes the few there are, so rows other apps keep on them (a slot's authorship,
+    institution links, affiliation mark) go with them by their ``CASCADE``. A raw DELETE
+    left those behind, and the foreign-key check failed the whole page at COMMIT."""
+    if not limits:
+        return
+    table = connection.ops.quote_name(model._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT t.id FROM {table} AS t JOIN unnest(%s::bigint[], %s::integer[]) AS k(paper_id, n) "  # noqa: S608
+            f"ON t.paper_id = k.paper_id WHERE t.{connection.ops.quote_name(column)} > k.n",
+            [[pk for pk, _ in limits], [n for _, n in limits]],
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+    if ids:
+        model.objects.filter(pk__in=ids).delete()
+
+
+def _write_versions(items: list[_Merged]) -> None:
+    if not items:
+        return
+    rows = [
+        (m.paper.pk, v.version, v.submitted_at, v.size_kb, v.source_type)
+        for m in items
+        for v in m.versions or []
+    ]
+    if rows:
+        fields = ["paper", "version", "submitted_at", "size_kb", "source_type"]
+        copy_upsert(
+            model=PaperVersion,
+            fields=fields,
+            rows=rows,
+            conflict_fields=["paper", "version"],
+            update_fields=fields[2:],
+        )
+    _delete_beyond(
+        PaperVersion,
+        "version",
+        [(m.paper.pk, max((v.version for v in m.versions or []), default=0)) for m in items],
+    )
