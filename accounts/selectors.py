@@ -12,7 +12,7 @@ from institutions.models import AuthorAffiliation, Institution
 from papers.models import Category, Paper
 from researchers.models import Authorship, Researcher
 
-from .models import Follow, FollowKind
+from .models import DigestPaper, Follow, FollowKind
 
 
 @dataclass
@@ -112,8 +112,6 @@ def digest_candidates(user_id: int) -> QuerySet[Paper]:
         "category_id", "created_at"
     ):
         conditions.append(Q(categories__contains=[code], created_at__gte=since))
-    from .models import DigestPaper
-
     sent = DigestPaper.objects.filter(user_id=user_id).values("paper_id")
     return (
         Paper.objects.public()

@@ -32,7 +32,7 @@ from .models import (
     Follow,
     new_feed_token,
 )
-from .selectors import digest_candidates, follow_reasons, kind_of, papers_for_user
+from .selectors import digest_candidates, follow_reasons, follow_target, kind_of, papers_for_user
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +81,6 @@ def follow_create(*, user_id: int, target: Followable) -> tuple[Follow, bool]:
     """
     kind = kind_of(target)
     if isinstance(target, Researcher) and target.merged_into_id:
-        from .selectors import follow_target
-
         target = follow_target("researcher", str(target.pk))
         if target is None:
             raise ValueError("the researcher was merged into a record that no longer exists")
