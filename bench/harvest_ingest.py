@@ -109,48 +109,54 @@ def memory_check(pages: int, bulk: bool = False) -> list[float]:
     return peaks
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="copies of each 1,000-record page")
-    parser.add_argument("--runs", type=int, default=3, help="runs of each measurement (best kept)")
-    parser.add_argument("--pages", type=int, default=5, help="pages for the memory check, 2-5 (0: skip it)")
-    parser.add_argument("--db", default="wove_bench", help="bench database name")
-    parser.add_argument("--profile", action="store_true", help="cProfile parsing and one ingest instead")
-    args = parser.parse_args()
-    connection = django_with_bench_db(args.db)
-    from django.db import transaction
+@dataclasses.dataclass
+class Figures:
+    """Seconds (best of the runs) of each measurement, and what they were measured on."""
 
-    from papers import upsert
+    n: int = 0
+    slots: int = 0
+    parse: float = 1e9
+    ingest: float = 1e9
+    floor: float = 1e9
+    logged: float = 1e9
+    tsvector: float = 1e9
+    files: float = 1e9
+    bulk: float = 1e9
+    # writer, parser, PostgreSQL CPU seconds per path (normal: False, bulk: True).
+    cpu: dict = dataclasses.field(default_factory=lambda: {False: (1e9,) * 3, True: (1e9,) * 3})
+    table_rows: int = 0
+
+
+def parse_pages(repeat: int, runs: int, figures: Figures) -> list:
+    """1. Parsing alone; returns the records, copy k of a page renamed to fresh identifiers."""
     from papers.oai import parse_oai_response
 
-    with connection.cursor() as cursor:  # rows other benches left that protect papers
-        cursor.execute("TRUNCATE provenance_event, provenance_record, researchers_authorship CASCADE")
-
-    profiler = None
-    if args.profile:
-        import cProfile
-
-        profiler = cProfile.Profile()
-
-    # 1. Parsing alone.
-    parse_seconds = 1e9
-    for _ in range(args.runs):
+    for _ in range(runs):
         start = time.perf_counter()
-        pages = [parse_oai_response(str(path)) for path in SAMPLES for _ in range(args.repeat)]
-        parse_seconds = min(parse_seconds, time.perf_counter() - start)
+        pages = [parse_oai_response(str(path)) for path in SAMPLES for _ in range(repeat)]
+        figures.parse = min(figures.parse, time.perf_counter() - start)
     # Page k of a sample is copy k: fresh identifiers, every record a new paper.
     renamed = [
-        dataclasses.replace(record, arxiv_id=shifted(record.arxiv_id, index % args.repeat))
+        dataclasses.replace(record, arxiv_id=shifted(record.arxiv_id, index % repeat))
         for index, page in enumerate(pages)
         for record in page.records
     ]
     ids = [r.arxiv_id for r in renamed]
     assert len(set(ids)) == len(ids)
+    figures.n = len(renamed)
+    figures.slots = sum(len(r.authors or []) for r in renamed)
+    return renamed
 
-    # 2. Full ingest, in the harvester's page-sized batches.
+
+def ingest(renamed: list, runs: int, figures: Figures, profiler=None) -> None:
+    """2. Full ingest, in the harvester's page-sized batches."""
+    from django.db import transaction
+
+    from papers import upsert
+
+    ids = [r.arxiv_id for r in renamed]
     categories = upsert.CategoryMap()
-    ingest_seconds = 1e9
-    for _ in range(args.runs):
+    for _ in range(runs):
         delete_papers(ids)
         if profiler is not None:
             profiler.enable()
@@ -161,88 +167,96 @@ def main() -> None:
                     records=renamed[offset : offset + upsert.BATCH_SIZE], categories=categories
                 )
                 assert result.written == len(renamed[offset : offset + upsert.BATCH_SIZE])
-        ingest_seconds = min(ingest_seconds, time.perf_counter() - start)
-    slots = sum(len(r.authors or []) for r in renamed)
-    if profiler is not None:
-        import pstats
+        figures.ingest = min(figures.ingest, time.perf_counter() - start)
 
-        profiler.disable()
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
-        return
 
-    # 3. The floor: COPY of the same paper and author rows, nothing else.
+def _copy_rows(cursor, tables: tuple[str, str], paper_rows: list, author_rows: list) -> None:
+    with cursor.cursor.copy(f"COPY {tables[0]} FROM STDIN") as copy:
+        for row in paper_rows:
+            copy.write_row(row)
+    with cursor.cursor.copy(f"COPY {tables[1]} FROM STDIN") as copy:
+        for row in author_rows:
+            copy.write_row(row)
+
+
+def _logged_floor(connection, paper_rows: list, author_rows: list) -> float:
+    """Ordinary tables (WAL-logged, as papers_paper is), created and committed first, then
+    the COPY and its commit timed: what a real table's write costs at the least."""
+    from django.db import transaction
+
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS floor_paper_logged, floor_author_logged")
+        cursor.execute(
+            "CREATE TABLE floor_paper_logged (arxiv_id text, title text, abstract text, "
+            "authors_text text, categories varchar(32)[], license text)"
+        )
+        cursor.execute(
+            "CREATE TABLE floor_author_logged (paper integer, position integer, name text, "
+            "keyname text, forenames text, affiliations text[])"
+        )
+    try:
+        start = time.perf_counter()
+        with transaction.atomic(), connection.cursor() as cursor:
+            _copy_rows(cursor, ("floor_paper_logged", "floor_author_logged"), paper_rows, author_rows)
+        return time.perf_counter() - start
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE IF EXISTS floor_paper_logged, floor_author_logged")
+
+
+def _temp_floor(connection, paper_rows: list, author_rows: list) -> tuple[float, float]:
+    """The COPY into TEMP tables, and what PostgreSQL spends on the stored search vector alone
+    (papers.Paper's generated column: English stemming of title, authors and abstract)."""
+    from django.db import transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMP TABLE floor_paper (arxiv_id text, title text, abstract text, authors_text text, "
+            "categories varchar(32)[], license text) ON COMMIT DROP"
+        )
+        cursor.execute(
+            "CREATE TEMP TABLE floor_author (paper integer, position integer, name text, keyname text, "
+            "forenames text, affiliations text[]) ON COMMIT DROP"
+        )
+        start = time.perf_counter()
+        _copy_rows(cursor, ("floor_paper", "floor_author"), paper_rows, author_rows)
+        floor = time.perf_counter() - start
+        start = time.perf_counter()
+        cursor.execute(
+            "SELECT sum(length(setweight(to_tsvector('english', title), 'A') || "
+            "setweight(to_tsvector('english', authors_text), 'B') || "
+            "setweight(to_tsvector('english', abstract), 'C'))) FROM floor_paper"
+        )
+        cursor.fetchone()
+        return floor, time.perf_counter() - start
+
+
+def copy_floors(connection, renamed: list, runs: int, figures: Figures) -> None:
+    """3. The floor: COPY of the same paper and author rows, nothing else."""
     paper_rows = [(r.arxiv_id, r.title, r.abstract, r.authors_text, r.categories, r.license) for r in renamed]
     author_rows = [
         (i, pos, a.name, a.keyname, a.forenames, a.affiliations)
         for i, r in enumerate(renamed)
         for pos, a in enumerate(r.authors or [], start=1)
     ]
-    floor_seconds = tsvector_seconds = logged_seconds = 1e9
-    for _ in range(args.runs):
-        # Ordinary tables (WAL-logged, as papers_paper is), created and committed first, then
-        # the COPY and its commit timed: what a real table's write costs at the least.
-        with connection.cursor() as cursor:
-            cursor.execute("DROP TABLE IF EXISTS floor_paper_logged, floor_author_logged")
-            cursor.execute(
-                "CREATE TABLE floor_paper_logged (arxiv_id text, title text, abstract text, "
-                "authors_text text, categories varchar(32)[], license text)"
-            )
-            cursor.execute(
-                "CREATE TABLE floor_author_logged (paper integer, position integer, name text, "
-                "keyname text, forenames text, affiliations text[])"
-            )
-        try:
-            start = time.perf_counter()
-            with transaction.atomic(), connection.cursor() as cursor:
-                with cursor.cursor.copy("COPY floor_paper_logged FROM STDIN") as copy:
-                    for row in paper_rows:
-                        copy.write_row(row)
-                with cursor.cursor.copy("COPY floor_author_logged FROM STDIN") as copy:
-                    for row in author_rows:
-                        copy.write_row(row)
-            logged_seconds = min(logged_seconds, time.perf_counter() - start)
-        finally:
-            with connection.cursor() as cursor:
-                cursor.execute("DROP TABLE IF EXISTS floor_paper_logged, floor_author_logged")
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(
-                "CREATE TEMP TABLE floor_paper (arxiv_id text, title text, abstract text, authors_text text, "
-                "categories varchar(32)[], license text) ON COMMIT DROP"
-            )
-            cursor.execute(
-                "CREATE TEMP TABLE floor_author (paper integer, position integer, name text, keyname text, "
-                "forenames text, affiliations text[]) ON COMMIT DROP"
-            )
-            start = time.perf_counter()
-            with cursor.cursor.copy("COPY floor_paper FROM STDIN") as copy:
-                for row in paper_rows:
-                    copy.write_row(row)
-            with cursor.cursor.copy("COPY floor_author FROM STDIN") as copy:
-                for row in author_rows:
-                    copy.write_row(row)
-            floor_seconds = min(floor_seconds, time.perf_counter() - start)
-            # What PostgreSQL spends on the stored search vector alone (papers.Paper's generated
-            # column: English stemming of title, authors and abstract), on the same rows.
-            start = time.perf_counter()
-            cursor.execute(
-                "SELECT sum(length(setweight(to_tsvector('english', title), 'A') || "
-                "setweight(to_tsvector('english', authors_text), 'B') || "
-                "setweight(to_tsvector('english', abstract), 'C'))) FROM floor_paper"
-            )
-            cursor.fetchone()
-            tsvector_seconds = min(tsvector_seconds, time.perf_counter() - start)
+    for _ in range(runs):
+        figures.logged = min(figures.logged, _logged_floor(connection, paper_rows, author_rows))
+        floor, tsvector = _temp_floor(connection, paper_rows, author_rows)
+        figures.floor = min(figures.floor, floor)
+        figures.tsvector = min(figures.tsvector, tsvector)
 
-    # 4. End to end through harvest_files: the same records as page files, normal and bulk.
+
+def end_to_end(connection, ids: list[str], repeat: int, runs: int, figures: Figures) -> None:
+    """4. End to end through harvest_files: the same records as page files, normal and bulk."""
     from papers.harvest import harvest_files
+    from papers.models import Paper
 
     folder = Path(tempfile.mkdtemp(prefix="wove-bench-e2e-"))
-    paths = write_pages(folder, args.repeat)
+    paths = write_pages(folder, repeat)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         backend_pid = cursor.fetchone()[0]
-    files_seconds = bulk_seconds = 1e9
-    cpu = {False: (1e9,) * 3, True: (1e9,) * 3}  # writer, parser, PostgreSQL: least of the runs
-    for _ in range(args.runs):
+    for _ in range(runs):
         for bulk in (False, True):
             delete_papers(ids)
             before = cpu_seconds(backend_pid)
@@ -250,60 +264,89 @@ def main() -> None:
             run = harvest_files(paths=paths, bulk=bulk)
             took = time.perf_counter() - start
             used = [b - a for a, b in zip(before, cpu_seconds(backend_pid), strict=True)]
-            cpu[bulk] = tuple(min(a, b) for a, b in zip(cpu[bulk], used, strict=True))
+            figures.cpu[bulk] = tuple(min(a, b) for a, b in zip(figures.cpu[bulk], used, strict=True))
             assert run.records_written == len(ids), (run.records_written, run.error)
             if bulk:
-                bulk_seconds = min(bulk_seconds, took)
+                figures.bulk = min(figures.bulk, took)
             else:
-                files_seconds = min(files_seconds, took)
-    from papers.models import Paper
-
+                figures.files = min(figures.files, took)
     assert set(Paper.objects.filter(arxiv_id__in=ids).values_list("arxiv_id", flat=True)) == set(ids)
-    table_rows = Paper.objects.count()
+    figures.table_rows = Paper.objects.count()
 
-    n = len(renamed)
+
+def report_rates(f: Figures, repeat: int, runs: int) -> None:
+    """The rates, and what each means for 2.5 M records."""
+    n = f.n
 
     def minutes(seconds: float) -> str:
         return f"{ARXIV_RECORDS * seconds / n / 60:.0f} min for 2.5 M"
 
-    print(f"records: {n} new papers ({slots} author slots), 2 recorded OAI-PMH pages x {args.repeat} copies")
-    print(f"best of {args.runs} runs each; papers_paper holds {table_rows} rows after the runs")
-    print(f"parse only : {n / parse_seconds:10.0f} records/s")
-    print(f"full ingest: {n / ingest_seconds:10.0f} records/s  (papers_upsert; includes no parsing)")
-    print(f"COPY floor, TEMP tables (unlogged)  : {n / floor_seconds:10.0f} records/s")
-    print(f"COPY floor, ordinary (logged) tables: {n / logged_seconds:10.0f} records/s  (incl. commit)")
-    print(f"search vector alone (to_tsvector in PostgreSQL): {n / tsvector_seconds:.0f} records/s")
-    end_to_end = n / (parse_seconds + ingest_seconds)
-    print(f"parse+ingest end to end (sum of the two): {end_to_end:.0f} records/s, {minutes(n / end_to_end)}")
+    print(f"records: {n} new papers ({f.slots} author slots), 2 recorded OAI-PMH pages x {repeat} copies")
+    print(f"best of {runs} runs each; papers_paper holds {f.table_rows} rows after the runs")
+    print(f"parse only : {n / f.parse:10.0f} records/s")
+    print(f"full ingest: {n / f.ingest:10.0f} records/s  (papers_upsert; includes no parsing)")
+    print(f"COPY floor, TEMP tables (unlogged)  : {n / f.floor:10.0f} records/s")
+    print(f"COPY floor, ordinary (logged) tables: {n / f.logged:10.0f} records/s  (incl. commit)")
+    print(f"search vector alone (to_tsvector in PostgreSQL): {n / f.tsvector:.0f} records/s")
+    rate = n / (f.parse + f.ingest)
+    print(f"parse+ingest end to end (sum of the two): {rate:.0f} records/s, {minutes(n / rate)}")
+    print(f"harvest_files end to end            : {n / f.files:.0f} records/s, {minutes(f.files)}")
     print(
-        f"harvest_files end to end            : {n / files_seconds:.0f} records/s, {minutes(files_seconds)}"
-    )
-    print(
-        f"harvest_files(bulk=True) end to end: {n / bulk_seconds:.0f} records/s, {minutes(bulk_seconds)} "
-        f"(index rebuild included; x{files_seconds / bulk_seconds:.2f} the normal path)"
+        f"harvest_files(bulk=True) end to end: {n / f.bulk:.0f} records/s, {minutes(f.bulk)} "
+        f"(index rebuild included; x{f.files / f.bulk:.2f} the normal path)"
     )
     # On a shared, loaded machine wall time says little about two cores: the CPU time of
     # each lane does. The writer waits for PostgreSQL, so writer + backend are one lane; the
     # bulk load's parser is the other. Best case on 2 idle cores: the longer lane.
     for bulk in (False, True):
-        writer, parser, backend = cpu[bulk]
+        writer, parser, backend = f.cpu[bulk]
         lane = max(writer + backend, parser, (writer + backend + parser) / 2)
         print(
             f"CPU s per {n} records, {'bulk' if bulk else 'normal'}: writer {writer:.1f} (parsing "
             f"{'not ' if bulk else ''}included), parser process {parser:.1f}, PostgreSQL backend "
             f"{backend:.1f}; on 2 idle cores at best {n / lane:.0f} records/s, {minutes(lane)}"
         )
-    print(f"ratio ingest/floor (TEMP): {floor_seconds / ingest_seconds:.2f}  (target >= 0.5)")
-    print(f"ratio ingest/floor (logged): {logged_seconds / ingest_seconds:.2f}")
-    print(f"ratio end-to-end/floor (TEMP): {floor_seconds / (parse_seconds + ingest_seconds):.2f}")
-    print(
-        f"ratio harvest_files bulk/floor: TEMP {floor_seconds / bulk_seconds:.2f}, "
-        f"logged {logged_seconds / bulk_seconds:.2f}"
-    )
-    with_vector = floor_seconds + tsvector_seconds
-    print(f"ratio ingest/(COPY floor TEMP + search vector): {with_vector / ingest_seconds:.2f}")
-    logged_vector = logged_seconds + tsvector_seconds
-    print(f"ratio bulk end to end/(COPY floor logged + search vector): {logged_vector / bulk_seconds:.2f}")
+
+
+def report_ratios(f: Figures) -> None:
+    """The ratios against the floors measured in the same run."""
+    print(f"ratio ingest/floor (TEMP): {f.floor / f.ingest:.2f}  (target >= 0.5)")
+    print(f"ratio ingest/floor (logged): {f.logged / f.ingest:.2f}")
+    print(f"ratio end-to-end/floor (TEMP): {f.floor / (f.parse + f.ingest):.2f}")
+    print(f"ratio harvest_files bulk/floor: TEMP {f.floor / f.bulk:.2f}, logged {f.logged / f.bulk:.2f}")
+    print(f"ratio ingest/(COPY floor TEMP + search vector): {(f.floor + f.tsvector) / f.ingest:.2f}")
+    logged_vector = f.logged + f.tsvector
+    print(f"ratio bulk end to end/(COPY floor logged + search vector): {logged_vector / f.bulk:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="copies of each 1,000-record page")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each measurement (best kept)")
+    parser.add_argument("--pages", type=int, default=5, help="pages for the memory check, 2-5 (0: skip it)")
+    parser.add_argument("--db", default="wove_bench", help="bench database name")
+    parser.add_argument("--profile", action="store_true", help="cProfile parsing and one ingest instead")
+    args = parser.parse_args()
+    connection = django_with_bench_db(args.db)
+    with connection.cursor() as cursor:  # rows other benches left that protect papers
+        cursor.execute("TRUNCATE provenance_event, provenance_record, researchers_authorship CASCADE")
+
+    figures = Figures()
+    renamed = parse_pages(args.repeat, args.runs, figures)
+    if args.profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        ingest(renamed, args.runs, figures, profiler)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+        return
+    ingest(renamed, args.runs, figures)
+    copy_floors(connection, renamed, args.runs, figures)
+    end_to_end(connection, [r.arxiv_id for r in renamed], args.repeat, args.runs, figures)
+    report_rates(figures, args.repeat, args.runs)
+    report_ratios(figures)
     if args.pages:
         for bulk in (False, True):
             one, two, many = memory_check(args.pages, bulk=bulk)
