@@ -49,26 +49,3 @@ def category_names(codes: list[str]) -> list[tuple[str, str]]:
     """``[(code, name), ...]`` in the given order; unknown codes get their code as name."""
     names = dict(Category.objects.filter(code__in=codes).values_list("code", "name"))
     return [(code, names.get(code, code)) for code in codes]
-
-
-def authors_for_page(paper: Paper) -> list[dict]:
-    """The ordered author slots as dicts ``{slot, researcher, position}``.
-
-    ``researcher`` is filled once the researchers app links slots to identities
-    (``researchers.selectors.authors_with_researchers``); until then it is ``None``.
-    """
-    slots = list(paper.authors.all())
-    researchers: dict[int, object] = {}
-    try:
-        from researchers.selectors import authors_with_researchers
-    except ImportError:
-        authors_with_researchers = None
-    if authors_with_researchers is not None:
-        for slot, researcher in authors_with_researchers(paper):
-            researchers[slot.pk] = researcher
-    count = len(slots)
-    out = []
-    for slot in slots:
-        slot._author_count = count
-        out.append({"slot": slot, "researcher": researchers.get(slot.pk), "position": slot.author_position})
-    return out
