@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 
+from wove.errors import ApiError
+
 from .identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
 from .models import Category, Paper, PaperAuthor, PaperVersion
 
@@ -49,3 +51,18 @@ def category_names(codes: list[str]) -> list[tuple[str, str]]:
     """``[(code, name), ...]`` in the given order; unknown codes get their code as name."""
     names = dict(Category.objects.filter(code__in=codes).values_list("code", "name"))
     return [(code, names.get(code, code)) for code in codes]
+
+
+def paper_or_error(raw: str) -> Paper:
+    """The paper named by ``raw`` (any identifier form). Raises :class:`ApiError` 404 for an
+    unparsable or unknown identifier and 410 for a paper arXiv deleted."""
+    try:
+        ident = parse_arxiv_id(raw)
+    except InvalidArxivId as exc:
+        raise ApiError(404, "not_found", f"Not an arXiv identifier: {exc}") from exc
+    paper = Paper.objects.select_related("primary_category").filter(arxiv_id=ident.id).first()
+    if paper is None:
+        raise ApiError(404, "not_found", f"No paper has the identifier {ident.id}.")
+    if paper.deleted:
+        raise ApiError(410, "gone", f"arXiv deleted the record of {ident.id}.")
+    return paper
