@@ -19,7 +19,7 @@ from researchers.models import Researcher
 from researchers.schemas import ResearcherOut
 from wove.errors import Error
 
-from .paper_api import full_text
+from .search import full_text
 
 router = Router(tags=["search"])
 Kind = Literal["papers", "researchers", "institutions"]

@@ -8,9 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
-from django.db.models import Case, F, FloatField, Prefetch, QuerySet, Value, When
-from django.db.models.functions import Cast
+from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import http_date
 from ninja import Query, Router
@@ -19,94 +17,51 @@ from institutions.models import AuthorAffiliation
 from institutions.selectors import institution_resolve
 from papers.identifiers import try_parse_arxiv_id
 from papers.models import Paper, PaperAuthor
-from papers.querysets import PAPER_ORDERS
 from papers.schemas import PaperPage
 from papers.selectors import paper_or_error
 from provenance.selectors import pith_for_paper
-from researchers.models import Authorship
 from researchers.selectors import researcher_resolve
-from semantic.integration import rank_if_ready
 from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
 from .schemas import BatchIn, BatchOut, PaperDetailOut, PaperFilter
+from .search import PaperSearch, keyset_papers
 
 router = Router(tags=["papers"])
 
-SEARCH_CONFIG = "english"
 LIST_ERRORS = {400: Error, 404: Error, 422: Error, 429: Error}
 DETAIL_ERRORS = {404: Error, 410: Error, 422: Error, 429: Error}
-
-
-def _has_search_vector() -> bool:
-    return any(f.name == "search_vector" for f in Paper._meta.concrete_fields)
-
-
-def full_text(queryset: QuerySet[Paper], q: str) -> tuple[QuerySet[Paper], SearchQuery, object]:
-    """Filter ``queryset`` to papers matching ``q`` (``websearch_to_tsquery('english', q)``).
-
-    Uses the stored ``search_vector`` column (GIN-indexed; title A, authors B, abstract C)
-    when the model has it, else an on-the-fly vector of title (A) and abstract (C).
-    Returns ``(queryset, query, vector)`` for ranking.
-    """
-    query = SearchQuery(q, search_type="websearch", config=SEARCH_CONFIG)
-    if _has_search_vector():
-        vector = F("search_vector")
-        return queryset.filter(search_vector=query), query, vector
-    vector = SearchVector("title", weight="A", config=SEARCH_CONFIG) + SearchVector(
-        "abstract", weight="C", config=SEARCH_CONFIG
-    )
-    return queryset.annotate(k_vector=vector).filter(k_vector=query), query, vector
 
 
 def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[SortKey]]:
     """Public papers narrowed by ``filters``; returns ``(queryset, order name, sort keys)``.
 
-    Raises :class:`ApiError` 404 for an unknown researcher or institution. A merged-away
+    The filters become the site search's :class:`pages.search.PaperSearch` and run through
+    :func:`pages.search.keyset_papers`, the search page's filters and ranking. Raises
+    :class:`ApiError` 404 for an unknown researcher or institution. A merged-away
     researcher id filters by its survivor.
     """
-    papers = Paper.objects.public().select_related("primary_category")
-    if _has_search_vector():
-        papers = papers.defer("search_vector")  # the tsvector is large and never shown
+    search = PaperSearch(
+        q=(filters.q or "").strip(),
+        sort=filters.sort,
+        mode=filters.mode,
+        submitted_from=filters.submitted_from,
+        submitted_until=filters.submitted_until,
+        # The API has always counted the survivor's own authorships only.
+        include_merged_away=False,
+    )
     if filters.category:
-        papers = papers.in_category(filters.category.strip())
-    if filters.submitted_from:
-        papers = papers.filter(submitted_at__date__gte=filters.submitted_from)
-    if filters.submitted_until:
-        papers = papers.filter(submitted_at__date__lte=filters.submitted_until)
+        # A blank category (kept as sent) matches no paper, as it always has here.
+        search.category = filters.category.strip() or filters.category
     if filters.researcher is not None:
-        researcher, _moved = researcher_resolve(filters.researcher)
-        if researcher is None:
+        search.researcher, _moved = researcher_resolve(filters.researcher)
+        if search.researcher is None:
             raise ApiError(404, "not_found", f"No researcher has the id {filters.researcher}.")
-        papers = papers.filter(pk__in=Authorship.objects.filter(researcher=researcher).values("paper_id"))
     if filters.institution:
-        institution = institution_resolve(filters.institution).institution
-        if institution is None:
+        search.institution = institution_resolve(filters.institution).institution
+        if search.institution is None:
             raise ApiError(404, "not_found", f"No institution matches {filters.institution!r}.")
-        papers = papers.filter(
-            pk__in=AuthorAffiliation.objects.filter(institution=institution).values("slot__paper_id")
-        )
-    sort = filters.sort
-    q = (filters.q or "").strip()
-    if q and sort == "relevance" and filters.mode != "keyword":
-        ranking = rank_if_ready(query=q, mode=filters.mode, within=papers)
-        if ranking.results is not None:
-            score = Case(
-                *[When(pk=pk, then=Value(value)) for pk, value in ranking.results],
-                default=Value(0.0),
-                output_field=FloatField(),
-            )
-            keys = [SortKey("k_rank", score, True, "float"), *PAPER_ORDERS["newest"]]
-            return papers.filter(pk__in=ranking.ids), ranking.mode, keys
-    if q:
-        papers, query, vector = full_text(papers, q)
-        if sort == "relevance":
-            rank = Cast(SearchRank(vector, query), FloatField())  # float8: exact in cursors
-            keys = [SortKey("k_rank", rank, True, "float"), *PAPER_ORDERS["newest"]]
-            return papers, "relevance", keys
-    if sort == "relevance":
-        sort = "newest"
-    return papers, sort, PAPER_ORDERS[sort]
+    return keyset_papers(search)
 
 
 # A full-text query counts at most this many matches; above it the page says count_capped.
