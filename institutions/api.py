@@ -9,6 +9,7 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from pydantic import Field
 
+from papers.querysets import PAPER_ORDERS
 from papers.schemas import PaperPage
 from researchers.models import Researcher
 from wove.errors import ApiError, Error
@@ -111,8 +112,6 @@ def institution_paper_list(
     sort: Literal["newest", "oldest", "cited"] = "newest",
 ):
     """Public papers with at least one author slot linked to the institution."""
-    from papers.api import PAPER_ORDERS
-
     institution = institution_or_error(key)
     paged = paginate(request, institution_papers(institution), paging, order=sort, keys=PAPER_ORDERS[sort])
     return {"items": paged.items, **paged.meta}

@@ -13,23 +13,27 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Value, When
+from django.db.models import Case, Count, Exists, F, FloatField, OuterRef, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Cast
 from django.http import QueryDict
 
 from institutions.models import AuthorAffiliation, Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
 from papers.models import Category, Paper
+from papers.querysets import PAPER_ORDERS
 from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import fold_text
+from semantic.integration import Ranking, rank_if_ready
 from wove.bulk import int_array
 from wove.counts import cached_when_large, count_cached
+from wove.pagination import SortKey
 
 SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
 # Search modes (issue #10); hybrid is the default and falls back to keyword when semantic
@@ -48,6 +52,7 @@ _WORD = re.compile(r"[\w'.-]+", re.UNICODE)
 # harvested text, and templates swap them for <mark> only after escaping (see ``highlight``).
 MARK_START, MARK_STOP = "\ue000", "\ue001"
 _OPERATORS = {"or", "and", "not"}
+SEARCH_CONFIG = "english"
 
 
 @dataclass
@@ -55,8 +60,12 @@ class PaperSearch:
     """A parsed paper search: query text, filters and sort.
 
     ``researcher``/``institution`` are resolved records (``None`` when absent or unknown);
-    ``year_from``/``year_to`` are inclusive submission years; ``sort`` is a key of
-    :data:`SORTS` (``relevance`` falls back to ``newest`` without query text).
+    ``year_from``/``year_to`` are inclusive submission years (the page's filter),
+    ``submitted_from``/``submitted_until`` inclusive UTC dates (the API's); ``sort`` is a key
+    of :data:`SORTS` or, from the API, ``oldest`` (``relevance`` falls back to ``newest``
+    without query text). ``include_merged_away``: the researcher filter also counts
+    authorships still held by records merged into the researcher (the page's; the API
+    counts the survivor's own, in one query less).
     """
 
     q: str = ""
@@ -69,6 +78,9 @@ class PaperSearch:
     tab: str = "papers"
     mode: str = "hybrid"
     problems: list[str] = field(default_factory=list)
+    submitted_from: date | None = None
+    submitted_until: date | None = None
+    include_merged_away: bool = True
     # Set by search_papers: the mode that actually ran, and why semantic did not.
     applied_mode: str = "keyword"
     # Set by tab_counts: the keyword matches reached MATCH_CAP (counts are "at least").
@@ -88,7 +100,15 @@ class PaperSearch:
 
     @property
     def has_filters(self) -> bool:
-        return bool(self.category or self.year_from or self.year_to or self.researcher or self.institution)
+        return bool(
+            self.category
+            or self.year_from
+            or self.year_to
+            or self.submitted_from
+            or self.submitted_until
+            or self.researcher
+            or self.institution
+        )
 
 
 def _year(raw: str | None) -> int | None:
@@ -157,22 +177,29 @@ def parse_search(params: QueryDict) -> PaperSearch:
     return search
 
 
-def semantic_ranking_ids(search: PaperSearch) -> list[int] | None:
-    """Paper ids ranked by ``search.mode`` (``hybrid``: reciprocal-rank fusion of full-text
-    and vector results; ``semantic``: vectors alone), within the search's filters, or
-    ``None`` when keyword search applies: keyword mode, another sort than relevance, no
-    query text, or semantic search unavailable (``search.semantic_note`` says why)."""
+def semantic_ranking(search: PaperSearch) -> Ranking | None:
+    """The :class:`semantic.integration.Ranking` of ``search`` by ``search.mode`` (``hybrid``:
+    reciprocal-rank fusion of full-text and vector results; ``semantic``: vectors alone),
+    within the search's filters, at most :data:`SEMANTIC_LIMIT` papers; ``None`` when
+    keyword search applies: keyword mode, another sort than relevance, no query text, or
+    semantic search unavailable (``search.semantic_note`` says why). Sets
+    ``search.applied_mode`` to the mode that ran."""
     if not search.q or search.effective_sort != "relevance" or search.mode == "keyword":
         return None
-    from semantic.integration import rank_if_ready
-
     within = Paper.objects.public().filter(_filters(search))
     ranking = rank_if_ready(query=search.q, mode=search.mode, within=within, limit=SEMANTIC_LIMIT)
     search.semantic_note = ranking.note
     if ranking.results is None:
         return None
     search.applied_mode = ranking.mode
-    return ranking.ids
+    return ranking
+
+
+def semantic_ranking_ids(search: PaperSearch) -> list[int] | None:
+    """Paper ids of :func:`semantic_ranking`, best first, or ``None`` when keyword search
+    applies."""
+    ranking = semantic_ranking(search)
+    return None if ranking is None else ranking.ids
 
 
 def _filters(search: PaperSearch, *, skip: str = "") -> Q:
@@ -186,8 +213,14 @@ def _filters(search: PaperSearch, *, skip: str = "") -> Q:
             cond &= Q(submitted_at__gte=datetime(search.year_from, 1, 1, tzinfo=UTC))
         if search.year_to:
             cond &= Q(submitted_at__lt=datetime(search.year_to + 1, 1, 1, tzinfo=UTC))
+        if search.submitted_from:
+            cond &= Q(submitted_at__date__gte=search.submitted_from)
+        if search.submitted_until:
+            cond &= Q(submitted_at__date__lte=search.submitted_until)
     if search.researcher is not None:
-        ids = [search.researcher.pk, *search.researcher.merged_from.values_list("pk", flat=True)]
+        ids = [search.researcher.pk]
+        if search.include_merged_away:
+            ids += search.researcher.merged_from.values_list("pk", flat=True)
         cond &= Q(Exists(Authorship.objects.filter(paper=OuterRef("pk"), researcher_id__in=ids)))
     if search.institution is not None:
         cond &= Q(
@@ -198,6 +231,67 @@ def _filters(search: PaperSearch, *, skip: str = "") -> Q:
             )
         )
     return cond
+
+
+def web_query(q: str) -> SearchQuery:
+    """``websearch_to_tsquery('english', q)``: words, "quoted phrases", ``OR``, ``-excluded``."""
+    return SearchQuery(q, search_type="websearch", config=SEARCH_CONFIG)
+
+
+def _has_search_vector() -> bool:
+    return any(f.name == "search_vector" for f in Paper._meta.concrete_fields)
+
+
+def full_text(queryset: QuerySet[Paper], q: str) -> tuple[QuerySet[Paper], SearchQuery, object]:
+    """Filter ``queryset`` to papers matching ``q`` (``websearch_to_tsquery('english', q)``).
+
+    Uses the stored ``search_vector`` column (GIN-indexed; title A, authors B, abstract C)
+    when the model has it, else an on-the-fly vector of title (A) and abstract (C).
+    Returns ``(queryset, query, vector)`` for ranking.
+    """
+    query = web_query(q)
+    if _has_search_vector():
+        vector = F("search_vector")
+        return queryset.filter(search_vector=query), query, vector
+    vector = SearchVector("title", weight="A", config=SEARCH_CONFIG) + SearchVector(
+        "abstract", weight="C", config=SEARCH_CONFIG
+    )
+    return queryset.annotate(k_vector=vector).filter(k_vector=query), query, vector
+
+
+def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortKey]]:
+    """Papers matching ``search`` for keyset paging (the API's lists): ``(queryset, order
+    name, sort keys)``, keys from :data:`papers.querysets.PAPER_ORDERS`.
+
+    The filters and the semantic ranking are the search page's (:func:`_filters`,
+    :func:`semantic_ranking`); the order name is then ``hybrid`` or ``semantic`` and papers
+    sort by their fused score. Otherwise query text matches every paper by full text (no
+    :data:`MATCH_CAP`: the API caps its count instead) and ``relevance`` sorts by
+    ``ts_rank``; without query text ``relevance`` is ``newest``. The search vector is
+    deferred.
+    """
+    papers = Paper.objects.public().filter(_filters(search)).select_related("primary_category")
+    if _has_search_vector():
+        papers = papers.defer("search_vector")  # the tsvector is large and never shown
+    ranking = semantic_ranking(search)
+    if ranking is not None:
+        score = Case(
+            *[When(pk=pk, then=Value(value)) for pk, value in ranking.results],
+            default=Value(0.0),
+            output_field=FloatField(),
+        )
+        keys = [SortKey("k_rank", score, True, "float"), *PAPER_ORDERS["newest"]]
+        return papers.filter(pk__in=ranking.ids), ranking.mode, keys
+    sort = search.sort
+    if search.q:
+        papers, query, vector = full_text(papers, search.q)
+        if sort == "relevance":
+            rank = Cast(SearchRank(vector, query), FloatField())  # float8: exact in cursors
+            keys = [SortKey("k_rank", rank, True, "float"), *PAPER_ORDERS["newest"]]
+            return papers, "relevance", keys
+    if sort == "relevance":
+        sort = "newest"
+    return papers, sort, PAPER_ORDERS[sort]
 
 
 def rank(search: PaperSearch) -> PaperSearch:
@@ -215,7 +309,7 @@ def _matching(search: PaperSearch, cond: Q) -> QuerySet[Paper]:
         return Paper.objects.public().filter(cond, pk__in=search.ranked_ids)
     papers = Paper.objects.public().filter(cond)
     if search.q:
-        query = SearchQuery(search.q, search_type="websearch", config="english")
+        query = web_query(search.q)
         capped = papers.filter(search_vector=query).order_by().values("pk")[:MATCH_CAP]
         papers = Paper.objects.filter(pk__in=capped)
     return papers
@@ -234,9 +328,9 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     papers = papers.select_related("primary_category")
     papers = papers.defer("search_vector")
     if search.q:
-        query = SearchQuery(search.q, search_type="websearch", config="english")
+        query = web_query(search.q)
         papers = papers.annotate(rank=SearchRank(F("search_vector"), query))
-        marks = {"start_sel": MARK_START, "stop_sel": MARK_STOP, "config": "english"}
+        marks = {"start_sel": MARK_START, "stop_sel": MARK_STOP, "config": SEARCH_CONFIG}
         papers = papers.annotate(
             title_marked=SearchHeadline("title", query, highlight_all=True, **marks),
             snippet=SearchHeadline("abstract", query, max_words=48, min_words=24, max_fragments=2, **marks),
@@ -283,7 +377,7 @@ def _facet_rows(search: PaperSearch, cond: Q) -> list[FacetRow]:
     columns = ("id", "categories", "submitted_at")
     if search.q or search.ranked_ids is not None:
         if search.q and search.ranked_ids is None:
-            query = SearchQuery(search.q, search_type="websearch", config="english")
+            query = web_query(search.q)
             rows = Paper.objects.public().filter(cond, search_vector=query).order_by()
             return list(rows.values_list(*columns)[:MATCH_CAP])
         return list(_matching(search, cond).order_by().values_list(*columns))

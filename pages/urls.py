@@ -3,9 +3,7 @@
 from django.contrib.sitemaps import views as sitemap_views
 from django.urls import path, re_path
 
-from papers import views as paper_views
-
-from . import feeds, views
+from . import feeds, paper_views, views
 from .sitemaps import SITEMAPS
 
 app_name = "pages"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 
+from wove.errors import ApiError
+
 from .identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
 from .models import Category, Paper, PaperAuthor, PaperVersion
 
@@ -51,24 +53,16 @@ def category_names(codes: list[str]) -> list[tuple[str, str]]:
     return [(code, names.get(code, code)) for code in codes]
 
 
-def authors_for_page(paper: Paper) -> list[dict]:
-    """The ordered author slots as dicts ``{slot, researcher, position}``.
-
-    ``researcher`` is filled once the researchers app links slots to identities
-    (``researchers.selectors.authors_with_researchers``); until then it is ``None``.
-    """
-    slots = list(paper.authors.all())
-    researchers: dict[int, object] = {}
+def paper_or_error(raw: str) -> Paper:
+    """The paper named by ``raw`` (any identifier form). Raises :class:`ApiError` 404 for an
+    unparsable or unknown identifier and 410 for a paper arXiv deleted."""
     try:
-        from researchers.selectors import authors_with_researchers
-    except ImportError:
-        authors_with_researchers = None
-    if authors_with_researchers is not None:
-        for slot, researcher in authors_with_researchers(paper):
-            researchers[slot.pk] = researcher
-    count = len(slots)
-    out = []
-    for slot in slots:
-        slot._author_count = count
-        out.append({"slot": slot, "researcher": researchers.get(slot.pk), "position": slot.author_position})
-    return out
+        ident = parse_arxiv_id(raw)
+    except InvalidArxivId as exc:
+        raise ApiError(404, "not_found", f"Not an arXiv identifier: {exc}") from exc
+    paper = Paper.objects.select_related("primary_category").filter(arxiv_id=ident.id).first()
+    if paper is None:
+        raise ApiError(404, "not_found", f"No paper has the identifier {ident.id}.")
+    if paper.deleted:
+        raise ApiError(410, "gone", f"arXiv deleted the record of {ident.id}.")
+    return paper

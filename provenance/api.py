@@ -7,7 +7,7 @@ import json
 from django.http import HttpRequest, HttpResponse
 from ninja import Router
 
-from papers.api import paper_or_error
+from papers.selectors import paper_or_error
 from wove.errors import ApiError, Error
 
 from .bundles import bundle_build, state_build

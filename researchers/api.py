@@ -10,6 +10,7 @@ from ninja import Query, Router, Schema
 from pydantic import Field
 
 from papers.models import Category
+from papers.querysets import PAPER_ORDERS
 from papers.schemas import PaperPage
 from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
@@ -175,8 +176,6 @@ def researcher_paper_list(
     request: HttpRequest, researcher_id: int, filters: Query[ResearcherPaperFilter], paging: Query[PageParams]
 ):
     """Public papers attached to the researcher (the survivor's, for a merged-away id)."""
-    from papers.api import PAPER_ORDERS
-
     researcher, _moved = researcher_or_error(researcher_id)
     papers: QuerySet = researcher_papers(researcher)
     if filters.category:

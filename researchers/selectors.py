@@ -27,7 +27,7 @@ def authors_with_researchers(paper: Paper) -> list[tuple[PaperAuthor, Researcher
     """The paper's author slots in order, each with its researcher (``None`` when unmatched).
 
     One query. A researcher an editor merged away is returned as is: its page answers 301
-    to the survivor. Used by the paper page (``papers.selectors.authors_for_page``).
+    to the survivor. Used by the paper page (``pages.selectors.authors_for_page``).
     """
     slots = (
         PaperAuthor.objects.filter(paper=paper).select_related("authorship__researcher").order_by("position")

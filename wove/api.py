@@ -188,10 +188,10 @@ def _unexpected_error_response(request: HttpRequest, exc: Exception) -> HttpResp
 # Order matters: the paper routes end in a greedy ``{path:arxiv_id}`` (old-style identifiers
 # hold a slash), so routes below /papers/<id>/... are mounted before the papers router.
 api.add_router("/papers", "provenance.api.router")
-api.add_router("/papers", "papers.api.router")
+api.add_router("/papers", "pages.paper_api.router")
 api.add_router("/researchers", "researchers.api.router")
 api.add_router("/institutions", "institutions.api.router")
-api.add_router("/search", "wove.search_api.router")
+api.add_router("/search", "pages.api.router")
 
 
 # -- HTTP behaviour shared by every API URL ------------------------------------------------

@@ -7,7 +7,7 @@ from wagtail.admin import urls as wagtailadmin_urls
 from wagtail.documents import urls as wagtaildocs_urls
 
 from institutions import views as institution_views
-from papers import views as paper_views
+from pages import paper_views
 from researchers import views as researcher_views
 
 urlpatterns = [
@@ -17,7 +17,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The lists answer with and without the slash (APPEND_SLASH is off; links use both).
     path("papers", paper_views.paper_list),
-    path("papers/", include("papers.urls")),
+    path("papers/", include("pages.paper_urls")),
     path("researchers", researcher_views.researcher_list),
     path("researchers/", include("researchers.urls")),
     path("institutions", institution_views.institution_list),

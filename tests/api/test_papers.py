@@ -253,7 +253,7 @@ def test_authors_is_a_byline_and_the_harvested_string_stays_on_the_record(api):
 
 
 def test_a_full_text_count_stops_at_the_cap_and_says_so(api, monkeypatch):
-    from papers import api as papers_api
+    from pages import paper_api as papers_api
 
     exact = api.get("/api/v1/papers", {"q": "black hole", "size": 5}).json()
     assert exact["count"] > 10 and exact["count_capped"] is False

@@ -66,7 +66,7 @@ def everything() -> dict[str, list[tuple]]:
 
 
 def search(query: str) -> list[tuple[str, float]]:
-    """The site's keyword match and rank (papers.api: websearch_to_tsquery over the stored
+    """The site's keyword match and rank (pages.search.full_text: websearch_to_tsquery over the stored
     vector), best first."""
     with connection.cursor() as cursor:
         cursor.execute(

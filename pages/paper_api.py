@@ -1,133 +1,81 @@
-"""Papers API: list with filters and sorts, detail by any identifier form, batch lookup."""
+"""Papers API: list with filters and sorts, detail by any identifier form, batch lookup.
+
+The site layer serves it: filters by researcher and institution, semantic ranking, author
+slots with their researchers and institutions and provenance links combine apps."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
-from django.db.models import BigIntegerField, Case, F, FloatField, Prefetch, QuerySet, Value, When
-from django.db.models.functions import Cast, Coalesce
+from django.conf import settings
+from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import http_date
 from ninja import Query, Router
 
+from institutions.models import AuthorAffiliation
+from institutions.selectors import institution_resolve
+from papers.identifiers import try_parse_arxiv_id
+from papers.models import Paper, PaperAuthor
+from papers.schemas import PaperPage
+from papers.selectors import paper_or_error
+from provenance.selectors import pith_for_paper
+from researchers.selectors import researcher_resolve
 from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
-from .identifiers import InvalidArxivId, parse_arxiv_id, try_parse_arxiv_id
-from .models import Paper, PaperAuthor
-from .schemas import BatchIn, BatchOut, PaperDetailOut, PaperFilter, PaperPage
+from .schemas import BatchIn, BatchOut, PaperDetailOut, PaperFilter
+from .search import PaperSearch, keyset_papers
 
 router = Router(tags=["papers"])
 
-SEARCH_CONFIG = "english"
 LIST_ERRORS = {400: Error, 404: Error, 422: Error, 429: Error}
 DETAIL_ERRORS = {404: Error, 410: Error, 422: Error, 429: Error}
-
-_SUBMITTED_DESC = SortKey("k_submitted", F("submitted_at"), True, "datetime")
-_ID_DESC = SortKey("k_id", F("arxiv_id"), True, "str")
-PAPER_ORDERS: dict[str, list[SortKey]] = {
-    "newest": [_SUBMITTED_DESC, _ID_DESC],
-    "oldest": [
-        SortKey("k_submitted", F("submitted_at"), False, "datetime"),
-        SortKey("k_id", F("arxiv_id"), False, "str"),
-    ],
-    # Papers without a count sort as -1: after every counted paper, newest first among them.
-    # (A plain integer output: lookups on a PositiveIntegerField expression reject -1.)
-    "cited": [
-        SortKey(
-            "k_cited", Coalesce("cited_by_count", Value(-1), output_field=BigIntegerField()), True, "int"
-        ),
-        _SUBMITTED_DESC,
-        _ID_DESC,
-    ],
-}
-
-
-def _has_search_vector() -> bool:
-    return any(f.name == "search_vector" for f in Paper._meta.concrete_fields)
-
-
-def full_text(queryset: QuerySet[Paper], q: str) -> tuple[QuerySet[Paper], SearchQuery, object]:
-    """Filter ``queryset`` to papers matching ``q`` (``websearch_to_tsquery('english', q)``).
-
-    Uses the stored ``search_vector`` column (GIN-indexed; title A, authors B, abstract C)
-    when the model has it, else an on-the-fly vector of title (A) and abstract (C).
-    Returns ``(queryset, query, vector)`` for ranking.
-    """
-    query = SearchQuery(q, search_type="websearch", config=SEARCH_CONFIG)
-    if _has_search_vector():
-        vector = F("search_vector")
-        return queryset.filter(search_vector=query), query, vector
-    vector = SearchVector("title", weight="A", config=SEARCH_CONFIG) + SearchVector(
-        "abstract", weight="C", config=SEARCH_CONFIG
-    )
-    return queryset.annotate(k_vector=vector).filter(k_vector=query), query, vector
 
 
 def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[SortKey]]:
     """Public papers narrowed by ``filters``; returns ``(queryset, order name, sort keys)``.
 
-    Raises :class:`ApiError` 404 for an unknown researcher or institution. A merged-away
+    The filters become the site search's :class:`pages.search.PaperSearch` and run through
+    :func:`pages.search.keyset_papers`, the search page's filters and ranking. Raises
+    :class:`ApiError` 404 for an unknown researcher or institution. A merged-away
     researcher id filters by its survivor.
     """
-    papers = Paper.objects.public().select_related("primary_category")
-    if _has_search_vector():
-        papers = papers.defer("search_vector")  # the tsvector is large and never shown
+    search = PaperSearch(
+        q=(filters.q or "").strip(),
+        sort=filters.sort,
+        mode=filters.mode,
+        submitted_from=filters.submitted_from,
+        submitted_until=filters.submitted_until,
+        # The API has always counted the survivor's own authorships only.
+        include_merged_away=False,
+    )
     if filters.category:
-        papers = papers.in_category(filters.category.strip())
-    if filters.submitted_from:
-        papers = papers.filter(submitted_at__date__gte=filters.submitted_from)
-    if filters.submitted_until:
-        papers = papers.filter(submitted_at__date__lte=filters.submitted_until)
+        # A blank category (kept as sent) matches no paper, as it always has here.
+        search.category = filters.category.strip() or filters.category
     if filters.researcher is not None:
-        from researchers.models import Authorship
-        from researchers.selectors import researcher_resolve
-
-        researcher, _moved = researcher_resolve(filters.researcher)
-        if researcher is None:
+        search.researcher, _moved = researcher_resolve(filters.researcher)
+        if search.researcher is None:
             raise ApiError(404, "not_found", f"No researcher has the id {filters.researcher}.")
-        papers = papers.filter(pk__in=Authorship.objects.filter(researcher=researcher).values("paper_id"))
     if filters.institution:
-        from institutions.models import AuthorAffiliation
-        from institutions.selectors import institution_resolve
-
-        institution = institution_resolve(filters.institution).institution
-        if institution is None:
+        search.institution = institution_resolve(filters.institution).institution
+        if search.institution is None:
             raise ApiError(404, "not_found", f"No institution matches {filters.institution!r}.")
-        papers = papers.filter(
-            pk__in=AuthorAffiliation.objects.filter(institution=institution).values("slot__paper_id")
-        )
-    sort = filters.sort
-    q = (filters.q or "").strip()
-    if q and sort == "relevance" and filters.mode != "keyword":
-        from semantic.integration import rank_if_ready
-
-        ranking = rank_if_ready(query=q, mode=filters.mode, within=papers)
-        if ranking.results is not None:
-            score = Case(
-                *[When(pk=pk, then=Value(value)) for pk, value in ranking.results],
-                default=Value(0.0),
-                output_field=FloatField(),
-            )
-            keys = [SortKey("k_rank", score, True, "float"), _SUBMITTED_DESC, _ID_DESC]
-            return papers.filter(pk__in=ranking.ids), ranking.mode, keys
-    if q:
-        papers, query, vector = full_text(papers, q)
-        if sort == "relevance":
-            rank = Cast(SearchRank(vector, query), FloatField())  # float8: exact in cursors
-            keys = [SortKey("k_rank", rank, True, "float"), _SUBMITTED_DESC, _ID_DESC]
-            return papers, "relevance", keys
-    if sort == "relevance":
-        sort = "newest"
-    return papers, sort, PAPER_ORDERS[sort]
+    return keyset_papers(search)
 
 
 # A full-text query counts at most this many matches; above it the page says count_capped.
 SEARCH_COUNT_CAP = 10_000
 
 
-@router.get("", response={200: PaperPage, **LIST_ERRORS}, summary="List and search papers")
+# operation_id: the ids the OpenAPI document gave these operations when they lived in
+# papers/api.py (ninja derives them from the module); clients generated from it keep working.
+@router.get(
+    "",
+    response={200: PaperPage, **LIST_ERRORS},
+    summary="List and search papers",
+    operation_id="papers_api_list_papers",
+)
 def list_papers(
     request: HttpRequest, response: HttpResponse, filters: Query[PaperFilter], paging: Query[PageParams]
 ):
@@ -153,6 +101,7 @@ def list_papers(
     "/batch",
     response={200: BatchOut, 400: Error, 413: Error, 422: Error, 429: Error},
     summary="Look up many papers",
+    operation_id="papers_api_batch_papers",
 )
 def batch_papers(request: HttpRequest, body: BatchIn):
     """Look up to 500 identifiers (any form) in one request; answers keep the order asked.
@@ -184,26 +133,9 @@ def batch_papers(request: HttpRequest, body: BatchIn):
     return {"results": results, "found": found, "unknown": unknown}
 
 
-def paper_or_error(raw: str) -> Paper:
-    """The paper named by ``raw`` (any identifier form). Raises :class:`ApiError` 404 for an
-    unparsable or unknown identifier and 410 for a paper arXiv deleted."""
-    try:
-        ident = parse_arxiv_id(raw)
-    except InvalidArxivId as exc:
-        raise ApiError(404, "not_found", f"Not an arXiv identifier: {exc}") from exc
-    paper = Paper.objects.select_related("primary_category").filter(arxiv_id=ident.id).first()
-    if paper is None:
-        raise ApiError(404, "not_found", f"No paper has the identifier {ident.id}.")
-    if paper.deleted:
-        raise ApiError(410, "gone", f"arXiv deleted the record of {ident.id}.")
-    return paper
-
-
 def _author_slots(paper: Paper) -> tuple[list[dict], list]:
     """Author slots with their researcher and institutions (two queries), and the
     timestamps of the linked rows (for ``Last-Modified``)."""
-    from institutions.models import AuthorAffiliation
-
     slots = list(
         PaperAuthor.objects.filter(paper=paper)
         .select_related("authorship__researcher")
@@ -245,10 +177,6 @@ def _author_slots(paper: Paper) -> tuple[list[dict], list]:
 def _provenance_links(paper: Paper) -> tuple[dict | None, datetime | None]:
     """The current pith number and the API URLs of its bundle and state, and when that
     record was signed; ``(None, None)`` for a paper not signed yet."""
-    from django.conf import settings
-
-    from provenance.selectors import pith_for_paper
-
     record = pith_for_paper(paper)
     if record is None:
         return None, None
@@ -261,6 +189,7 @@ def _provenance_links(paper: Paper) -> tuple[dict | None, datetime | None]:
     "/{path:arxiv_id}",
     response={200: PaperDetailOut, **DETAIL_ERRORS},
     summary="Get one paper by any identifier form",
+    operation_id="papers_api_get_paper",
 )
 def get_paper(request: HttpRequest, arxiv_id: str, response: HttpResponse):
     """The full record of a paper. ``arxiv_id`` may be new style (``2401.10241``), old style

@@ -13,13 +13,13 @@ from pydantic import Field
 
 from institutions.models import Institution
 from institutions.schemas import InstitutionOut
-from papers.api import full_text
 from papers.models import Paper
 from papers.schemas import PaperOut
 from researchers.models import Researcher
 from researchers.schemas import ResearcherOut
+from wove.errors import Error
 
-from .errors import Error
+from .search import full_text
 
 router = Router(tags=["search"])
 Kind = Literal["papers", "researchers", "institutions"]
@@ -67,8 +67,12 @@ class SearchOut(Schema):
     institutions: InstitutionHits | None = None
 
 
+# operation_id: the id it had as wove/search_api.py (ninja derives it from the module).
 @router.get(
-    "", response={200: SearchOut, 422: Error, 429: Error}, summary="Search papers, researchers, institutions"
+    "",
+    response={200: SearchOut, 422: Error, 429: Error},
+    summary="Search papers, researchers, institutions",
+    operation_id="wove_search_api_search",
 )
 def search(request: HttpRequest, params: Query[SearchParams]):
     """The top ``limit`` hits of each kind asked for, with counts (two queries per kind)."""

@@ -2,20 +2,20 @@
 
 from django.urls import path, re_path
 
-from . import views
+from . import paper_views
 
 app_name = "papers"
 
 urlpatterns = [
-    path("", views.paper_list, name="list"),
+    path("", paper_views.paper_list, name="list"),
     # Canonical form; the id may hold a slash (old style: hep-th/9504118).
     re_path(
         r"^(?P<arxiv_id>(?:[a-z]+(?:-[a-z]+)?/\d{7})|(?:\d{4}\.\d{4,5}))-(?P<slug>[a-z0-9-]+)$",
-        views.paper_detail,
+        paper_views.paper_detail,
         name="detail",
     ),
     # Citation exports, any identifier form: /papers/2401.10241/export.bib, .../export.ris.
-    re_path(r"^(?P<raw>.+)/export\.(?P<fmt>bib|ris)$", views.paper_export, name="export"),
+    re_path(r"^(?P<raw>.+)/export\.(?P<fmt>bib|ris)$", paper_views.paper_export, name="export"),
     # Everything else under /papers/ is resolved (redirect, 404, 410) by the view.
-    re_path(r"^(?P<raw>.+)$", views.paper_lookup, name="lookup"),
+    re_path(r"^(?P<raw>.+)$", paper_views.paper_lookup, name="lookup"),
 ]

@@ -1,0 +1,206 @@
+"""Paper pages: the canonical page, redirects from every other form, citation exports, the
+paper list and the home page.
+
+URL rules (issue #2, SPEC.md): ``/papers/<id>-<slug>`` is canonical; the id alone, the
+old-style form, a versioned id, an ``arXiv:`` prefix and a wrong slug all answer 301 to it;
+an unknown id gets the 404 page (:func:`papers.views.not_found`); a deleted paper answers 410.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.shortcuts import render
+
+from institutions.models import Institution
+from papers import export
+from papers.models import Category, Paper
+from papers.selectors import category_names, paper_for_page, resolve_identifier
+from papers.templatetags.wove import readable_text
+from papers.views import gone, not_found
+from researchers.models import Authorship, Researcher
+from wove.counts import CachedCountPaginator, cached_when_large, count_cached
+
+from .selectors import authors_for_page
+
+PAGE_SIZE = 24
+
+
+def paper_detail(request: HttpRequest, arxiv_id: str, slug: str) -> HttpResponse:
+    """The canonical paper page ``/papers/<arxiv-id>-<slug>``."""
+    parsed, _ = resolve_identifier(arxiv_id)
+    if parsed is None:
+        return not_found(request)
+    paper = paper_for_page(parsed.id)
+    if paper is None:
+        return not_found(request, arxiv_id=parsed.id)
+    if paper.deleted:
+        return gone(request, paper)
+    if parsed.id != arxiv_id or slug != paper.slug:
+        return HttpResponsePermanentRedirect(paper.get_absolute_url())
+    authors = authors_for_page(paper)
+    categories = category_names(paper.categories)
+    context = {
+        "paper": paper,
+        "authors": authors,
+        "categories": categories,
+        "versions": list(paper.versions.all()),
+        "jsonld": paper_jsonld(paper, authors, categories),
+    }
+    return render(request, "papers/detail.html", context)
+
+
+def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, str]]) -> dict:
+    """schema.org ``ScholarlyArticle`` (with a ``BreadcrumbList``) for a paper page: name and
+    headline (TeX made readable), abstract, authors as ``Person`` (``url`` when matched to a
+    researcher, ``affiliation`` from the record), dates, arXiv id and DOIs as
+    ``identifier``, arXiv pages as ``sameAs``, the PDF as ``encoding``, licence, keywords."""
+    base = settings.SITE_URL
+    url = f"{base}{paper.get_absolute_url()}"
+    title = readable_text(paper.title)
+    people = []
+    for item in authors:
+        slot = item["slot"]
+        person: dict = {"@type": "Organization" if slot.is_collaboration else "Person", "name": slot.name}
+        if item["researcher"] is not None:
+            person["url"] = f"{base}{item['researcher'].get_absolute_url()}"
+        if slot.affiliations:
+            person["affiliation"] = [{"@type": "Organization", "name": a} for a in slot.affiliations]
+        people.append(person)
+    identifiers = [{"@type": "PropertyValue", "propertyID": "arXiv", "value": paper.arxiv_id}]
+    identifiers.append({"@type": "PropertyValue", "propertyID": "DOI", "value": paper.arxiv_doi})
+    if paper.doi:
+        identifiers.append({"@type": "PropertyValue", "propertyID": "DOI", "value": paper.doi})
+    article: dict = {
+        "@type": "ScholarlyArticle",
+        "@id": url,
+        "url": url,
+        "name": title,
+        "headline": title if len(title) <= 110 else title[:109] + "…",
+        "abstract": readable_text(paper.abstract) if paper.abstract else None,
+        "author": people,
+        "datePublished": paper.submitted_at.date().isoformat() if paper.submitted_at else None,
+        "dateModified": paper.updated_date.isoformat() if paper.updated_date else None,
+        "identifier": identifiers,
+        "sameAs": [paper.abs_url, f"https://doi.org/{paper.arxiv_doi}"],
+        "encoding": {
+            "@type": "MediaObject",
+            "encodingFormat": "application/pdf",
+            "contentUrl": paper.pdf_url,
+        },
+        "keywords": [code for code, _ in categories],
+        "about": [{"@type": "Thing", "name": name, "identifier": code} for code, name in categories],
+        "license": paper.license or None,
+        "isAccessibleForFree": True,
+        "inLanguage": "en",
+        "isPartOf": {"@id": f"{base}/#website"},
+        "publisher": {"@type": "Organization", "name": "arXiv", "url": "https://arxiv.org/"},
+    }
+    if paper.cited_by_count is not None:
+        article["citationCount"] = paper.cited_by_count
+    crumbs = [("wovepaper", f"{base}/"), ("Papers", f"{base}/papers/")]
+    if paper.primary_category_id:
+        crumbs.append((paper.primary_category_id, f"{base}/search?category={paper.primary_category_id}"))
+    crumbs.append((title, url))
+    breadcrumbs = {
+        "@type": "BreadcrumbList",
+        "itemListElement": [
+            {"@type": "ListItem", "position": i, "name": name, "item": link}
+            for i, (name, link) in enumerate(crumbs, start=1)
+        ],
+    }
+    return {
+        "@context": "https://schema.org",
+        "@graph": [{k: v for k, v in article.items() if v not in (None, [], "")}, breadcrumbs],
+    }
+
+
+def _export_response(body: str, *, fmt: str, filename: str) -> HttpResponse:
+    content_type = "application/x-bibtex" if fmt == "bib" else "application/x-research-info-systems"
+    response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'inline; filename="{filename}.{fmt}"'
+    return response
+
+
+def paper_export(request: HttpRequest, raw: str, fmt: str) -> HttpResponse:
+    """``/papers/<arxiv-id>/export.bib`` (BibTeX) and ``.../export.ris`` (RIS); any
+    identifier form; 404 for unknown, 410 for deleted papers."""
+    parsed, _ = resolve_identifier(raw)
+    paper = Paper.objects.filter(arxiv_id=parsed.id).first() if parsed else None
+    if paper is None:
+        return not_found(request, arxiv_id=parsed.id if parsed else "")
+    if paper.deleted:
+        return gone(request, paper)
+    body = export.bibtex_for([paper]) if fmt == "bib" else export.ris_for([paper])
+    return _export_response(body, fmt=fmt, filename=paper.arxiv_id.replace("/", "_"))
+
+
+RESEARCHER_EXPORT_LIMIT = 5000
+
+
+def researcher_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    """``/researchers/<id>/export.bib`` and ``.ris``: the researcher's public papers, newest
+    first (at most 5,000). A merged record exports its survivor's list; 404 when unknown."""
+    researcher = Researcher.objects.filter(pk=pk).first()
+    while researcher is not None and researcher.merged_into_id:
+        researcher = Researcher.objects.filter(pk=researcher.merged_into_id).first()
+    if researcher is None:
+        return not_found(request)
+    ids = [researcher.pk, *researcher.merged_from.values_list("pk", flat=True)]
+    papers = (
+        Paper.objects.public()
+        .filter(pk__in=Authorship.objects.filter(researcher_id__in=ids).values("paper_id"))
+        .newest()[:RESEARCHER_EXPORT_LIMIT]
+    )
+    body = export.bibtex_for(papers) if fmt == "bib" else export.ris_for(papers)
+    return _export_response(body, fmt=fmt, filename=f"wovepaper-researcher-{researcher.pk}")
+
+
+def paper_lookup(request: HttpRequest, raw: str) -> HttpResponse:
+    """Any other ``/papers/...`` form: 301 to the canonical URL, or 404/410."""
+    parsed, _slug = resolve_identifier(raw)
+    if parsed is None:
+        return not_found(request)
+    paper = Paper.objects.filter(arxiv_id=parsed.id).only("arxiv_id", "slug", "deleted").first()
+    if paper is None:
+        return not_found(request, arxiv_id=parsed.id)
+    if paper.deleted:
+        return gone(request, paper)
+    return HttpResponsePermanentRedirect(paper.get_absolute_url())
+
+
+def paper_list(request: HttpRequest) -> HttpResponse:
+    """``/papers/``: newest first, 24 a page, optional ``?category=`` filter."""
+    papers = Paper.objects.public().newest().select_related("primary_category")
+    category = None
+    code = request.GET.get("category", "").strip()
+    if code:
+        category = Category.objects.filter(code=code).first()
+        papers = papers.in_category(code)
+    page = CachedCountPaginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "papers/list.html", {"page": page, "category": category, "code": code})
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """Home: a search box, the latest papers and the archive's counts."""
+    latest = Paper.objects.public().newest().select_related("primary_category")[:12]
+    counts = {
+        "papers": count_cached(Paper.objects.public()),
+        # Researchers: only those a visitor can open (not merged away, with papers).
+        "researchers": count_cached(Researcher.objects.listed()),
+        "institutions": count_cached(Institution.objects.all()),
+    }
+    top_categories = cached_when_large(
+        "wove:home:top-categories",
+        lambda: list(
+            Paper.objects.public()
+            .values("primary_category", "primary_category__name")
+            .annotate(n=Count("id"))
+            .order_by("-n")[:10]
+        ),
+        size=counts["papers"],
+    )
+    return render(
+        request, "home.html", {"latest": latest, "counts": counts, "top_categories": top_categories}
+    )
