@@ -12,10 +12,8 @@ from django.utils import timezone
 
 from papers.arxiv_api import ArxivApiClient, ArxivApiError, parse_feed
 from papers.identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
-from papers.models import Paper
+from papers.models import ArxivFetch, Paper
 from papers.services import papers_upsert
-
-from .models import ArxivFetch
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +21,6 @@ logger = logging.getLogger(__name__)
 STALE_AFTER = timedelta(minutes=10)
 # arXiv said "no such paper" or refused: do not ask again for a day.
 RETRY_FINISHED_AFTER = timedelta(days=1)
-
 
 # The archives that had old-style identifiers (1991 to March 2007): a closed, historical set.
 OLD_STYLE_ARCHIVES = frozenset(

@@ -11,11 +11,10 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from papers.identifiers import try_parse_arxiv_id
-from papers.models import Paper
+from papers.models import ArxivFetch, Paper
 
 from . import search as site_search
 from . import services
-from .models import ArxivFetch
 
 PAGE_SIZE = 20
 

@@ -55,8 +55,8 @@ def not_found(
         "fetch": None,
     }
     if arxiv_id:
-        from pages.models import ArxivFetch
         from pages.services import FetchRefused, check_fetchable
+        from papers.models import ArxivFetch
 
         try:
             check_fetchable(arxiv_id)

@@ -11,9 +11,8 @@ import httpx
 import pytest
 
 from pages import services
-from pages.models import ArxivFetch
 from papers.arxiv_api import ArxivApiClient, ArxivApiError, parse_feed
-from papers.models import Paper
+from papers.models import ArxivFetch, Paper
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
