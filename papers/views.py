@@ -18,7 +18,8 @@ from researchers.models import Authorship
 from wove.counts import CachedCountPaginator, cached_when_large, count_cached
 
 from . import export
-from .models import Category, Paper
+from .fetch import FetchRefused, check_fetchable
+from .models import ArxivFetch, Category, Paper
 from .selectors import authors_for_page, category_names, paper_for_page, resolve_identifier
 from .templatetags.wove import readable_text
 
@@ -55,9 +56,6 @@ def not_found(
         "fetch": None,
     }
     if arxiv_id:
-        from pages.services import FetchRefused, check_fetchable
-        from papers.models import ArxivFetch
-
         try:
             check_fetchable(arxiv_id)
             context["fetchable"] = True
