@@ -390,6 +390,7 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SECURE_COOKIES else "http"
 
 # Editor curation of researcher identities (issue 6): merge, split, undo, same-name queue.
 INSTALLED_APPS.append("curation")
+INSTALLED_APPS.append("corpus")  # the synthetic corpus tool: generate_corpus, archive_summary (issue 17)
 
 # Semantic search (issue 10): title+abstract embeddings in pgvector (HNSW), hybrid search by
 # reciprocal-rank fusion, similar papers. SEMANTIC_MODEL: "minilm" (all-MiniLM-L6-v2, weights
