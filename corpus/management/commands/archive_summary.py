@@ -2,16 +2,16 @@
 
 from django.core.management.base import BaseCommand
 
+from institutions.models import Institution
+from papers.models import Paper, PaperAuthor
+from provenance.models import Record
+from researchers.models import Researcher
+
 
 class Command(BaseCommand):
     help = "Print one summary line: papers, author slots, researchers, institutions, signed records."
 
     def handle(self, *args, **options) -> None:
-        from institutions.models import Institution
-        from papers.models import Paper, PaperAuthor
-        from provenance.models import Record
-        from researchers.models import Researcher
-
         parts = [
             f"{Paper.objects.filter(deleted=False).count()} papers",
             f"{PaperAuthor.objects.count()} author slots",

@@ -37,11 +37,17 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from institutions.models import AuthorAffiliation, Institution
+from institutions.services import institutions_load
+from papers.kaggle import iter_kaggle
+from papers.models import Paper, PaperAuthor, PaperVersion
+from papers.oai import parse_oai_response
+from papers.records import ArxivRecord
+from papers.text import make_slug
+from papers.upsert import SOURCE_FIELDS, CategoryMap
+from researchers.models import Authorship, MatchMethod, Researcher
+from researchers.services import CONFIDENCE_LOCAL_LINKED, slot_block
 from wove.bulk import copy_upsert
-
-from .models import Paper, PaperAuthor, PaperVersion
-from .text import make_slug
-from .upsert import SOURCE_FIELDS, CategoryMap
 
 SAMPLE_DIR = Path(settings.BASE_DIR) / "data"
 SAMPLE_OAI = ("arxiv/oai/arxivsync_436115-5001.xml", "arxiv/oai/arxivsync_47001.xml")
@@ -106,10 +112,6 @@ def sample_shape(data_dir: Path = SAMPLE_DIR) -> SampleShape:
     """Read the bundled sample (three files, about 2,800 papers; a few seconds, then cached
     per process) into a :class:`SampleShape`. Raises ``FileNotFoundError`` when ``data_dir``
     lacks the sample."""
-    from .kaggle import iter_kaggle
-    from .oai import parse_oai_response
-    from .records import ArxivRecord
-
     records: list[ArxivRecord] = []
     for name in SAMPLE_OAI:
         records.extend(parse_oai_response(str(data_dir / name)).records)
@@ -373,9 +375,6 @@ _PAPER_FIELDS = [
 def _institutions() -> list[tuple[int, str]]:
     """``(id, display name)`` of every institution, loading the bundled ROR records first
     when the archive has none."""
-    from institutions.models import Institution
-    from institutions.services import institutions_load
-
     if not Institution.objects.exists():
         institutions_load(paths=[SAMPLE_DIR / ROR_FILE])
     return list(Institution.objects.order_by("ror_id").values_list("id", "name"))
@@ -398,10 +397,6 @@ def corpus_generate(
     database ids and timestamps. ``progress(n)`` is called with the papers of each batch.
     Returns a :class:`CorpusSummary`.
     """
-    from institutions.models import AuthorAffiliation
-    from researchers.models import Authorship, MatchMethod, Researcher
-    from researchers.services import CONFIDENCE_LOCAL_LINKED, slot_block
-
     started = timezone.now()
     shape = shape or sample_shape()
     institutions = _institutions()
@@ -413,225 +408,269 @@ def corpus_generate(
         raise CorpusExists(f"paper {first.arxiv_id} exists: generate into an empty archive")
     CategoryMap().ensure(code for codes, _sets in shape.category_sets for code in codes)
 
-    summary = CorpusSummary()
-    researcher_ids = array("q")  # researcher number -> database id
-    low_id = None
+    writer = _CorpusWriter(generator=generator, institutions=institutions, progress=progress)
     batch: list[SyntheticPaper] = []
-
-    def flush() -> None:
-        nonlocal low_id
-        now = timezone.now()
-        with transaction.atomic(), connection.cursor() as cursor:
-            new = generator.researchers - len(researcher_ids)
-            if new:
-                cursor.execute(
-                    "SELECT nextval(pg_get_serial_sequence('researchers_researcher', 'id')) "
-                    "FROM generate_series(1, %s)",
-                    [new],
-                )
-                ids = [row[0] for row in cursor.fetchall()]
-                low_id = ids[0] if low_id is None else low_id
-                rows = []
-                for number, rid in enumerate(ids, start=len(researcher_ids)):
-                    forenames, keyname = generator.researcher_name(number)
-                    display = f"{forenames} {keyname}"
-                    variants = sorted({display, f"{_initials(forenames)} {keyname}"})
-                    rows.append(
-                        (rid, display, make_slug(display, fallback="researcher"), variants, 0, now, now)
-                    )
-                    researcher_ids.append(rid)
-                copy_upsert(
-                    model=Researcher,
-                    fields=[
-                        "id",
-                        "display_name",
-                        "slug",
-                        "name_variants",
-                        "paper_count",
-                        "created_at",
-                        "modified_at",
-                    ],
-                    rows=rows,
-                    conflict_fields=["id"],
-                    update_fields=[],
-                )
-            paper_rows = []
-            for p in batch:
-                paper_rows.append(
-                    (
-                        p.arxiv_id,
-                        make_slug(p.title, fallback=make_slug(p.arxiv_id)),
-                        p.title,
-                        p.abstract,
-                        ", ".join(a.name for a in p.authors),
-                        p.categories[0],
-                        list(p.categories),
-                        p.license,
-                        "",
-                        "",
-                        "",
-                        "",
-                        "",
-                        "",
-                        p.authors[0].name if p.authors else "",
-                        "",
-                        p.versions[0],
-                        False,
-                        p.versions[-1].date(),
-                        len(p.versions),
-                        p.versions[-1].date(),
-                        list(p.set_specs),
-                        False,
-                        False,
-                        "arXivRaw",
-                        "arXiv",
-                        "",
-                        p.cited_by_count,
-                        "",
-                        False,
-                        now,
-                        now,
-                    )
-                )
-            paper_ids = dict(
-                (arxiv_id, pk)
-                for pk, arxiv_id in copy_upsert(
-                    model=Paper,
-                    fields=_PAPER_FIELDS,
-                    rows=paper_rows,
-                    conflict_fields=["arxiv_id"],
-                    update_fields=[],
-                    returning=["id", "arxiv_id"],
-                )
-            )
-            copy_upsert(
-                model=PaperVersion,
-                fields=["paper", "version", "submitted_at", "size_kb", "source_type"],
-                rows=(
-                    (paper_ids[p.arxiv_id], number, at, 10 + (number * 37 + len(p.title)) % 900, "D")
-                    for p in batch
-                    for number, at in enumerate(p.versions, start=1)
-                ),
-                conflict_fields=["paper", "version"],
-                update_fields=[],
-            )
-            slot_rows = []
-            for p in batch:
-                for position, a in enumerate(p.authors, start=1):
-                    affiliation = [institutions[a.institution][1]] if a.institution >= 0 else []
-                    slot_rows.append(
-                        (
-                            paper_ids[p.arxiv_id],
-                            position,
-                            a.name,
-                            a.keyname,
-                            a.forenames,
-                            "",
-                            affiliation,
-                            a.researcher < 0,
-                        )
-                    )
-            slot_ids = {
-                (paper, position): pk
-                for pk, paper, position in copy_upsert(
-                    model=PaperAuthor,
-                    fields=[
-                        "paper",
-                        "position",
-                        "name",
-                        "keyname",
-                        "forenames",
-                        "suffix",
-                        "affiliations",
-                        "is_collaboration",
-                    ],
-                    rows=slot_rows,
-                    conflict_fields=["paper", "position"],
-                    update_fields=[],
-                    returning=["id", "paper", "position"],
-                )
-            }
-            authorships, links = [], []
-            for p in batch:
-                pid = paper_ids[p.arxiv_id]
-                for position, a in enumerate(p.authors, start=1):
-                    if a.researcher < 0:
-                        continue
-                    slot = slot_ids[(pid, position)]
-                    authorships.append(
-                        (
-                            slot,
-                            pid,
-                            researcher_ids[a.researcher],
-                            MatchMethod.LOCAL.value,
-                            "",
-                            CONFIDENCE_LOCAL_LINKED,
-                            slot_block(a.name, a.keyname, a.forenames),
-                            now,
-                        )
-                    )
-                    if a.institution >= 0:
-                        iid, name = institutions[a.institution]
-                        links.append((slot, iid, "string-match", "arxiv", name, 0.95, now, now))
-            copy_upsert(
-                model=Authorship,
-                fields=[
-                    "slot",
-                    "paper",
-                    "researcher",
-                    "method",
-                    "source",
-                    "confidence",
-                    "block",
-                    "created_at",
-                ],
-                rows=authorships,
-                conflict_fields=["slot"],
-                update_fields=[],
-            )
-            copy_upsert(
-                model=AuthorAffiliation,
-                fields=[
-                    "slot",
-                    "institution",
-                    "source",
-                    "string_origin",
-                    "matched_string",
-                    "confidence",
-                    "created_at",
-                    "modified_at",
-                ],
-                rows=links,
-                conflict_fields=["slot", "institution"],
-                update_fields=[],
-            )
-        summary.papers += len(batch)
-        summary.versions += sum(len(p.versions) for p in batch)
-        summary.slots += len(slot_rows)
-        summary.authorships += len(authorships)
-        summary.affiliations += len(links)
-        if progress:
-            progress(len(batch))
-        batch.clear()
-
     for paper in generator:
         batch.append(paper)
         if len(batch) >= batch_size:
-            flush()
+            writer.flush(batch)
     if batch:
-        flush()
-    summary.researchers = len(researcher_ids)
-    with connection.cursor() as cursor:
-        # One researcher holds at most one slot per paper, so rows counted are papers.
-        cursor.execute(
-            "UPDATE researchers_researcher r SET paper_count = c.n "
-            "FROM (SELECT researcher_id, count(*) AS n FROM researchers_authorship "
-            "WHERE researcher_id >= %s GROUP BY researcher_id) c WHERE r.id = c.researcher_id",
-            [low_id or 0],
-        )
-        cursor.execute(
-            "ANALYZE papers_paper, papers_paperauthor, papers_paperversion, researchers_researcher, "
-            "researchers_authorship, institutions_authoraffiliation"
-        )
+        writer.flush(batch)
+    summary = writer.finish()
     summary.seconds = (timezone.now() - started).total_seconds()
     return summary
+
+
+def _paper_row(p: SyntheticPaper, now: datetime) -> tuple:
+    """The :data:`_PAPER_FIELDS` values of one synthetic paper."""
+    return (
+        p.arxiv_id,
+        make_slug(p.title, fallback=make_slug(p.arxiv_id)),
+        p.title,
+        p.abstract,
+        ", ".join(a.name for a in p.authors),
+        p.categories[0],
+        list(p.categories),
+        p.license,
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        p.authors[0].name if p.authors else "",
+        "",
+        p.versions[0],
+        False,
+        p.versions[-1].date(),
+        len(p.versions),
+        p.versions[-1].date(),
+        list(p.set_specs),
+        False,
+        False,
+        "arXivRaw",
+        "arXiv",
+        "",
+        p.cited_by_count,
+        "",
+        False,
+        now,
+        now,
+    )
+
+
+class _CorpusWriter:
+    """Writes the batches of one :func:`corpus_generate` run, one transaction each, and
+    keeps what spans batches: researcher number → database id, the lowest new researcher
+    id, the counts written."""
+
+    def __init__(
+        self,
+        *,
+        generator: CorpusGenerator,
+        institutions: list[tuple[int, str]],
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        self.generator = generator
+        self.institutions = institutions
+        self.progress = progress
+        self.summary = CorpusSummary()
+        self.researcher_ids = array("q")  # researcher number -> database id
+        self.low_id: int | None = None
+
+    def flush(self, batch: list[SyntheticPaper]) -> None:
+        """Write ``batch`` (and the researchers the generator created for it) in one
+        transaction, count it, report progress and empty the list."""
+        now = timezone.now()
+        with transaction.atomic(), connection.cursor() as cursor:
+            self._write_researchers(cursor, now)
+            paper_ids = self._write_papers(batch, now)
+            slot_ids, slots = self._write_slots(batch, paper_ids)
+            authorships, links = self._write_links(batch, paper_ids, slot_ids, now)
+        summary = self.summary
+        summary.papers += len(batch)
+        summary.versions += sum(len(p.versions) for p in batch)
+        summary.slots += slots
+        summary.authorships += authorships
+        summary.affiliations += links
+        if self.progress:
+            self.progress(len(batch))
+        batch.clear()
+
+    def _write_researchers(self, cursor, now: datetime) -> None:
+        """Reserve ids for the researchers created since the last batch and write them."""
+        new = self.generator.researchers - len(self.researcher_ids)
+        if not new:
+            return
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence('researchers_researcher', 'id')) "
+            "FROM generate_series(1, %s)",
+            [new],
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+        self.low_id = ids[0] if self.low_id is None else self.low_id
+        rows = []
+        for number, rid in enumerate(ids, start=len(self.researcher_ids)):
+            forenames, keyname = self.generator.researcher_name(number)
+            display = f"{forenames} {keyname}"
+            variants = sorted({display, f"{_initials(forenames)} {keyname}"})
+            rows.append((rid, display, make_slug(display, fallback="researcher"), variants, 0, now, now))
+            self.researcher_ids.append(rid)
+        copy_upsert(
+            model=Researcher,
+            fields=[
+                "id",
+                "display_name",
+                "slug",
+                "name_variants",
+                "paper_count",
+                "created_at",
+                "modified_at",
+            ],
+            rows=rows,
+            conflict_fields=["id"],
+            update_fields=[],
+        )
+
+    def _write_papers(self, batch: list[SyntheticPaper], now: datetime) -> dict[str, int]:
+        """Write the papers and their versions; returns arXiv id → paper id."""
+        paper_ids = dict(
+            (arxiv_id, pk)
+            for pk, arxiv_id in copy_upsert(
+                model=Paper,
+                fields=_PAPER_FIELDS,
+                rows=[_paper_row(p, now) for p in batch],
+                conflict_fields=["arxiv_id"],
+                update_fields=[],
+                returning=["id", "arxiv_id"],
+            )
+        )
+        copy_upsert(
+            model=PaperVersion,
+            fields=["paper", "version", "submitted_at", "size_kb", "source_type"],
+            rows=(
+                (paper_ids[p.arxiv_id], number, at, 10 + (number * 37 + len(p.title)) % 900, "D")
+                for p in batch
+                for number, at in enumerate(p.versions, start=1)
+            ),
+            conflict_fields=["paper", "version"],
+            update_fields=[],
+        )
+        return paper_ids
+
+    def _write_slots(
+        self, batch: list[SyntheticPaper], paper_ids: dict[str, int]
+    ) -> tuple[dict[tuple, int], int]:
+        """Write the author slots (affiliation strings included); returns
+        ``({(paper id, position): slot id}, slots written)``."""
+        slot_rows = []
+        for p in batch:
+            for position, a in enumerate(p.authors, start=1):
+                affiliation = [self.institutions[a.institution][1]] if a.institution >= 0 else []
+                slot_rows.append(
+                    (
+                        paper_ids[p.arxiv_id],
+                        position,
+                        a.name,
+                        a.keyname,
+                        a.forenames,
+                        "",
+                        affiliation,
+                        a.researcher < 0,
+                    )
+                )
+        slot_ids = {
+            (paper, position): pk
+            for pk, paper, position in copy_upsert(
+                model=PaperAuthor,
+                fields=[
+                    "paper",
+                    "position",
+                    "name",
+                    "keyname",
+                    "forenames",
+                    "suffix",
+                    "affiliations",
+                    "is_collaboration",
+                ],
+                rows=slot_rows,
+                conflict_fields=["paper", "position"],
+                update_fields=[],
+                returning=["id", "paper", "position"],
+            )
+        }
+        return slot_ids, len(slot_rows)
+
+    def _write_links(
+        self,
+        batch: list[SyntheticPaper],
+        paper_ids: dict[str, int],
+        slot_ids: dict[tuple, int],
+        now: datetime,
+    ) -> tuple[int, int]:
+        """Write the authorships (local matches) and affiliation links (string matches) of
+        the person slots; returns how many of each."""
+        authorships, links = [], []
+        for p in batch:
+            pid = paper_ids[p.arxiv_id]
+            for position, a in enumerate(p.authors, start=1):
+                if a.researcher < 0:
+                    continue
+                slot = slot_ids[(pid, position)]
+                authorships.append(
+                    (
+                        slot,
+                        pid,
+                        self.researcher_ids[a.researcher],
+                        MatchMethod.LOCAL.value,
+                        "",
+                        CONFIDENCE_LOCAL_LINKED,
+                        slot_block(a.name, a.keyname, a.forenames),
+                        now,
+                    )
+                )
+                if a.institution >= 0:
+                    iid, name = self.institutions[a.institution]
+                    links.append((slot, iid, "string-match", "arxiv", name, 0.95, now, now))
+        copy_upsert(
+            model=Authorship,
+            fields=["slot", "paper", "researcher", "method", "source", "confidence", "block", "created_at"],
+            rows=authorships,
+            conflict_fields=["slot"],
+            update_fields=[],
+        )
+        copy_upsert(
+            model=AuthorAffiliation,
+            fields=[
+                "slot",
+                "institution",
+                "source",
+                "string_origin",
+                "matched_string",
+                "confidence",
+                "created_at",
+                "modified_at",
+            ],
+            rows=links,
+            conflict_fields=["slot", "institution"],
+            update_fields=[],
+        )
+        return len(authorships), len(links)
+
+    def finish(self) -> CorpusSummary:
+        """After the last batch: set ``paper_count`` of the new researchers, ANALYZE the
+        tables written, return the counts (``seconds`` left to the caller)."""
+        self.summary.researchers = len(self.researcher_ids)
+        with connection.cursor() as cursor:
+            # One researcher holds at most one slot per paper, so rows counted are papers.
+            cursor.execute(
+                "UPDATE researchers_researcher r SET paper_count = c.n "
+                "FROM (SELECT researcher_id, count(*) AS n FROM researchers_authorship "
+                "WHERE researcher_id >= %s GROUP BY researcher_id) c WHERE r.id = c.researcher_id",
+                [self.low_id or 0],
+            )
+            cursor.execute(
+                "ANALYZE papers_paper, papers_paperauthor, papers_paperversion, researchers_researcher, "
+                "researchers_authorship, institutions_authoraffiliation"
+            )
+        return self.summary

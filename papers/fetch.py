@@ -1,21 +1,19 @@
-"""Fetching a paper that is not archived yet from the arXiv API: validate, deduplicate,
-queue, run (the Celery task calls :func:`arxiv_fetch_run`)."""
+"""Fetching a paper that is not archived yet from the arXiv API, the site's side: validate
+the identifier, deduplicate, queue the ``papers.fetch_paper`` task (its work is in
+:mod:`papers.fetch_run`)."""
 
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError
 
-from papers.arxiv_api import ArxivApiClient, ArxivApiError, parse_feed
-from papers.identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
-from papers.models import Paper
-from papers.upsert import papers_upsert
-
-from .models import ArxivFetch
+from .identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
+from .models import ArxivFetch, Paper
+from .tasks import fetch_paper
 
 logger = logging.getLogger(__name__)
 
@@ -114,10 +112,6 @@ def _queue(fetch: ArxivFetch) -> None:
 def _send(arxiv_id: str) -> None:
     """Send the fetch task. On a broker failure mark the row failed without ``finished_at``
     (so the next request re-queues it at once) and raise :class:`QueueUnavailable`."""
-    from kombu.exceptions import OperationalError
-
-    from .tasks import fetch_paper
-
     try:
         fetch_paper.delay(arxiv_id)
     except OperationalError as exc:
@@ -150,7 +144,7 @@ def arxiv_fetch_request(*, raw_id: str) -> Paper | ArxivFetch:
         if fetch.is_pending and now - fetch.updated_at > STALE_AFTER:
             resend = True
         if not fetch.is_pending and fetch.status != ArxivFetch.Status.DONE:
-            # No finished_at: the task never reached the queue (see _send_now).
+            # No finished_at: the task never reached the queue (see _send).
             resend = fetch.finished_at is None or now - fetch.finished_at > RETRY_FINISHED_AFTER
         if fetch.status == ArxivFetch.Status.DONE:
             resend = True  # done but no paper (deleted since): fetch again
@@ -161,73 +155,3 @@ def arxiv_fetch_request(*, raw_id: str) -> Paper | ArxivFetch:
             fetch.save()
             _queue(fetch)
     return fetch
-
-
-def _redis():
-    import redis
-
-    url = settings.ARXIV_FETCH_REDIS_URL
-    if url.startswith("redis+socket://"):
-        url = "unix://" + url[len("redis+socket://") :]
-    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
-
-
-def _finish(fetch: ArxivFetch, status: str, message: str) -> ArxivFetch:
-    fetch.status = status
-    fetch.message = message[:500]
-    fetch.finished_at = timezone.now()
-    fetch.save(update_fields=["status", "message", "finished_at", "updated_at"])
-    return fetch
-
-
-def arxiv_fetch_give_up(*, arxiv_id: str, message: str) -> ArxivFetch:
-    """Mark a fetch failed after its last retry, with a message for the progress page."""
-    return _finish(ArxivFetch.objects.get(arxiv_id=arxiv_id), ArxivFetch.Status.FAILED, message)
-
-
-def arxiv_fetch_note(*, arxiv_id: str, message: str) -> None:
-    """Update the progress message of a running fetch (between retries)."""
-    ArxivFetch.objects.filter(arxiv_id=arxiv_id, status=ArxivFetch.Status.RUNNING).update(
-        message=message[:500], updated_at=timezone.now()
-    )
-
-
-def arxiv_fetch_run(*, arxiv_id: str, client: ArxivApiClient | None = None) -> ArxivFetch:
-    """Run one fetch: one API request (rate-limited across workers), parse, upsert.
-
-    Safe to run twice: a finished fetch returns at once; the upsert is idempotent.
-    Transport errors, 429 and 5xx propagate (``httpx`` exceptions) so the task retries;
-    an error feed marks the fetch ``failed``, an answer without the paper ``missing``.
-    """
-    fetch = ArxivFetch.objects.get(arxiv_id=arxiv_id)
-    if fetch.status in {ArxivFetch.Status.DONE, ArxivFetch.Status.MISSING, ArxivFetch.Status.FAILED}:
-        return fetch
-    ArxivFetch.objects.filter(pk=fetch.pk).update(
-        status=ArxivFetch.Status.RUNNING,
-        attempts=fetch.attempts + 1,
-        message="Asking arXiv…",
-        updated_at=timezone.now(),
-    )
-    fetch.refresh_from_db()
-    own_client = client is None
-    if own_client:
-        client = ArxivApiClient(
-            settings.ARXIV_API_ENDPOINT,
-            min_interval=settings.ARXIV_API_MIN_INTERVAL,
-            timeout=settings.ARXIV_API_TIMEOUT,
-            user_agent=settings.WOVE_USER_AGENT,
-            redis=_redis(),
-        )
-    try:
-        body = client.fetch_ids([arxiv_id])  # no transaction is open here (STYLE rule 3)
-        records = [r for r in parse_feed(body) if r.arxiv_id == arxiv_id]
-    except ArxivApiError as exc:
-        logger.warning("arXiv API refused %s: %s", arxiv_id, exc)
-        return _finish(fetch, ArxivFetch.Status.FAILED, f"arXiv refused the request: {exc}")
-    finally:
-        if own_client:
-            client._http.close()
-    if not records:
-        return _finish(fetch, ArxivFetch.Status.MISSING, f"arXiv has no paper {arxiv_id}.")
-    papers_upsert(records=records[:1])
-    return _finish(fetch, ArxivFetch.Status.DONE, "Fetched from arXiv.")

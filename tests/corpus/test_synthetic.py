@@ -7,9 +7,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import Count, Sum
 
+from corpus.synthetic import CorpusGenerator, sample_shape
 from institutions.models import AuthorAffiliation, Institution
 from papers.models import Paper, PaperAuthor, PaperVersion
-from papers.synthetic import CorpusGenerator, sample_shape
 from researchers.models import Authorship, Researcher
 
 

@@ -7,7 +7,9 @@ import time
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from papers import synthetic
+from corpus import synthetic
+from institutions import summaries as institution_summaries
+from researchers import summaries as researcher_summaries
 
 
 class Command(BaseCommand):
@@ -45,9 +47,6 @@ class Command(BaseCommand):
         self.stdout.write("wovepaper: " + summary.line())
         # What matching does after a run: busy researchers' and large institutions' pages
         # read kept aggregates.
-        from institutions import summaries as institution_summaries
-        from researchers import summaries as researcher_summaries
-
         started = time.perf_counter()
         researchers = researcher_summaries.summaries_refresh()
         institutions = institution_summaries.summaries_refresh()

@@ -1,0 +1,1 @@
+"""Management commands of the synthetic corpus: generate_corpus, archive_summary."""
