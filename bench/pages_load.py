@@ -187,12 +187,8 @@ def _wait_up(url: str, timeout: float = 60) -> None:
     raise RuntimeError(f"gunicorn did not answer at {url}")
 
 
-def run_one(
-    db: str, *, port: int, users: int, seconds: int, warmup: int, workdir: Path
-) -> dict[str, dict[str, float]]:
-    """Serve ``db`` with gunicorn and load it with locust; returns ``{kind: {p50, p95, p99,
-    rps, requests, failures}}`` (milliseconds, requests per second)."""
-    sample = sample_ids(db)
+def _start_server(db: str, port: int) -> subprocess.Popen:
+    """gunicorn serving ``db`` on ``port`` (2 workers, 4 threads), static files collected."""
     # DEBUG off serves hashed static names from the manifest: collect once (idempotent).
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
@@ -200,9 +196,7 @@ def run_one(
         env=_server_env(db),
         check=True,
     )
-    sample_file = workdir / f"{db}-sample.json"
-    sample_file.write_text(json.dumps(sample))
-    server = subprocess.Popen(
+    return subprocess.Popen(
         [
             str(VENV_BIN / "gunicorn"),
             "wove.wsgi",
@@ -219,57 +213,53 @@ def run_one(
         env=_server_env(db),
         start_new_session=True,
     )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_up(base + "/robots.txt")
-        # Warm-up: a few pages of each kind, and every institution four times so that both
-        # workers hold its cached aggregates (a large institution's page computes them once
-        # per 5 minutes per worker; the cold cost is in BENCHMARKS.md).
-        for path in [*sample["paper"][:4], *sample["researcher"][:4], *sample["institution"] * 4]:
-            with urlopen(base + path, timeout=60):  # noqa: S310
-                pass
-        for q in sample["queries"][:4]:
-            with urlopen(f"{base}/search?q={quote(q)}", timeout=60):  # noqa: S310
-                pass
-        prefix = workdir / db
-        env = dict(os.environ, PAGES_LOAD_SAMPLE=str(sample_file))
-        # A discarded warm-up run first (same load, another seed), then the measured run:
-        # both databases are measured in steady state (buffers, per-worker count caches).
-        for name, run_seconds, seed in (("warmup", warmup, "2"), ("run", seconds, "1")):
-            if run_seconds <= 0:
-                continue
-            with open(workdir / f"{db}-{name}.log", "w") as log:
-                subprocess.run(
-                    [
-                        str(VENV_BIN / "locust"),
-                        "-f",
-                        str(Path(__file__).resolve()),
-                        "--headless",
-                        "--host",
-                        base,
-                        "--users",
-                        str(users),
-                        "--spawn-rate",
-                        str(users),
-                        "--run-time",
-                        f"{run_seconds}s",
-                        "--stop-timeout",
-                        "10",
-                        "--csv",
-                        str(prefix) + ("-warmup" if name == "warmup" else ""),
-                        "--only-summary",
-                        "--loglevel",
-                        "WARNING",
-                    ],
-                    check=False,
-                    env={**env, "PAGES_LOAD_SEED": seed},
-                    cwd=ROOT,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                )
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+
+
+def _warm_up(base: str, sample: dict) -> None:
+    """A few pages of each kind, and every institution four times so that both workers hold
+    its cached aggregates (a large institution's page computes them once per 5 minutes per
+    worker; the cold cost is in BENCHMARKS.md)."""
+    for path in [*sample["paper"][:4], *sample["researcher"][:4], *sample["institution"] * 4]:
+        with urlopen(base + path, timeout=60):  # noqa: S310
+            pass
+    for q in sample["queries"][:4]:
+        with urlopen(f"{base}/search?q={quote(q)}", timeout=60):  # noqa: S310
+            pass
+
+
+def _locust(base: str, *, users: int, seconds: int, csv_prefix: str, seed: str, env: dict, log: Path) -> None:
+    with open(log, "w") as stream:
+        subprocess.run(
+            [
+                str(VENV_BIN / "locust"),
+                "-f",
+                str(Path(__file__).resolve()),
+                "--headless",
+                "--host",
+                base,
+                "--users",
+                str(users),
+                "--spawn-rate",
+                str(users),
+                "--run-time",
+                f"{seconds}s",
+                "--stop-timeout",
+                "10",
+                "--csv",
+                csv_prefix,
+                "--only-summary",
+                "--loglevel",
+                "WARNING",
+            ],
+            check=False,
+            env={**env, "PAGES_LOAD_SEED": seed},
+            cwd=ROOT,
+            stdout=stream,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def _read_stats(prefix: Path) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     with open(f"{prefix}_stats.csv", newline="") as stream:
         for row in csv.DictReader(stream):
@@ -283,6 +273,37 @@ def run_one(
                 "failures": int(row["Failure Count"]),
             }
     return out
+
+
+def run_one(
+    db: str, *, port: int, users: int, seconds: int, warmup: int, workdir: Path
+) -> dict[str, dict[str, float]]:
+    """Serve ``db`` with gunicorn and load it with locust; returns ``{kind: {p50, p95, p99,
+    rps, requests, failures}}`` (milliseconds, requests per second)."""
+    sample = sample_ids(db)
+    sample_file = workdir / f"{db}-sample.json"
+    sample_file.write_text(json.dumps(sample))
+    server = _start_server(db, port)
+    base = f"http://127.0.0.1:{port}"
+    prefix = workdir / db
+    try:
+        _wait_up(base + "/robots.txt")
+        _warm_up(base, sample)
+        env = dict(os.environ, PAGES_LOAD_SAMPLE=str(sample_file))
+        # A discarded warm-up run first (same load, another seed), then the measured run:
+        # both databases are measured in steady state (buffers, per-worker count caches).
+        for name, run_seconds, seed in (("warmup", warmup, "2"), ("run", seconds, "1")):
+            if run_seconds <= 0:
+                continue
+            csv_prefix = str(prefix) + ("-warmup" if name == "warmup" else "")
+            log = workdir / f"{db}-{name}.log"
+            _locust(
+                base, users=users, seconds=run_seconds, csv_prefix=csv_prefix, seed=seed, env=env, log=log
+            )
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    return _read_stats(prefix)
 
 
 def papers_in(db: str) -> int:

@@ -4,12 +4,6 @@ from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
 
-def _editors_sync(sender, using="default", **kwargs) -> None:
-    from .permissions import editors_group_sync
-
-    editors_group_sync(using=using)
-
-
 class CurationConfig(AppConfig):
     """Editor curation of researcher identities: merge, split, undo, same-name decisions."""
 
@@ -17,4 +11,9 @@ class CurationConfig(AppConfig):
     verbose_name = "Curation"
 
     def ready(self) -> None:
-        post_migrate.connect(_editors_sync, sender=self, dispatch_uid="curation_editors_sync")
+        # Imported here: permissions imports curation's models, which need the app registry.
+        from .permissions import editors_group_sync_after_migrate
+
+        post_migrate.connect(
+            editors_group_sync_after_migrate, sender=self, dispatch_uid="curation_editors_sync"
+        )

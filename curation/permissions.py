@@ -65,3 +65,9 @@ def editors_group_sync(*, using: str = "default") -> None:
         return  # permissions not created yet (an app before ours in this migrate run)
     group, _ = Group.objects.using(using).get_or_create(name=EDITORS_GROUP)
     group.permissions.set(permissions)
+
+
+def editors_group_sync_after_migrate(sender, using: str = "default", **kwargs) -> None:
+    """``post_migrate`` receiver (connected in ``CurationConfig.ready``): keep the Editors
+    group and its permission in step after every migrate."""
+    editors_group_sync(using=using)
