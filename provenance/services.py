@@ -17,6 +17,7 @@ from django.db.models.expressions import RawSQL
 from papers.models import Paper
 from wove.backlog import Backlog
 from wove.bulk import copy_upsert, gc_paused, int_array
+from wove.locks import advisory_xact_locks
 
 from .builders import EVENT_TARGETS, EVENT_TYPES, event_build, graph_snapshot_payload
 from .fast_builders import BuiltEvent, PaperParts, RecordText, SigningTemplates
@@ -25,9 +26,6 @@ from .models import Event, PaperSigning, PublicKey, Record
 from .selectors import record_resolve
 
 log = logging.getLogger(__name__)
-
-# Advisory-lock namespace ("pith" as an int4): one lock per paper serialises its signers.
-LOCK_NAMESPACE = 0x70697468
 
 
 def _now() -> datetime:
@@ -130,7 +128,7 @@ def records_sign(
 
     Batched (``batch_size`` papers: a constant number of queries and one bulk insert per
     table each). Idempotent and safe to run in two workers at once: each paper is locked
-    with ``pg_try_advisory_xact_lock`` and re-read under the lock; a paper locked by the
+    with a try-lock (``wove.locks.advisory_xact_locks``) and re-read under the lock; a paper locked by the
     other worker is left to it (``papers_busy``); unique keys (record digest, event digest,
     ``(record, target, prev_event)``) with ``ON CONFLICT DO NOTHING`` back this up. A paper
     that cannot be signed is logged and skipped (``papers_skipped``), never the batch.
@@ -154,25 +152,15 @@ def records_sign(
     return result
 
 
-_LOCK_WAIT_SQL = (
-    "SELECT pg_advisory_xact_lock(%s, (id %% 2147483647)::int) FROM unnest(%s::bigint[]) AS id ORDER BY id"
-)
-_LOCK_TRY_SQL = (
-    "SELECT id FROM unnest(%s::bigint[]) AS id"
-    " WHERE pg_try_advisory_xact_lock(%s, (id %% 2147483647)::int) ORDER BY id"
-)
+# Each paper's signing lock, for the transaction that signs it (wove.locks.advisory_xact_locks).
+PAPER_LOCK = "provenance.sign_paper"
 
 
 def _lock_papers(ids: Sequence[int], *, wait: bool) -> list[int]:
-    """Take each paper's advisory lock for this transaction (in id order, so two lockers
+    """Take each paper's signing lock for this transaction (in id order, so two lockers
     cannot deadlock); with ``wait=False`` skip papers another transaction holds. Returns the
     ids locked."""
-    with connection.cursor() as cursor:
-        if wait:
-            cursor.execute(_LOCK_WAIT_SQL, [LOCK_NAMESPACE, list(ids)])
-            return list(ids)
-        cursor.execute(_LOCK_TRY_SQL, [list(ids), LOCK_NAMESPACE])
-        return [row[0] for row in cursor.fetchall()]
+    return advisory_xact_locks(PAPER_LOCK, ids, wait=wait)
 
 
 _RECORD_COLUMNS = (

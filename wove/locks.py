@@ -1,6 +1,6 @@
 """PostgreSQL advisory locks: the one helper every app takes them through (issue 17).
 
-Two kinds, both keyed ``(LOCK_NAMESPACE, lock_key(name))``: :func:`advisory_lock`, a
+Three forms. Two keyed ``(LOCK_NAMESPACE, lock_key(name))``: :func:`advisory_lock`, a
 session-level lock tried without waiting and released when its block ends (a harvest, a bulk
 load, a pipeline stage: work that commits many times), and :func:`advisory_xact_lock`, a
 transaction-level lock waited for and released by the COMMIT or ROLLBACK (work done in one
@@ -11,7 +11,7 @@ See https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADVIS
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from django.db import DatabaseError, connection
@@ -63,6 +63,31 @@ def advisory_xact_lock(name: str) -> None:
         raise TransactionManagementError(f"advisory_xact_lock({name!r}) needs a transaction")
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, lock_key(name)])
+
+
+_ROWS_WAIT_SQL = (
+    "SELECT pg_advisory_xact_lock(%s, (id %% 2147483647)::int) FROM unnest(%s::bigint[]) AS id ORDER BY id"
+)
+_ROWS_TRY_SQL = (
+    "SELECT id FROM unnest(%s::bigint[]) AS id"
+    " WHERE pg_try_advisory_xact_lock(%s, (id %% 2147483647)::int) ORDER BY id"
+)
+
+
+def advisory_xact_locks(name: str, ids: Sequence[int], *, wait: bool) -> list[int]:
+    """Take the transaction-level advisory lock ``(lock_key(name), id mod 2**31-1)`` of each
+    of ``ids`` in one statement, in id order (two lockers cannot deadlock). ``wait=False``
+    skips the ids another transaction holds. Returns the ids locked (ascending when not
+    waiting, else ``ids`` as given). Call inside ``transaction.atomic()``; raises
+    ``TransactionManagementError`` outside one."""
+    if not connection.in_atomic_block:
+        raise TransactionManagementError(f"advisory_xact_locks({name!r}) needs a transaction")
+    with connection.cursor() as cursor:
+        if wait:
+            cursor.execute(_ROWS_WAIT_SQL, [lock_key(name), list(ids)])
+            return list(ids)
+        cursor.execute(_ROWS_TRY_SQL, [list(ids), lock_key(name)])
+        return [row[0] for row in cursor.fetchall()]
 
 
 def lock_held_elsewhere(name: str) -> bool:
