@@ -10,9 +10,20 @@ from email.utils import parsedate_to_datetime
 from .authors import AuthorSlot
 from .text import clean_text
 
+# arXiv's withdrawal notices, in the phrasings seen in comments and abstracts (issue 18):
+# "withdrawn" after has/have/had/was/were/is/been ("this article had been withdrawn on Feb
+# 06, 2013"), "withdrawn by the author(s)" (or by arXiv administrators), "paper withdrawn",
+# a comment that starts with "withdrawn", and an "arXiv admin note: ... withdrawn".
 _WITHDRAWN = re.compile(
-    r"\b(?:has|have)\s+been\s+withdrawn\b|\bwithdrawn\s+by\b|\bpaper\s+withdrawn\b|"
-    r"^\s*withdrawn\b|\bis\s+withdrawn\b",
+    r"\b(?:has|have|had|was|were|is|been)\s+(?:been\s+)?withdrawn\b"
+    r"|\bwithdrawn\s+by\b|\b(?:paper|article|submission|manuscript)\s+withdrawn\b"
+    r"|^\s*withdrawn\b|\barxiv\s+admin\s+note\b[^\n]*\bwithdrawn\b",
+    re.IGNORECASE,
+)
+# In an abstract only a notice that opens it counts (an abstract may discuss withdrawals).
+_WITHDRAWN_ABSTRACT = re.compile(
+    r"\s*(?:this\s+)?(?:paper|article|submission|manuscript)\s+(?:has|had|was|is)\s+(?:been\s+)?withdrawn\b"
+    r"|\s*withdrawn\b|\s*arxiv\s+admin\s+note\b[^\n]*\bwithdrawn\b",
     re.IGNORECASE,
 )
 _SIZE = re.compile(r"^\s*(\d+)\s*kb\s*$", re.IGNORECASE)
@@ -101,11 +112,7 @@ class ArxivRecord:
         abstract of the withdrawal version, or as a last version of 0kb of source type I."""
         if _WITHDRAWN.search(self.comments or ""):
             return True
-        if re.match(
-            r"\s*this (paper|article|submission|manuscript) has been withdrawn",
-            self.abstract or "",
-            re.IGNORECASE,
-        ):
+        if _WITHDRAWN_ABSTRACT.match(self.abstract or ""):
             return True
         if self.versions:
             last = self.versions[-1]
