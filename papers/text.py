@@ -31,9 +31,13 @@ def _latex_context():
 
 
 def collapse_whitespace(text: str | None) -> str:
-    """Collapse runs of whitespace to one space and trim the ends; ``None`` gives ``""``."""
+    """Collapse runs of whitespace to one space and trim the ends, in Unicode NFC (every
+    harvested string passes here once at ingest, so a title sent decomposed, NFD, is stored,
+    hashed, slugged and searched as the same string composed; issue 18); ``None`` gives ``""``."""
     if not text:
         return ""
+    if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
     # str.split() splits on exactly the characters ``\s`` matches (str.isspace), and drops
     # empty ends: the same result as re.sub(r"\s+", " ", text).strip(), several times faster.
     return " ".join(text.split())
