@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank, SearchVector
+from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.db import connection
 from django.db.models import Case, Count, Exists, F, FloatField, OuterRef, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
@@ -238,25 +238,12 @@ def web_query(q: str) -> SearchQuery:
     return SearchQuery(q, search_type="websearch", config=SEARCH_CONFIG)
 
 
-def _has_search_vector() -> bool:
-    return any(f.name == "search_vector" for f in Paper._meta.concrete_fields)
-
-
 def full_text(queryset: QuerySet[Paper], q: str) -> tuple[QuerySet[Paper], SearchQuery, object]:
-    """Filter ``queryset`` to papers matching ``q`` (``websearch_to_tsquery('english', q)``).
-
-    Uses the stored ``search_vector`` column (GIN-indexed; title A, authors B, abstract C)
-    when the model has it, else an on-the-fly vector of title (A) and abstract (C).
-    Returns ``(queryset, query, vector)`` for ranking.
-    """
+    """Filter ``queryset`` to papers matching ``q`` (``websearch_to_tsquery('english', q)``)
+    on the stored, GIN-indexed ``search_vector`` (title A, authors B, abstract C).
+    Returns ``(queryset, query, vector)`` for ranking."""
     query = web_query(q)
-    if _has_search_vector():
-        vector = F("search_vector")
-        return queryset.filter(search_vector=query), query, vector
-    vector = SearchVector("title", weight="A", config=SEARCH_CONFIG) + SearchVector(
-        "abstract", weight="C", config=SEARCH_CONFIG
-    )
-    return queryset.annotate(k_vector=vector).filter(k_vector=query), query, vector
+    return queryset.filter(search_vector=query), query, F("search_vector")
 
 
 def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortKey]]:
@@ -271,8 +258,7 @@ def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortK
     deferred.
     """
     papers = Paper.objects.public().filter(_filters(search)).select_related("primary_category")
-    if _has_search_vector():
-        papers = papers.defer("search_vector")  # the tsvector is large and never shown
+    papers = papers.defer("search_vector")  # the tsvector is large and never shown
     ranking = semantic_ranking(search)
     if ranking is not None:
         score = Case(
