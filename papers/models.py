@@ -285,7 +285,7 @@ class ArxivFetch(models.Model):
     runs, ``message`` is what the progress page shows.
 
     A finished fetch is never final: a visitor's request queues it again once
-    :meth:`asks_again_at` has passed. ``missing`` waits :attr:`RECHECK_MISSING_AFTER` (an
+    :attr:`asks_again_at` has passed. ``missing`` waits :attr:`RECHECK_MISSING_AFTER` (an
     hour): an identifier is assigned at submission but listed only from its announcement,
     and arXiv's empty answers come in bursts, so the paper may well be there later, while
     an hour keeps one identifier to at most four API calls an hour (every call also waits
