@@ -132,10 +132,16 @@ def fetch_status(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         return HttpResponseRedirect(url)
     if state["state"] == "unknown":
         return HttpResponseRedirect(f"/papers/{arxiv_id}")
+    fetch = ArxivFetch.objects.filter(arxiv_id=arxiv_id).first()  # when it may be asked again
     return render(
         request,
         "pages/fetch.html",
-        {"arxiv_id": arxiv_id, "state": state, "pending": state["state"] in {"queued", "running"}},
+        {
+            "arxiv_id": arxiv_id,
+            "state": state,
+            "fetch": fetch,
+            "pending": state["state"] in {"queued", "running"},
+        },
     )
 
 

@@ -6,13 +6,17 @@ Follows the arXiv API User's Manual: entries carry ``<id>http://arxiv.org/abs/<i
 ``<arxiv:doi>``, ``<arxiv:journal_ref>``, ``<arxiv:comment>`` and ``<author><name>`` with
 ``<arxiv:affiliation>``. An error is a feed whose one entry has the title ``Error`` and an id
 under ``/api/errors``. arXiv asks for at most one request every 3 seconds; the client waits
-for a slot shared by every worker (a Redis key set with NX and a 3 s expiry).
+for a slot shared by every worker (a Redis key set with NX and a 3 s expiry). A listing
+(:meth:`ArxivApiClient.list_records`) pages by the entries actually received and retries an
+empty page, which arXiv sometimes sends mid-list (BUGS.md API-01).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 import httpx
@@ -26,7 +30,12 @@ logger = logging.getLogger(__name__)
 
 ATOM = "http://www.w3.org/2005/Atom"
 ARXIV = "http://arxiv.org/schemas/atom"
+OPENSEARCH = "http://a9.com/-/spec/opensearch/1.1/"
 RATE_KEY = "wove:arxiv-api:next-slot"
+# An empty page that should have entries is asked for again after 3 s, 6 s, 12 s: arXiv's
+# API guidance is 3 s between calls, and its empty answers come in bursts.
+EMPTY_PAGE_RETRIES = 3
+EMPTY_PAGE_BACKOFF = 3.0
 
 
 class ArxivApiError(Exception):
@@ -106,8 +115,19 @@ def _entry_record(entry: etree._Element, parsed) -> ArxivRecord:
     )
 
 
-def parse_feed(body: bytes | str) -> list[ArxivRecord]:
-    """All usable entries of an API feed, in feed order; a bad entry is logged and skipped.
+@dataclass(frozen=True)
+class FeedPage:
+    """One API answer: ``records`` (usable entries, feed order), ``entries`` (every
+    ``<entry>`` received, the usable and the skipped: what ``start`` advances by),
+    ``total_results`` (``opensearch:totalResults``, 0 when absent)."""
+
+    records: list[ArxivRecord]
+    entries: int
+    total_results: int
+
+
+def parse_page(body: bytes | str) -> FeedPage:
+    """An API feed as a :class:`FeedPage`; a bad entry is logged and skipped (but counted).
 
     Raises ``ArxivApiError`` for an error feed or a body that is not an Atom feed.
     """
@@ -120,7 +140,8 @@ def parse_feed(body: bytes | str) -> list[ArxivRecord]:
     if root.tag != f"{{{ATOM}}}feed":
         raise ArxivApiError(f"not an Atom feed: <{root.tag}>")
     records = []
-    for entry in root.findall(f"{{{ATOM}}}entry"):
+    entries = root.findall(f"{{{ATOM}}}entry")
+    for entry in entries:
         entry_id = _t(entry.find(f"{{{ATOM}}}id"))
         if "/api/errors" in entry_id:
             raise ArxivApiError(_t(entry.find(f"{{{ATOM}}}summary")) or "arXiv API error")
@@ -128,13 +149,39 @@ def parse_feed(body: bytes | str) -> list[ArxivRecord]:
             records.append(parse_entry(entry))
         except RecordError as exc:
             logger.warning("arXiv API: skipped an entry: %s", exc)
-    return records
+    total = _t(root.find(f"{{{OPENSEARCH}}}totalResults"))
+    return FeedPage(records, len(entries), int(total) if total.isdigit() else 0)
+
+
+def parse_feed(body: bytes | str) -> list[ArxivRecord]:
+    """All usable entries of an API feed, in feed order; a bad entry is logged and skipped.
+
+    Raises ``ArxivApiError`` for an error feed or a body that is not an Atom feed.
+    """
+    return parse_page(body).records
+
+
+@dataclass
+class ApiListing:
+    """What a listing read: ``records`` (unique by arXiv id, first-seen order; a later copy
+    of the same paper replaces the earlier), ``total_results`` (the largest
+    ``opensearch:totalResults`` seen), ``next_start`` (the offset to resume from: where the
+    listing stopped), ``complete`` (False when an empty page was still empty after its
+    retries; pass ``start=next_start`` to resume), ``requests`` (calls sent)."""
+
+    records: list[ArxivRecord]
+    total_results: int
+    next_start: int
+    complete: bool
+    requests: int
 
 
 class ArxivApiClient:
     """Fetches entries from the arXiv API, at most one request per ``min_interval`` seconds
     across every process sharing ``redis`` (any client with ``set(..., nx=True, px=...)``
-    and ``pttl``; ``None`` limits this process only). Use as a context manager."""
+    and ``pttl``; ``None`` limits this process only). ``sleep`` and ``clock`` (seconds,
+    monotonic) are injectable so tests script time instead of waiting. Use as a context
+    manager."""
 
     def __init__(
         self,
@@ -145,12 +192,14 @@ class ArxivApiClient:
         user_agent: str = "wovepaper",
         redis=None,
         transport: httpx.BaseTransport | None = None,
-        sleep=time.sleep,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ):
         self.endpoint = endpoint
         self.min_interval = min_interval
         self.redis = redis
         self.sleep = sleep
+        self.clock = clock
         self._last = 0.0
         self._http = httpx.Client(
             timeout=timeout, headers={"User-Agent": user_agent}, transport=transport, follow_redirects=True
@@ -171,11 +220,11 @@ class ArxivApiClient:
         waited = 0.0
         interval_ms = int(self.min_interval * 1000)
         if self.redis is None:
-            pause = self._last + self.min_interval - time.monotonic()
+            pause = self._last + self.min_interval - self.clock()
             if pause > 0:
                 self.sleep(pause)
                 waited = pause
-            self._last = time.monotonic()
+            self._last = self.clock()
             return waited
         while not self.redis.set(RATE_KEY, "1", nx=True, px=max(interval_ms, 1)):
             remaining = self.redis.pttl(RATE_KEY)
@@ -186,13 +235,22 @@ class ArxivApiClient:
             waited += pause
         return waited
 
-    def fetch_ids(self, ids: list[str]) -> bytes:
-        """The raw Atom feed for ``id_list=<ids>`` (at most 100). Raises
-        ``httpx.HTTPStatusError`` on 429/5xx (the caller retries) and ``ArxivApiError``
-        on other non-200 answers."""
+    def fetch_page(
+        self, *, id_list: Sequence[str] = (), search_query: str = "", start: int = 0, max_results: int
+    ) -> bytes:
+        """The raw Atom feed of one request (after waiting for a slot). A search query is
+        sorted by submission date, oldest first, so pages stay put while new papers arrive.
+        Raises ``httpx.HTTPStatusError`` on 429/5xx (the caller retries) and
+        ``ArxivApiError`` on other non-200 answers."""
         self.wait_for_slot()
+        if search_query:
+            params = {"search_query": search_query, "sortBy": "submittedDate", "sortOrder": "ascending"}
+            if id_list:
+                params["id_list"] = ",".join(id_list)
+        else:
+            params = {"id_list": ",".join(id_list)}
         response = self._http.get(
-            self.endpoint, params={"id_list": ",".join(ids), "start": 0, "max_results": len(ids)}
+            self.endpoint, params={**params, "start": start, "max_results": max_results}
         )
         if response.status_code == 429 or response.status_code >= 500:
             response.raise_for_status()
@@ -203,3 +261,63 @@ class ArxivApiClient:
                 raise ArxivApiError(f"HTTP {response.status_code}: {exc}") from exc
             raise ArxivApiError(f"HTTP {response.status_code}")
         return response.content
+
+    def list_records(
+        self,
+        *,
+        id_list: Sequence[str] = (),
+        search_query: str = "",
+        start: int = 0,
+        page_size: int = 100,
+        empty_retries: int = EMPTY_PAGE_RETRIES,
+        on_empty: Callable[[int, float], None] | None = None,
+    ) -> ApiListing:
+        """Every entry of a listing (``id_list``, ``search_query`` or both), paged from
+        ``start`` (arXiv API User's Manual 3.1.1.2, ``start``/``max_results``).
+
+        BUGS.md API-01: arXiv sometimes answers a page that has entries with an empty but
+        valid feed. So ``start`` advances by the entries actually received (a 60-entry page
+        moves it by 60, not ``page_size``), and a page is expected while ``start`` is below
+        the listing's size: ``len(id_list)`` for a list of identifiers (lowered to
+        ``totalResults`` once a non-empty page reports fewer: arXiv lists only the papers it
+        has), else the largest ``opensearch:totalResults`` seen. An expected page that comes
+        back empty is asked again ``empty_retries`` times, ``EMPTY_PAGE_BACKOFF`` seconds
+        doubling between calls (3, 6, 12 s; the rate limit's slot comes on top), calling
+        ``on_empty(try_number, pause_seconds)`` before each pause. When the retries run out
+        the listing is returned ``complete=False`` with ``next_start`` at the empty page.
+        Raises what :meth:`fetch_page` raises (429/5xx, transport errors, error feeds); the
+        caller retries the whole call then, so keep listings short (one task's worth).
+        """
+        records: dict[str, ArxivRecord] = {}
+        expected = len(id_list) if id_list else None
+        total_seen, requests, empty_tries = 0, 0, 0
+        while expected is None or start < expected:
+            ask = page_size if not id_list else max(1, min(page_size, expected - start))
+            page = parse_page(
+                self.fetch_page(id_list=id_list, search_query=search_query, start=start, max_results=ask)
+            )
+            requests += 1
+            total_seen = max(total_seen, page.total_results)
+            if not id_list:
+                expected = total_seen
+            if page.entries == 0:
+                if start >= expected:
+                    break  # the true end: nothing is listed from here on
+                if empty_tries >= empty_retries:
+                    logger.warning(
+                        "arXiv API: page at start=%d still empty after %d tries", start, empty_tries + 1
+                    )
+                    return ApiListing(list(records.values()), total_seen, start, False, requests)
+                pause = EMPTY_PAGE_BACKOFF * 2**empty_tries
+                empty_tries += 1
+                if on_empty is not None:
+                    on_empty(empty_tries, pause)
+                self.sleep(pause)
+                continue
+            empty_tries = 0
+            for record in page.records:
+                records[record.arxiv_id] = record
+            start += page.entries
+            if id_list and page.total_results:
+                expected = min(expected, page.total_results)
+        return ApiListing(list(records.values()), total_seen, start, True, requests)

@@ -18,9 +18,9 @@ from .tasks import fetch_paper
 logger = logging.getLogger(__name__)
 
 # A queued or running fetch older than this is presumed lost (worker died) and re-sent.
+# (A finished one is re-sent once ArxivFetch.asks_again_at has passed: an hour after
+# "missing", a day after "failed".)
 STALE_AFTER = timedelta(minutes=10)
-# arXiv said "no such paper" or refused: do not ask again for a day.
-RETRY_FINISHED_AFTER = timedelta(days=1)
 
 
 # The archives that had old-style identifiers (1991 to March 2007): a closed, historical set.
@@ -127,9 +127,11 @@ def arxiv_fetch_request(*, raw_id: str) -> Paper | ArxivFetch:
     (possibly shared) ``ArxivFetch``, queuing a task when none is pending.
 
     Deduplicated on the identifier (one row per paper, locked while deciding); a pending
-    fetch is re-queued only when stale, a finished one only after a day (one that never
-    reached the queue at once). Raises :class:`FetchRefused` for impossible identifiers,
-    before any network call, and :class:`QueueUnavailable` when the broker is down.
+    fetch is re-queued only when stale, a finished one once its
+    :attr:`~papers.models.ArxivFetch.asks_again_at` has passed (a ``missing`` paper an hour
+    later, a ``failed`` fetch a day later, one that never reached the queue at once).
+    Raises :class:`FetchRefused` for impossible identifiers, before any network call, and
+    :class:`QueueUnavailable` when the broker is down.
     """
     parsed = check_fetchable(raw_id)
     paper = Paper.objects.filter(arxiv_id=parsed.id).only("arxiv_id", "slug", "deleted").first()
@@ -140,14 +142,12 @@ def arxiv_fetch_request(*, raw_id: str) -> Paper | ArxivFetch:
         fetch, created = ArxivFetch.objects.get_or_create(arxiv_id=parsed.id)
         if not created:
             fetch = ArxivFetch.objects.select_for_update().get(pk=fetch.pk)
-        resend = created
-        if fetch.is_pending and now - fetch.updated_at > STALE_AFTER:
-            resend = True
-        if not fetch.is_pending and fetch.status != ArxivFetch.Status.DONE:
-            # No finished_at: the task never reached the queue (see _send).
-            resend = fetch.finished_at is None or now - fetch.finished_at > RETRY_FINISHED_AFTER
-        if fetch.status == ArxivFetch.Status.DONE:
-            resend = True  # done but no paper (deleted since): fetch again
+        if fetch.is_pending:
+            resend = created or now - fetch.updated_at > STALE_AFTER
+        else:
+            # Missing or failed: again after its interval; done but no paper (deleted since)
+            # or never queued (no finished_at, see _send): again at once.
+            resend = fetch.may_ask_again(now)
         if resend:
             fetch.status = ArxivFetch.Status.QUEUED
             fetch.message = "Waiting for a turn at the arXiv API (one request every 3 seconds)."

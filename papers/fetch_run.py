@@ -1,5 +1,6 @@
 """Running a fetch of a paper not archived yet (the work of the ``papers.fetch_paper`` task):
-one arXiv API request, rate-limited across workers through Redis, then the upsert."""
+an arXiv API listing of the one identifier (rate-limited across workers through Redis, an
+empty answer asked again with backoff), then the upsert."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import redis
 from django.conf import settings
 from django.utils import timezone
 
-from .arxiv_api import ArxivApiClient, ArxivApiError, parse_feed
+from .arxiv_api import ArxivApiClient, ArxivApiError
 from .models import ArxivFetch
 from .upsert import papers_upsert
 
@@ -44,11 +45,15 @@ def arxiv_fetch_note(*, arxiv_id: str, message: str) -> None:
 
 
 def arxiv_fetch_run(*, arxiv_id: str, client: ArxivApiClient | None = None) -> ArxivFetch:
-    """Run one fetch: one API request (rate-limited across workers), parse, upsert.
+    """Run one fetch: list the identifier through the API (rate-limited across workers),
+    parse, upsert.
 
-    Safe to run twice: a finished fetch returns at once; the upsert is idempotent.
-    Transport errors, 429 and 5xx propagate (``httpx`` exceptions) so the task retries;
-    an error feed marks the fetch ``failed``, an answer without the paper ``missing``.
+    An empty but valid answer is asked again with backoff (3, 6, 12 s: BUGS.md API-01, see
+    :meth:`~papers.arxiv_api.ArxivApiClient.list_records`), the progress message saying
+    so, before the paper is called ``missing``; a visitor may ask again an hour later
+    (:attr:`ArxivFetch.asks_again_at`). Safe to run twice: a finished fetch returns at once;
+    the upsert is idempotent. Transport errors, 429 and 5xx propagate (``httpx``
+    exceptions) so the task retries; an error feed marks the fetch ``failed``.
     """
     fetch = ArxivFetch.objects.get(arxiv_id=arxiv_id)
     if fetch.status in {ArxivFetch.Status.DONE, ArxivFetch.Status.MISSING, ArxivFetch.Status.FAILED}:
@@ -69,16 +74,25 @@ def arxiv_fetch_run(*, arxiv_id: str, client: ArxivApiClient | None = None) -> A
             user_agent=settings.WOVE_USER_AGENT,
             redis=_redis(),
         )
-    try:
-        body = client.fetch_ids([arxiv_id])  # no transaction is open here (STYLE rule 3)
-        records = [r for r in parse_feed(body) if r.arxiv_id == arxiv_id]
+
+    def note_empty(tries: int, pause: float) -> None:
+        arxiv_fetch_note(
+            arxiv_id=arxiv_id, message=f"arXiv answered with an empty list; asking again in {pause:g} s…"
+        )
+
+    try:  # no transaction is open here (STYLE rule 3)
+        listing = client.list_records(id_list=[arxiv_id], on_empty=note_empty)
     except ArxivApiError as exc:
         logger.warning("arXiv API refused %s: %s", arxiv_id, exc)
         return _finish(fetch, ArxivFetch.Status.FAILED, f"arXiv refused the request: {exc}")
     finally:
         if own_client:
             client._http.close()
+    records = [r for r in listing.records if r.arxiv_id == arxiv_id]
     if not records:
-        return _finish(fetch, ArxivFetch.Status.MISSING, f"arXiv has no paper {arxiv_id}.")
+        if listing.complete:
+            return _finish(fetch, ArxivFetch.Status.MISSING, f"arXiv has no paper {arxiv_id}.")
+        message = f"arXiv answered {listing.requests} times, with growing pauses, without {arxiv_id}."
+        return _finish(fetch, ArxivFetch.Status.MISSING, message)
     papers_upsert(records=records[:1])
     return _finish(fetch, ArxivFetch.Status.DONE, "Fetched from arXiv.")

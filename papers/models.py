@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from .querysets import PaperQuerySet
 
@@ -277,9 +280,21 @@ class ArxivFetch(models.Model):
 
     ``arxiv_id`` is unique, so asking twice (two visitors, a double click) shares one row
     and one task. ``status`` moves queued → running → done | missing | failed; ``missing``
-    means arXiv answered without the paper, ``failed`` that it refused the request.
-    ``attempts`` counts task runs, ``message`` is what the progress page shows.
+    means arXiv answered without the paper (after retrying empty answers, BUGS.md API-01),
+    ``failed`` that it refused the request or could not be reached. ``attempts`` counts task
+    runs, ``message`` is what the progress page shows.
+
+    A finished fetch is never final: a visitor's request queues it again once
+    :attr:`asks_again_at` has passed. ``missing`` waits :attr:`RECHECK_MISSING_AFTER` (an
+    hour): an identifier is assigned at submission but listed only from its announcement,
+    and arXiv's empty answers come in bursts, so the paper may well be there later, while
+    an hour keeps one identifier to at most four API calls an hour (every call also waits
+    for the one shared 3 s slot). ``failed`` waits :attr:`RETRY_FAILED_AFTER` (a day), or
+    nothing when the task never reached the queue (no ``finished_at``).
     """
+
+    RECHECK_MISSING_AFTER = timedelta(hours=1)
+    RETRY_FAILED_AFTER = timedelta(days=1)
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -305,3 +320,19 @@ class ArxivFetch(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status in {self.Status.QUEUED, self.Status.RUNNING}
+
+    @property
+    def asks_again_at(self) -> datetime | None:
+        """When a visitor's request may queue this fetch again (aware UTC datetime); ``None``
+        while it is pending (the stale check is the service's: ``papers.fetch``)."""
+        if self.is_pending:
+            return None
+        if self.status == self.Status.DONE or self.finished_at is None:
+            return self.updated_at
+        wait = self.RECHECK_MISSING_AFTER if self.status == self.Status.MISSING else self.RETRY_FAILED_AFTER
+        return self.finished_at + wait
+
+    def may_ask_again(self, now: datetime | None = None) -> bool:
+        """True when a visitor's request should queue this finished fetch again."""
+        at = self.asks_again_at
+        return at is not None and (now or timezone.now()) >= at

@@ -65,7 +65,8 @@ def fetch_paper(self, arxiv_id: str) -> dict:
     """Fetch ``arxiv_id`` (normalised) through the arXiv API and archive it.
 
     Takes the identifier, never a model. Idempotent (see
-    :func:`papers.fetch_run.arxiv_fetch_run`); retries with exponential backoff (5 s doubling,
+    :func:`papers.fetch_run.arxiv_fetch_run`, which also asks again, within the run, when
+    arXiv answers with an empty list); retries with exponential backoff (5 s doubling,
     at most 300 s) on transport errors, 429 and 5xx, saying so on the progress page; when
     the retries run out the fetch is marked failed, so the page stops waiting. Returns
     ``{"arxiv_id": str, "status": str}``.

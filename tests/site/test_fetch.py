@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
+from django.utils import timezone
+from lxml import etree
 
 from papers.arxiv_api import ArxivApiClient, ArxivApiError, parse_feed
 from papers.fetch import FetchRefused, check_fetchable
@@ -252,3 +254,186 @@ def test_a_broker_that_does_not_answer_gives_503_and_the_next_request_queues_aga
     assert (response.status_code, response["Location"]) == (303, "/papers/fetch/astro-ph/0601001")
     assert sent == ["astro-ph/0601001"]
     assert ArxivFetch.objects.get(arxiv_id="astro-ph/0601001").status == "queued"
+
+
+# --- BUGS.md API-01: empty pages from the arXiv API ------------------------------------
+
+API01_QUERY = "cat:math.AP AND submittedDate:[202401010000 TO 202401312359]"
+
+
+class FakeClock:
+    """Monotonic seconds that move only when the client sleeps (no test really waits)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def _scripted(bodies: list[bytes], clock: FakeClock, calls: list[tuple[float, dict]]):
+    """An httpx transport answering the scripted bodies in order (one per request),
+    recording each request's fake time and query parameters."""
+    queue = list(bodies)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append((clock.now, dict(request.url.params)))
+        if not queue:
+            raise AssertionError(f"unscripted request {request.url}")
+        return httpx.Response(200, content=queue.pop(0), headers={"Content-Type": "application/atom+xml"})
+
+    return httpx.MockTransport(handler)
+
+
+def _api_client(transport, clock: FakeClock) -> ArxivApiClient:
+    # The production interval (3 s) on a fake clock.
+    return ArxivApiClient(
+        "https://export.arxiv.org/api/query",
+        min_interval=3.0,
+        transport=transport,
+        sleep=clock.sleep,
+        clock=clock,
+    )
+
+
+def _page(name: str, keep: slice | None = None) -> bytes:
+    """An edited API-01 page; ``keep`` cuts it to those entries (a short page)."""
+    body = (API / name).read_bytes()
+    if keep is None:
+        return body
+    root = etree.fromstring(body)
+    entries = root.findall("{http://www.w3.org/2005/Atom}entry")
+    for entry in entries[: keep.start] + entries[keep.stop :]:
+        root.remove(entry)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8")
+
+
+P0 = "edited_api01_start0_100_entries.xml"
+P100_EMPTY = "edited_api01_start100_empty.xml"
+P100 = "edited_api01_start100_100_entries.xml"
+P200 = "edited_api01_start200_30_entries.xml"
+
+
+def _gaps(calls: list[tuple[float, dict]]) -> list[float]:
+    return [later[0] - earlier[0] for earlier, later in zip(calls, calls[1:], strict=False)]
+
+
+def test_api01_an_empty_page_is_retried_and_all_230_papers_are_listed():
+    """BUGS.md API-01: start=0 gives 100 entries (totalResults 230), start=100 an empty
+    valid feed, start=100 again 100 entries, start=200 30 entries: 230 unique papers, the
+    empty page asked again at least 3 s later."""
+    clock, calls = FakeClock(), []
+    script = [_page(P0), _page(P100_EMPTY), _page(P100), _page(P200)]
+    with _api_client(_scripted(script, clock, calls), clock) as api:
+        listing = api.list_records(search_query=API01_QUERY, page_size=100)
+    assert [int(params["start"]) for _, params in calls] == [0, 100, 100, 200]
+    assert {params["search_query"] for _, params in calls} == {API01_QUERY}
+    assert {params["max_results"] for _, params in calls} == {"100"}
+    assert _gaps(calls) == [3.0, 3.0, 3.0]  # the 3 s slot; the empty page's 3 s backoff; the slot
+    assert clock.slept == [3.0, 3.0, 3.0]
+    ids = [r.arxiv_id for r in listing.records]
+    assert len(ids) == len(set(ids)) == 230
+    assert (listing.complete, listing.next_start, listing.total_results) == (True, 230, 230)
+    assert ids[0] == "2202.12139"  # the recorded page's first entry
+    assert ids[100:102] == ["2401.00101", "2401.00102"] and ids[-1] == "2401.00230"  # edited ids
+
+
+def test_api01_a_short_page_moves_start_by_the_entries_received():
+    """BUGS.md API-01: a 60-entry page moves start by 60, not 100 (the recorded first page
+    cut to its first 60 entries, then its last 40 at start=60)."""
+    clock, calls = FakeClock(), []
+    script = [_page(P0, slice(0, 60)), _page(P0, slice(60, 100)), _page(P100), _page(P200)]
+    with _api_client(_scripted(script, clock, calls), clock) as api:
+        listing = api.list_records(search_query=API01_QUERY, page_size=100)
+    assert [int(params["start"]) for _, params in calls] == [0, 60, 100, 200]
+    ids = [r.arxiv_id for r in listing.records]
+    assert len(set(ids)) == 230 and listing.complete
+    assert ids[59:61] == ["2101.09077", "2604.03438"]  # entries 60 and 61 of the recorded page
+
+
+def test_api01_when_retries_run_out_the_listing_is_incomplete_with_its_offset():
+    """BUGS.md API-01: the empty page stays empty through every retry (3, 6, 12 s apart):
+    the listing is marked incomplete at start=100, keeping the first 100 papers; resumed
+    from that offset it reads the other 130."""
+    clock, calls = FakeClock(), []
+    script = [_page(P0)] + [_page(P100_EMPTY)] * 4
+    with _api_client(_scripted(script, clock, calls), clock) as api:
+        first = api.list_records(search_query=API01_QUERY)
+    assert [int(params["start"]) for _, params in calls] == [0, 100, 100, 100, 100]
+    assert _gaps(calls) == [3.0, 3.0, 6.0, 12.0]
+    assert (first.complete, first.next_start, len(first.records), first.requests) == (False, 100, 100, 5)
+    calls.clear()
+    with _api_client(_scripted([_page(P100), _page(P200)], clock, calls), clock) as api:
+        rest = api.list_records(search_query=API01_QUERY, start=first.next_start)
+    assert [int(params["start"]) for _, params in calls] == [100, 200]
+    assert rest.complete and len({r.arxiv_id for r in first.records + rest.records}) == 230
+
+
+EMPTY_ID_FEED = "edited_id_1605.08386_empty.xml"
+
+
+def test_the_fetch_asks_again_after_an_empty_answer_before_calling_a_paper_missing():
+    """Issue 18 (API-01's failure on the on-demand fetch): two empty but valid answers for
+    1605.08386, then the recorded one: the paper is archived, each call 3 s or more apart,
+    and the progress page said why it waited."""
+    ArxivFetch.objects.create(arxiv_id="1605.08386")
+    clock, calls = FakeClock(), []
+    recorded = _recorded("arxivpy_id_1605.08386_s0_m100_199195aa31ad.json")[1]
+    messages: list[str] = []
+    transport = _scripted([(API / EMPTY_ID_FEED).read_bytes()] * 2 + [recorded], clock, calls)
+
+    def watching(request: httpx.Request) -> httpx.Response:
+        messages.append(ArxivFetch.objects.get(arxiv_id="1605.08386").message)
+        return transport.handle_request(request)
+
+    with _api_client(httpx.MockTransport(watching), clock) as api:
+        fetch = arxiv_fetch_run(arxiv_id="1605.08386", client=api)
+    assert fetch.status == ArxivFetch.Status.DONE
+    assert [params for _, params in calls] == [
+        {"id_list": "1605.08386", "start": "0", "max_results": "1"}
+    ] * 3
+    assert _gaps(calls) == [3.0, 6.0]
+    assert messages == [
+        "Asking arXiv…",
+        "arXiv answered with an empty list; asking again in 3 s…",
+        "arXiv answered with an empty list; asking again in 6 s…",
+    ]
+    assert Paper.objects.get(arxiv_id="1605.08386").title == "Heat-bath random walks with Markov bases"
+
+
+def test_a_missing_paper_is_asked_again_after_an_hour_not_before(client, django_capture_on_commit_callbacks):
+    """Issue 18: after four empty answers the paper is missing, not for good: a visitor's
+    request within the hour queues nothing (the page says when), one after it queues the
+    fetch again, and the 404 page offers the fetch again."""
+    ArxivFetch.objects.create(arxiv_id="1605.08386")
+    clock, calls = FakeClock(), []
+    with _api_client(_scripted([(API / EMPTY_ID_FEED).read_bytes()] * 4, clock, calls), clock) as api:
+        fetch = arxiv_fetch_run(arxiv_id="1605.08386", client=api)
+    assert (fetch.status, len(calls)) == (ArxivFetch.Status.MISSING, 4)
+    assert fetch.message == "arXiv answered 4 times, with growing pauses, without 1605.08386."
+    assert fetch.asks_again_at == fetch.finished_at + timedelta(hours=1)
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.post("/papers/fetch", {"arxiv_id": "1605.08386"})
+    assert (response.status_code, response["Location"]) == (303, "/papers/fetch/1605.08386")
+    assert callbacks == [] and ArxivFetch.objects.get(arxiv_id="1605.08386").status == "missing"
+    page = client.get("/papers/fetch/1605.08386").content.decode()
+    assert "you can ask again in 59" in page and "Ask arXiv again" not in page
+    assert "Fetch arXiv:1605.08386" not in client.get("/papers/1605.08386").content.decode()
+
+    ArxivFetch.objects.filter(arxiv_id="1605.08386").update(
+        finished_at=timezone.now() - timedelta(minutes=61)
+    )
+    assert "Ask arXiv again" in client.get("/papers/fetch/1605.08386").content.decode()
+    not_found = client.get("/papers/1605.08386").content.decode()
+    assert "Fetch arXiv:1605.08386" in not_found and "it may have been announced since" in not_found
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.post("/papers/fetch", {"arxiv_id": "1605.08386"})
+    assert (response.status_code, len(callbacks)) == (303, 1)
+    again = ArxivFetch.objects.get(arxiv_id="1605.08386")
+    assert (again.status, again.finished_at) == ("queued", None)
