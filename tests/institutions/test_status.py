@@ -272,3 +272,11 @@ def test_api_carries_status_and_successor(client, settings, statuses):
     assert client.get("/api/v1/institutions/Istanbul Topkapi University").json()["ror_id"] == "00g241p78"
     schema = client.get("/openapi.json").json()["components"]["schemas"]["InstitutionDetailOut"]
     assert "followed to the end of a chain" in json.dumps(schema["properties"]["successor"])
+
+
+def test_papers_api_filter_by_a_withdrawn_record_lists_its_successors_papers(client, statuses):
+    slot = _slot([TOPKAPI_STRING])
+    affiliations_match(pending_only=True)
+    for key in ("00tabsj08", "00g241p78"):
+        body = client.get("/api/v1/papers", {"institution": key}).json()
+        assert [p["arxiv_id"] for p in body["items"]] == [slot.paper.arxiv_id]
