@@ -7,15 +7,17 @@ The matcher is deliberately conservative (precision over recall): a name must ap
 the string as a whole sequence of words after normalisation; the longest name found at a
 place wins over names inside it; a name shared by several institutions is resolved only
 when the country named in the string leaves exactly one, and is otherwise left unmatched;
-acronyms (3+ characters) match only as a word written in capitals and are refused when the
-string names a country the institution is not in.
+an inactive or withdrawn record's names match its active successor, and a retired record
+never makes an active namesake ambiguous; acronyms (3+ characters) match only as a word
+written in capitals and are refused when the string names a country the institution is
+not in.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from papers.affiliations import BREAK, DASH, normalize, tokens
@@ -138,11 +140,19 @@ def _qualified(name_key: str, next_word: str, after: list[str]) -> bool:
 
 @dataclass(frozen=True)
 class NameEntry:
-    """One indexed name: institution id, name kind and country code of the institution."""
+    """One indexed name: institution id, name kind and country code of the institution;
+    ``active`` is false for an inactive or withdrawn record (one without an active successor)."""
 
     institution_id: int
     kind: str
     country_code: str
+    active: bool = True
+
+
+def _prefer_active(entries: list[NameEntry]) -> list[NameEntry]:
+    """The active entries when there are any: a retired record never makes its active
+    namesake ambiguous (ROR keeps withdrawn duplicates under the same name)."""
+    return [e for e in entries if e.active] or entries
 
 
 @dataclass(frozen=True)
@@ -164,12 +174,23 @@ class AffiliationMatcher:
     """An in-memory index of institution names, built once per run, that matches strings.
 
     ``names`` are ``(institution_id, value, kind, country_code)`` tuples (kind as in
-    :class:`institutions.models.InstitutionName`). Lookup is by word n-grams of the
+    :class:`institutions.models.InstitutionName`). ``superseded`` maps the id of an inactive
+    or withdrawn record to ``(successor id, successor country code)``: its names are
+    indexed as the successor's (``Institution.superseded_by``, successors followed to the
+    end of a chain). ``retired``: ids of other inactive or withdrawn records, which match
+    only when no active record has the same name. Lookup is by word n-grams of the
     normalised string against a dict of normalised names, so a string costs
     O(words × MAX_NAME_WORDS) dict lookups whatever the size of the registry.
     """
 
-    def __init__(self, names: Iterable[tuple[int, str, str, str]]) -> None:
+    def __init__(
+        self,
+        names: Iterable[tuple[int, str, str, str]],
+        *,
+        superseded: Mapping[int, tuple[int, str]] | None = None,
+        retired: Collection[int] = (),
+    ) -> None:
+        superseded = superseded or {}
         self.by_name: dict[str, dict[int, NameEntry]] = {}
         self.acronyms: dict[str, dict[int, NameEntry]] = {}
         self.countries: dict[str, str] = dict(COUNTRY_VARIANTS)
@@ -178,7 +199,9 @@ class AffiliationMatcher:
         # words so far begin no name.
         self.prefixes: set[str] = set()
         for institution_id, value, kind, country in names:
-            entry = NameEntry(institution_id, kind, country or "")
+            if institution_id in superseded:
+                institution_id, country = superseded[institution_id]
+            entry = NameEntry(institution_id, kind, country or "", institution_id not in retired)
             if kind == "acronym":
                 key = value.strip()
                 # Two-letter acronyms (UT, UM, SU) are far too common in strings to trust.
@@ -260,7 +283,7 @@ class AffiliationMatcher:
                 continue  # "University of Paris 6" is not "University of Paris"
             if start >= 2 and words[start - 1] in _OF and words[start - 2] in _HEADS:
                 continue  # "University of Chinese Academy of Sciences" is another university
-            entries = list(bucket.values())
+            entries = _prefer_active(list(bucket.values()))
             if len(entries) > 1 and countries:
                 entries = [e for e in entries if e.country_code in countries]
             if len(entries) != 1:
@@ -275,7 +298,7 @@ class AffiliationMatcher:
             # Written in capitals (INRIA, CNRS) or, for 4+ letters, capitalised (Inria).
             if not bucket or not (word.isupper() or (len(word) >= 4 and word[0].isupper())):
                 continue
-            entries = list(bucket.values())
+            entries = _prefer_active(list(bucket.values()))
             if countries:
                 entries = [e for e in entries if e.country_code in countries]
             if len(entries) != 1:

@@ -28,7 +28,11 @@ class Institution(models.Model):
     canonical ``https://ror.org/…`` form. ``country_code``/``country_name``/``city`` come
     from the first location; all locations stay in ``locations``. ``external_ids`` maps
     ``grid``/``isni``/``wikidata``/``fundref`` to ``{"preferred", "all"}``. An inactive or
-    withdrawn record keeps its page; :meth:`successors` points to what replaced it.
+    withdrawn record keeps its page; :meth:`successors` points to what replaced it, and
+    ``superseded_by`` to the one active record its successor relationships lead to, followed
+    to the end of a chain (kept by :func:`institutions.services.institutions_successors_refresh`
+    after every load; ``None`` for active records and for those with no single active
+    successor). Matching and the ROR-ID and name URLs go to ``superseded_by`` instead.
     ``content_hash`` is the SHA-256 of the parsed record, so reloading an unchanged dump
     writes nothing.
     """
@@ -42,6 +46,14 @@ class Institution(models.Model):
     name = models.CharField(max_length=500, help_text="ROR display name (ror_display)")
     slug = models.SlugField(max_length=80)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    superseded_by = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="supersedes",
+        help_text="The active institution this inactive or withdrawn record's ROR successors lead to",
+    )
     types = ArrayField(models.CharField(max_length=32), default=list, blank=True)
     established = models.PositiveSmallIntegerField(null=True, blank=True)
     country_code = models.CharField(max_length=2, blank=True, db_index=True)

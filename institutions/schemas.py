@@ -68,7 +68,8 @@ class CategoryCount(Schema):
 
 
 class InstitutionDetailOut(InstitutionOut):
-    """The full record: names, identifiers, relationships and the papers' fields."""
+    """The full record: names, identifiers, relationships, the active successor of a
+    withdrawn or inactive record, and the papers' fields."""
 
     aliases: list[str]
     acronyms: list[str]
@@ -78,7 +79,19 @@ class InstitutionDetailOut(InstitutionOut):
     wikipedia_url: str
     external_ids: dict[str, dict] = Field(description='ROR external ids: {"grid": {"preferred", "all"}, ...}')
     relationships: list[RelationshipOut]
+    successor: InstitutionRef | None = Field(
+        description=(
+            "For an inactive or withdrawn record: the active institution its ROR successor "
+            "(and predecessor) relationships lead to, followed to the end of a chain; null for "
+            "an active record, and where no single active successor is loaded (a split, a cycle)."
+            " The pages' ROR-ID and name URLs of such a record redirect there."
+        )
+    )
     fields: list[CategoryCount]
+
+    @staticmethod
+    def resolve_successor(obj):
+        return obj.superseded_by
 
     @staticmethod
     def resolve_relationships(obj) -> list[dict]:

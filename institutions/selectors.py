@@ -27,13 +27,18 @@ class Resolution:
     candidates: list[Institution] | None = None
 
 
-def institution_resolve(key: str) -> Resolution:
+def institution_resolve(key: str, *, follow_successors: bool = False) -> Resolution:
     """Resolve an internal id (``42``), a ROR ID in any accepted form
     (``https://ror.org/03yrm5c26``, ``ror.org/03yrm5c26``, ``03yrm5c26``) or a name
     (display name, label, alias or acronym, compared normalised) to institutions.
 
-    Returns a :class:`Resolution` with ``institution`` when exactly one fits, with
-    ``candidates`` (sorted by name) when a name fits several, and empty when none.
+    A name several records carry names the active ones when there are any: a withdrawn
+    or inactive namesake never makes it ambiguous. ``follow_successors``: a ROR ID or a
+    name of an inactive or withdrawn record with an active successor
+    (``Institution.superseded_by``) resolves to that successor (the pages' 301s); an
+    internal id always resolves to its own record. Returns a :class:`Resolution` with
+    ``institution`` when exactly one fits, with ``candidates`` (sorted by name) when a
+    name fits several, and empty when none.
     """
     key = (key or "").strip()
     if not key:
@@ -45,22 +50,33 @@ def institution_resolve(key: str) -> Resolution:
     except InvalidRorId:
         ror_id = None
     if ror_id:
-        found = Institution.objects.filter(ror_id=ror_id).first()
+        found = Institution.objects.select_related("superseded_by").filter(ror_id=ror_id).first()
         if found:
-            return Resolution(institution=found)
+            return Resolution(institution=_followed(found) if follow_successors else found)
     normalized = normalize(key.replace("-", " "))
     if not normalized:
         return Resolution()
     matches = list(
         Institution.objects.filter(
             pk__in=InstitutionName.objects.filter(normalized=normalized).values("institution_id")
-        ).order_by("name", "pk")
+        )
+        .select_related("superseded_by")
+        .order_by("name", "pk")
     )
+    if follow_successors:
+        matches = sorted({m.pk: m for m in map(_followed, matches)}.values(), key=lambda i: (i.name, i.pk))
+    if len(matches) > 1:
+        matches = [m for m in matches if m.is_active] or matches
     if len(matches) == 1:
         return Resolution(institution=matches[0])
     if len(matches) > 1:
         return Resolution(candidates=matches)
     return Resolution()
+
+
+def _followed(institution: Institution) -> Institution:
+    """The active successor of an inactive or withdrawn record, else the record itself."""
+    return institution.superseded_by or institution
 
 
 # -- The institution page ---------------------------------------------------------------

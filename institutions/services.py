@@ -28,6 +28,7 @@ from .models import (
 from .openalex import authorship_raw_affiliations, authorship_ror_ids
 from .ror import InvalidRorId, RorRecord, iter_records, normalize_ror_id
 from .selectors import affiliations_pending, arxiv_string_links
+from .succession import succession_edges, successor_ends
 
 logger = logging.getLogger(__name__)
 
@@ -185,8 +186,56 @@ def institutions_load(
     result.skipped = len(result.errors)
     result.seen += result.skipped
     if result.created or result.updated:
+        # A record withdrawn (or its successor loaded) changes where its links belong.
+        institutions_successors_refresh()
+        affiliation_links_repoint()
         affiliation_marks_clear()  # every string may now match otherwise: all are pending again
     return result
+
+
+def institutions_successors_refresh() -> int:
+    """Set every institution's ``superseded_by`` from the successor and predecessor
+    relationships loaded (:func:`institutions.succession.successor_ends`: chains followed to
+    the one active record they reach, cycles and splits left alone), and clear it where it
+    no longer holds. Run after each load, since a record's successor may arrive in a later
+    file. Returns the number of institutions changed. Three reads, one write per change.
+    """
+    rows = InstitutionRelationship.objects.filter(
+        type__in=[InstitutionRelationship.Type.SUCCESSOR, InstitutionRelationship.Type.PREDECESSOR]
+    ).values_list("institution__ror_id", "type", "ror_id")
+    edges = succession_edges(rows)
+    named = Institution.objects.filter(ror_id__in={r for e in edges for r in e})
+    loaded = {ror_id: (pk, status) for ror_id, pk, status in named.values_list("ror_id", "pk", "status")}
+    ends = successor_ends({r: status for r, (_pk, status) in loaded.items()}, edges)
+    wanted = {loaded[old][0]: loaded[new][0] for old, new in ends.items()}
+    superseded = Institution.objects.filter(superseded_by__isnull=False)
+    current = dict(superseded.values_list("pk", "superseded_by_id"))
+    changed = {pk for pk in wanted.keys() | current.keys() if wanted.get(pk) != current.get(pk)}
+    now = timezone.now()
+    with transaction.atomic():
+        for pk in changed:  # few: only records whose succession changed since the last load
+            Institution.objects.filter(pk=pk).update(superseded_by_id=wanted.get(pk), modified_at=now)
+    return len(changed)
+
+
+def affiliation_links_repoint() -> int:
+    """Move every author link to an institution with a ``superseded_by`` to that successor
+    (whatever its source: an id given by OpenAlex names the same withdrawn record). A slot
+    already linked to the successor keeps that link, and the old one is dropped. Returns
+    the number of links moved or dropped."""
+    moved = 0
+    links = AuthorAffiliation.objects.filter(institution__superseded_by__isnull=False)
+    with transaction.atomic():
+        for link in links.select_related("institution").select_for_update(of=("self",)):
+            successor_id = link.institution.superseded_by_id
+            if AuthorAffiliation.objects.filter(slot_id=link.slot_id, institution_id=successor_id).exists():
+                link.delete()
+            else:
+                link.institution_id = successor_id
+                link.modified_at = timezone.now()
+                link.save(update_fields=["institution", "modified_at"])
+            moved += 1
+    return moved
 
 
 def affiliation_marks_clear() -> None:
@@ -201,10 +250,24 @@ def affiliation_marks_clear() -> None:
 
 
 def matcher_build() -> AffiliationMatcher:
-    """An :class:`AffiliationMatcher` over every loaded institution name (one query each for
-    names and countries). Build it once per run: it holds the whole registry's names."""
+    """An :class:`AffiliationMatcher` over every loaded institution name (a query each for
+    names, successors, retired records and countries). The names of an inactive or
+    withdrawn record with a ``superseded_by`` match that successor; other inactive or
+    withdrawn records yield to an active namesake. Build it once per run: it holds the
+    whole registry's names."""
     rows = InstitutionName.objects.values_list("institution_id", "value", "kind", "institution__country_code")
-    matcher = AffiliationMatcher(rows.iterator(chunk_size=5000))
+    superseded = {
+        pk: (successor_id, country)
+        for pk, successor_id, country in Institution.objects.filter(superseded_by__isnull=False).values_list(
+            "pk", "superseded_by_id", "superseded_by__country_code"
+        )
+    }
+    retired = set(
+        Institution.objects.exclude(status=Institution.Status.ACTIVE)
+        .filter(superseded_by__isnull=True)
+        .values_list("pk", flat=True)
+    )
+    matcher = AffiliationMatcher(rows.iterator(chunk_size=5000), superseded=superseded, retired=retired)
     matcher.add_country_names(
         Institution.objects.exclude(country_name="").values_list("country_name", "country_code").distinct()
     )
@@ -415,7 +478,9 @@ def affiliations_link_ror_ids(
 
     For the researchers matcher (OpenAlex authorships carry ``institutions[].ror``).
     ``source`` is ``openalex`` or ``ror-id``. An id link replaces a string match for the
-    same (slot, institution) with confidence 1.0. ROR IDs not loaded here are returned in
+    same (slot, institution) with confidence 1.0. The ROR ID of a withdrawn or inactive
+    record with an active successor links that successor (``superseded_by``), as string
+    matching does. ROR IDs not loaded here are returned in
     ``unknown_ror_ids`` (load the dump to link them); invalid ones are counted and skipped.
     Idempotent; two queries plus one write per call.
     """
@@ -427,7 +492,10 @@ def affiliations_link_ror_ids(
         except (InvalidRorId, TypeError, ValueError):
             logger.warning("invalid ROR ID for slot %s skipped: %r", slot_id, raw)
             result.invalid += 1
-    ids = dict(Institution.objects.filter(ror_id__in={r for _, r in wanted}).values_list("ror_id", "id"))
+    # A withdrawn or inactive record with an active successor is linked as its successor.
+    named = Institution.objects.filter(ror_id__in={r for _, r in wanted})
+    rows = named.values_list("ror_id", "id", "superseded_by_id")
+    ids = {ror_id: successor_id or pk for ror_id, pk, successor_id in rows}
     result.unknown_ror_ids = {r for _, r in wanted if r not in ids}
     keys = {(slot_id, ids[r]) for slot_id, r in wanted if r in ids}
     existing = {

@@ -83,7 +83,12 @@ def organization_json_ld(institution: Institution, *, parents: list, page_url: s
 
 def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse:
     """The canonical institution page ``/institutions/<id>-<slug>``."""
-    institution = Institution.objects.prefetch_related("names", "relationships").filter(pk=pk).first()
+    institution = (
+        Institution.objects.select_related("superseded_by")
+        .prefetch_related("names", "relationships")
+        .filter(pk=pk)
+        .first()
+    )
     if institution is None:
         return not_found(request)
     if slug != institution.slug:
@@ -115,9 +120,12 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
 
 
 def institution_lookup(request: HttpRequest, key: str) -> HttpResponse:
-    """Any other ``/institutions/<key>``: 301 to the canonical page, a page to choose from
-    when a name fits several institutions, or the 404 page."""
-    resolution = selectors.institution_resolve(key)
+    """Any other ``/institutions/<key>``: 301 to the canonical page (the active successor's,
+    for the ROR ID or a name of a withdrawn or inactive record that has one), a page to
+    choose from when a name fits several institutions, or the 404 page."""
+    # A withdrawn or inactive record's ROR ID and names lead to its active successor; its
+    # own canonical page stays (with a banner) for links made before.
+    resolution = selectors.institution_resolve(key, follow_successors=True)
     if resolution.institution is not None:
         return HttpResponsePermanentRedirect(resolution.institution.get_absolute_url())
     if resolution.candidates:

@@ -58,7 +58,8 @@ def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[Sort
         if search.researcher is None:
             raise ApiError(404, "not_found", f"No researcher has the id {filters.researcher}.")
     if filters.institution:
-        search.institution = institution_resolve(filters.institution).institution
+        # A withdrawn record's links live at its active successor (institutions re-points them).
+        search.institution = institution_resolve(filters.institution, follow_successors=True).institution
         if search.institution is None:
             raise ApiError(404, "not_found", f"No institution matches {filters.institution!r}.")
     return keyset_papers(search)

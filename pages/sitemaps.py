@@ -66,12 +66,14 @@ class ResearcherSitemap(_SiteSitemap):
 
 
 class InstitutionSitemap(_SiteSitemap):
-    """Every institution (ROR records keep their pages whatever their status)."""
+    """Every institution but a withdrawn or inactive one with an active successor (its page
+    stays, with a banner, but its ROR ID and names lead to the successor's page)."""
 
     changefreq = "monthly"
 
     def items(self):
-        return Institution.objects.order_by("pk").only("pk", "slug", "modified_at")
+        current = Institution.objects.filter(superseded_by__isnull=True)
+        return current.order_by("pk").only("pk", "slug", "modified_at")
 
     def lastmod(self, item: Institution):
         return item.modified_at

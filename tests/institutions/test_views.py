@@ -34,7 +34,8 @@ def test_canonical_url_shape(ror_registry):
         ("Todai", "057zh3y96"),  # alias
         ("the university of tokyo", "057zh3y96"),  # case and "the" ignored
         ("universite-de-montreal", "0161xgx34"),  # a slug of the display name
-        ("Université Montpellier 2", "00wh4bp03"),  # an inactive record resolves to itself
+        # An inactive record's name leads to its active successor (issue 18).
+        ("Université Montpellier 2", "051escj72"),
     ],
 )
 def test_every_form_redirects_permanently_to_the_canonical_page(visitor, ror_registry, key, ror_id):
