@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from papers.arxiv_api import parse_feed
 from papers.identifiers import doi_url, split_dois
@@ -110,6 +112,30 @@ def sample_records():
 )
 def test_split_dois(field, dois):
     assert split_dois(field) == dois
+
+
+_DOIS = st.builds(
+    lambda registrant, suffix: f"10.{registrant}/{suffix}",
+    st.from_regex(r"[0-9]{4,5}(\.[0-9]{1,3})?", fullmatch=True),
+    st.from_regex(r"[A-Za-z0-9][A-Za-z0-9.\-_()/:<>]{0,30}", fullmatch=True),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_DOIS, st.sampled_from(["", "doi:", "DOI: ", "https://doi.org/"])), min_size=1, max_size=5
+    ),
+    st.lists(st.sampled_from([" ", ", ", ";", " ; ", "\n  ", ","]), min_size=5, max_size=5),
+)
+def test_split_dois_gives_back_any_joined_list(items, separators):
+    """Any DOIs, prefixed or not, joined by any separators come back in order, each once."""
+    field = "".join(prefix + doi + sep for (doi, prefix), sep in zip(items, separators, strict=False))
+    expected: list[str] = []
+    for doi, _ in items:
+        if doi.casefold() not in {e.casefold() for e in expected}:
+            expected.append(doi)
+    assert doi_field(field) == expected
 
 
 def test_doi_url_is_path_safe():
