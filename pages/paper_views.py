@@ -83,7 +83,7 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
         "datePublished": paper.submitted_at.date().isoformat() if paper.submitted_at else None,
         "dateModified": paper.updated_date.isoformat() if paper.updated_date else None,
         "identifier": identifiers,
-        "sameAs": [paper.abs_url, f"https://doi.org/{paper.arxiv_doi}", *(url for _, url in paper.doi_links)],
+        "sameAs": [paper.abs_url, f"https://doi.org/{paper.arxiv_doi}", *(u for _, u in paper.doi_links)],
         "encoding": {
             "@type": "MediaObject",
             "encodingFormat": "application/pdf",
