@@ -432,7 +432,7 @@ def _paper_row(p: SyntheticPaper, now: datetime) -> tuple:
         p.categories[0],
         list(p.categories),
         p.license,
-        "",
+        [],  # dois
         "",
         "",
         "",

@@ -54,8 +54,9 @@ def paper_detail(request: HttpRequest, arxiv_id: str, slug: str) -> HttpResponse
 def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, str]]) -> dict:
     """schema.org ``ScholarlyArticle`` (with a ``BreadcrumbList``) for a paper page: name and
     headline (TeX made readable), abstract, authors as ``Person`` (``url`` when matched to a
-    researcher, ``affiliation`` from the record), dates, arXiv id and DOIs as
-    ``identifier``, arXiv pages as ``sameAs``, the PDF as ``encoding``, licence, keywords."""
+    researcher, ``affiliation`` from the record), dates, arXiv id and DOIs (arXiv's, then
+    each of ``paper.dois``) as ``identifier``, arXiv's pages and each DOI's URL as
+    ``sameAs``, the PDF as ``encoding``, licence, keywords."""
     base = settings.SITE_URL
     url = f"{base}{paper.get_absolute_url()}"
     title = readable_text(paper.title)
@@ -70,8 +71,7 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
         people.append(person)
     identifiers = [{"@type": "PropertyValue", "propertyID": "arXiv", "value": paper.arxiv_id}]
     identifiers.append({"@type": "PropertyValue", "propertyID": "DOI", "value": paper.arxiv_doi})
-    if paper.doi:
-        identifiers.append({"@type": "PropertyValue", "propertyID": "DOI", "value": paper.doi})
+    identifiers += [{"@type": "PropertyValue", "propertyID": "DOI", "value": doi} for doi in paper.dois]
     article: dict = {
         "@type": "ScholarlyArticle",
         "@id": url,
@@ -83,7 +83,7 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
         "datePublished": paper.submitted_at.date().isoformat() if paper.submitted_at else None,
         "dateModified": paper.updated_date.isoformat() if paper.updated_date else None,
         "identifier": identifiers,
-        "sameAs": [paper.abs_url, f"https://doi.org/{paper.arxiv_doi}"],
+        "sameAs": [paper.abs_url, f"https://doi.org/{paper.arxiv_doi}", *(u for _, u in paper.doi_links)],
         "encoding": {
             "@type": "MediaObject",
             "encodingFormat": "application/pdf",

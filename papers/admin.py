@@ -43,7 +43,8 @@ class PaperAdmin(admin.ModelAdmin):
         "versions_source",
         "authors_source",
     ]
-    search_fields = ["arxiv_id", "title", "authors_text", "doi"]
+    # ``dois__icontains`` matches the array's text form: any one DOI, or part of one.
+    search_fields = ["arxiv_id", "title", "authors_text", "dois__icontains"]
     list_select_related = ["primary_category"]
     autocomplete_fields = ["primary_category"]
     date_hierarchy = "submitted_at"

@@ -24,7 +24,15 @@ from lxml import etree
 
 from .authors import AuthorSlot, is_collaboration_name, slot_from_parts, split_name
 from .identifiers import InvalidArxivId, parse_arxiv_id
-from .records import ArxivRecord, FieldTooLong, RecordError, VersionInfo, clean_abstract, text_field
+from .records import (
+    ArxivRecord,
+    FieldTooLong,
+    RecordError,
+    VersionInfo,
+    clean_abstract,
+    doi_field,
+    text_field,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +114,7 @@ def _entry_record(entry: etree._Element, parsed) -> ArxivRecord:
         authors=authors,
         authors_text=", ".join(a.name for a in authors),
         categories=codes,
-        doi=text_field(_t(entry.find(f"{{{ARXIV}}}doi")), 200, "doi"),
+        dois=doi_field(_t(entry.find(f"{{{ARXIV}}}doi"))),
         journal_ref=text_field(_t(entry.find(f"{{{ARXIV}}}journal_ref")), 2000, "journal-ref"),
         comments=text_field(_t(entry.find(f"{{{ARXIV}}}comment")), 5000, "comment"),
         versions=versions,

@@ -81,7 +81,8 @@ def citation_key(paper: Paper, authors: Sequence[PaperAuthor]) -> str:
 
 
 def bibtex_entry(paper: Paper, authors: Sequence[PaperAuthor], *, key: str | None = None) -> str:
-    """One ``@misc`` entry (BibTeX) for ``paper`` with its ordered author slots."""
+    """One ``@misc`` entry (BibTeX) for ``paper`` with its ordered author slots; ``doi``
+    holds one DOI, the paper's first (arXiv's when it has none)."""
     fields: list[tuple[str, str]] = [
         ("title", "{" + bibtex_value(paper.title) + "}"),
         ("author", " and ".join(_bib_author(a) for a in authors) or bibtex_value(paper.authors_text)),
@@ -113,7 +114,8 @@ def _ris_line(tag: str, value: str) -> str:
 
 def ris_entry(paper: Paper, authors: Sequence[PaperAuthor]) -> str:
     """One RIS record (``TY`` … ``ER``): ``JOUR`` when arXiv gives a journal reference, else
-    ``UNPB``. Text is Unicode (TeX accents decoded), one line per tag."""
+    ``UNPB``. Text is Unicode (TeX accents decoded), one line per value: a ``DO`` line for
+    each of the paper's DOIs (arXiv's DOI when it has none)."""
     lines = [_ris_line("TY", "JOUR" if paper.journal_ref else "UNPB")]
     lines.append(_ris_line("TI", tex_to_unicode(paper.title)))
     for slot in authors:
@@ -132,7 +134,8 @@ def ris_entry(paper: Paper, authors: Sequence[PaperAuthor]) -> str:
         lines.append(_ris_line("KW", code))
     if paper.journal_ref:
         lines.append(_ris_line("JO", clean_text(paper.journal_ref)))
-    lines.append(_ris_line("DO", paper.doi or paper.arxiv_doi))
+    for doi in paper.dois or [paper.arxiv_doi]:  # RIS repeats a tag for each value
+        lines.append(_ris_line("DO", doi))
     lines.append(_ris_line("UR", paper.abs_url))
     lines.append(_ris_line("L1", paper.pdf_url))
     lines.append(_ris_line("N1", f"arXiv:{paper.arxiv_id}"))

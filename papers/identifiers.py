@@ -1,4 +1,4 @@
-"""arXiv identifiers: parse any accepted input form into one normalised key.
+"""arXiv identifiers and DOIs: parse any accepted arXiv form into one key; split a DOI field.
 
 Follows arXiv's identifier scheme (https://info.arxiv.org/help/arxiv_identifier.html):
 new style ``YYMM.NNNN`` (April 2007 to December 2014) and ``YYMM.NNNNN`` (from January
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import quote
 
 # Archives that existed with old-style identifiers (arXiv_archives table, plus the archives
 # that later became groups). The subject class after a dot is dropped from the identity.
@@ -133,3 +134,49 @@ def try_parse_arxiv_id(raw: str) -> ArxivId | None:
         return parse_arxiv_id(raw)
     except InvalidArxivId:
         return None
+
+
+# DOI syntax (DOI Handbook, section 2.2 "Syntax"):
+# a prefix "10." followed by a registrant code (digits, possibly subdivided by dots:
+# 10.1000.10), a "/", and a suffix of any printable characters, which may itself hold
+# "/", "," or ";" (Wiley's SICI suffixes do: 10.1002/(SICI)...3.0.CO;2-1). So a separator
+# only separates when a new DOI starts after it.
+_DOI_START = r"(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?10\.\d+(?:\.\d+)*/"
+_DOI_SEPARATOR = re.compile(rf"[\s,;]+(?={_DOI_START})", re.IGNORECASE)
+_DOI_PREFIX = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
+# Characters a DOI keeps unencoded in a URL path: RFC 3986 ``pchar`` minus "+", which the
+# DOI Handbook's "DOI Name Encoding Rules for URL Presentation" (appendix) recommends
+# encoding; everything it lists as mandatory ("%", '"', "#", space, "?") or recommended
+# ("<", ">", "{", "}", ...) is percent-encoded, and so is non-ASCII text (UTF-8).
+_DOI_PATH_SAFE = "/:@!$&'()*,;="
+
+
+def split_dois(value: str) -> list[str]:
+    """The DOIs of one metadata field, in the order written, each as written.
+
+    arXiv's ``doi`` field holds one DOI or several separated by spaces (a journal article
+    and its errata: ``10.1103/PhysRevD.75.124007 10.1103/PhysRevD.82.029901``). DOIs
+    follow the DOI Handbook's syntax: prefix ``10.`` + registrant code, ``/``, suffix.
+    Whitespace, commas or semicolons separate two DOIs only where the next DOI starts
+    (``10.<digits>/``, optionally after ``doi:`` or ``https://doi.org/``), so a suffix
+    holding a comma or semicolon stays whole. A ``doi:``, ``https://doi.org/`` or
+    ``http://dx.doi.org/`` prefix is removed; separators trailing a DOI are dropped; the
+    first of duplicates wins (DOIs compare case-insensitively, as the Handbook says); text
+    that does not start like a DOI is kept as written, never dropped. ``value`` should be
+    cleaned already (:func:`papers.text.clean_text`); ``""`` gives ``[]``.
+    """
+    out: list[str] = []
+    seen: set[str] = set()
+    for part in _DOI_SEPARATOR.split(value.strip()):
+        doi = _DOI_PREFIX.sub("", part.strip()).rstrip(" ,;")
+        if doi and doi.casefold() not in seen:
+            seen.add(doi.casefold())
+            out.append(doi)
+    return out
+
+
+def doi_url(doi: str) -> str:
+    """``https://doi.org/<doi>`` with the DOI made path-safe by the DOI Handbook's URL
+    encoding rules (``#``, ``?``, ``%``, space, ``<>``, ``+`` percent-encoded; ``/``, ``;``
+    and ``()`` kept, as RFC 3986 paths allow)."""
+    return "https://doi.org/" + quote(doi, safe=_DOI_PATH_SAFE)

@@ -12,6 +12,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from .identifiers import doi_url
 from .querysets import PaperQuerySet
 
 
@@ -71,7 +72,12 @@ class Paper(models.Model):
     )
     categories = ArrayField(models.CharField(max_length=32), default=list, blank=True)
     license = models.CharField(max_length=200, blank=True)
-    doi = models.CharField(max_length=200, blank=True)
+    dois = ArrayField(
+        models.CharField(max_length=200),
+        default=list,
+        blank=True,
+        help_text="The journal DOIs arXiv lists for the paper (an article and its errata), in its order",
+    )
     journal_ref = models.TextField(blank=True)
     report_no = models.TextField(blank=True)
     comments = models.TextField(blank=True)
@@ -160,6 +166,18 @@ class Paper(models.Model):
     def arxiv_doi(self) -> str:
         """The DOI arXiv registers for every paper: ``10.48550/arXiv.<id>``."""
         return f"10.48550/arXiv.{self.arxiv_id}"
+
+    @property
+    def doi(self) -> str:
+        """The first of ``dois`` (the journal article; later ones are usually errata), or
+        ``""``: what takes one DOI (BibTeX, the API's ``doi``)."""
+        return self.dois[0] if self.dois else ""
+
+    @property
+    def doi_links(self) -> list[tuple[str, str]]:
+        """``(doi, url)`` for each of ``dois``, the URL ``https://doi.org/`` + the DOI made
+        path-safe (:func:`papers.identifiers.doi_url`)."""
+        return [(doi, doi_url(doi)) for doi in self.dois]
 
     @property
     def submitted_year(self) -> int | None:

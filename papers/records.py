@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
 
 from .authors import AuthorSlot
+from .identifiers import split_dois
 from .text import clean_text
 
 # arXiv's withdrawal notices, in the phrasings seen in comments and abstracts (issue 18):
@@ -58,6 +59,7 @@ class FieldTooLong(ValueError):
 
 CATEGORY_MAX_LENGTH = 32  # Category.code and Paper.categories items
 SET_SPEC_MAX_LENGTH = 64  # Paper.set_specs items
+DOI_MAX_LENGTH = 200  # Paper.dois items
 
 
 @dataclass(slots=True)
@@ -91,7 +93,7 @@ class ArxivRecord:
     authors_text: str = ""
     categories: list[str] = field(default_factory=list)
     license: str = ""
-    doi: str = ""
+    dois: list[str] = field(default_factory=list)
     journal_ref: str = ""
     report_no: str = ""
     comments: str = ""
@@ -190,3 +192,15 @@ def text_field(value: str | None, limit: int = 100_000, name: str = "a field") -
     if len(text) > limit:
         raise FieldTooLong(name, len(text), limit)
     return text
+
+
+def doi_field(value: str | None, name: str = "doi") -> list[str]:
+    """A harvested DOI field as stored: cleaned as :func:`text_field`, then split into its
+    DOIs by :func:`papers.identifiers.split_dois` (order kept, duplicates dropped). Raises
+    :class:`FieldTooLong` (naming ``name``) when one DOI is over 200 characters or the
+    field over 2,000."""
+    dois = split_dois(text_field(value, 10 * DOI_MAX_LENGTH, name))
+    for doi in dois:
+        if len(doi) > DOI_MAX_LENGTH:
+            raise FieldTooLong(name, len(doi), DOI_MAX_LENGTH)
+    return dois

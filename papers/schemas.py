@@ -34,7 +34,15 @@ class PaperOut(Schema):
     latest_version: int
     cited_by_count: int | None
     withdrawn: bool
-    doi: str
+    doi: str = Field(
+        description="The first of `dois` (the journal article; later DOIs are usually errata), "
+        "or an empty string when the paper has none",
+        examples=["10.1103/PhysRevD.75.124007"],
+    )
+    dois: list[str] = Field(
+        description="Every DOI arXiv lists for the paper, in its order (arXiv's own DOI is `arxiv_doi`)",
+        examples=[["10.1103/PhysRevD.75.124007", "10.1103/PhysRevD.82.029901"]],
+    )
     url: str
     abs_url: str
     pdf_url: str

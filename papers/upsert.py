@@ -36,7 +36,7 @@ SOURCE_FIELDS = [
     "primary_category",
     "categories",
     "license",
-    "doi",
+    "dois",
     "journal_ref",
     "report_no",
     "comments",
@@ -126,8 +126,12 @@ def _hash_content(paper: Paper, authors: Sequence[AuthorSlot], versions: Sequenc
     payload = {
         f: (getattr(paper, f + "_id") if f == "primary_category" else getattr(paper, f))
         for f in SOURCE_FIELDS
-        if f != "content_hash"
+        if f not in ("content_hash", "dois")
     }
+    # Under the key and in the form the one ``doi`` string had before it became a list
+    # (issue 18): a paper with one DOI or none hashes as before, so a re-harvest leaves it
+    # unchanged; one whose joined string is now split hashes anew and is signed again.
+    payload["doi"] = paper.dois if len(paper.dois) > 1 else paper.doi
     payload["authors"] = [
         [a.name, a.keyname, a.forenames, a.suffix, a.affiliations, a.is_collaboration] for a in authors
     ]
@@ -186,7 +190,7 @@ def _merge(existing: Paper | None, record: ArxivRecord, categories: CategoryMap)
         paper.abstract = record.abstract
         paper.categories = codes
         paper.primary_category_id = codes[0]
-        for name in ("doi", "journal_ref", "report_no", "comments", "msc_class", "acm_class", "proxy"):
+        for name in ("dois", "journal_ref", "report_no", "comments", "msc_class", "acm_class", "proxy"):
             setattr(paper, name, getattr(record, name))
         if record.submitter:
             paper.submitter = record.submitter

@@ -128,7 +128,7 @@ def test_kaggle_lines():
     first = records[0]
     assert first.arxiv_id == "0704.0001"
     assert [a.name for a in first.authors] == ["C. Balázs", "E. L. Berger", "P. M. Nadolsky", "C.-P. Yuan"]
-    assert first.doi == "10.1103/PhysRevD.76.013009"
+    assert first.dois == ["10.1103/PhysRevD.76.013009"]
     assert first.versions[0].submitted_at == datetime(2007, 4, 2, 19, 18, 42, tzinfo=UTC)
     assert first.updated == date(2008, 11, 26)
     assert records[-1].arxiv_id == "0704.0800"
