@@ -128,6 +128,53 @@ def b32(data: bytes) -> str:
     return base64.b32encode(data).decode("ascii").rstrip("=")
 
 
+class Base32Error(ValueError):
+    """A base32 spelling of a digest that :func:`b32_digest_decode` does not read, and why."""
+
+
+# 32 bytes are 256 bits: 51 characters of 5 bits and one more holding the last bit and 4
+# pad bits, so 52 characters, or 56 with RFC 4648's padding ("====").
+B32_DIGEST_LENGTH = 52
+_B32_VALUE = {char: index for index, char in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")}
+
+
+def b32_digest_decode(text: str) -> bytes:
+    """The 32 bytes of a SHA-256 digest written in RFC 4648 base32, read strictly.
+
+    PROVENANCE.md fixes the one spelling this project emits, :func:`b32`: upper case, no
+    padding, 52 characters. Read back are that spelling, the same in lower or mixed case, and
+    RFC 4648's padded form (exactly ``====``); all give the same bytes. Everything else
+    raises :class:`Base32Error` saying why, so no two strings name one digest by accident and
+    none names another (BUGS.md B32-01): a space or other separator inside, a character
+    outside the RFC 4648 §6 alphabet (``0``, ``1``, ``8``, ``9``, punctuation), a wrong
+    length or padding, and non-zero pad bits in the last character (RFC 4648 §3.5: Python's
+    ``b32decode`` ignores them, so ``…CYQ`` and ``…CYR`` would give the same digest).
+    Surrounding whitespace is the caller's to strip.
+    """
+    body = text.upper()
+    if body.endswith("="):
+        if len(body) != B32_DIGEST_LENGTH + 4 or not body.endswith("===="):
+            raise Base32Error(f"base32 digest {text!r}: padding must be exactly '====' after 52 characters")
+        body = body[:B32_DIGEST_LENGTH]
+    value = 0
+    for position, char in enumerate(body, start=1):
+        digit = _B32_VALUE.get(char)
+        if digit is None:
+            raise Base32Error(
+                f"base32 digest {text!r}: {char!r} at position {position} is not in the RFC 4648 "
+                "alphabet A-Z 2-7 (no separators)"
+            )
+        value = value * 32 + digit
+    if len(body) != B32_DIGEST_LENGTH:
+        raise Base32Error(f"base32 digest {text!r}: {len(body)} characters, a SHA-256 digest has 52")
+    if value & 0xF:
+        raise Base32Error(
+            f"base32 digest {text!r}: the last character's 4 pad bits are not zero "
+            f"(the digest's spelling ends in {b32((value >> 4).to_bytes(32, 'big'))[-1]!r})"
+        )
+    return (value >> 4).to_bytes(32, "big")
+
+
 def text_canon_sha256(text: str | None) -> str:
     """``title_canon_sha256``/``abstract_canon_sha256``: SHA-256 hex of the lower-cased text
     with whitespace runs collapsed to one space and the ends trimmed (PROVENANCE.md)."""
