@@ -71,3 +71,17 @@ def test_the_stored_row_keeps_its_string(client, two_papers):
     assert client.get("/rss/category/quant-ph.xml").status_code == 200
     two_papers.refresh_from_db()
     assert (two_papers.title, two_papers.abstract) == (TITLE, ABSTRACT)
+
+
+def test_controls_that_are_not_white_space_are_removed_too(client, two_papers):
+    """U+001D and U+000C are white space to Python (``str.split`` takes them), so the text
+    clean-up alone drops them; U+0008 and U+001B are not, and only the feed's removal of
+    what XML 1.0 forbids keeps the feed parseable."""
+    Paper.objects.filter(pk=two_papers.pk).update(
+        title="Spin chains\u0008 with open boundaries & <edge>\u001b modes"
+    )
+    response = client.get("/rss/category/quant-ph.xml")
+    assert response.status_code == 200
+    root = etree.fromstring(response.content, STRICT)
+    assert len(root.findall("channel/item")) == 2
+    assert b"<title>Spin chains with open boundaries &amp; &lt;edge&gt; modes</title>" in response.content
