@@ -20,13 +20,14 @@ class CanonicalJsonError(TypeError):
     """A value that signed content may not hold (a float, a huge integer, a non-string key)."""
 
 
-def _plain(value: Any) -> bool:
+def _plain(value: Any, *, floats: bool = False) -> bool:
     """True when ``value`` is in the subset where ``json.dumps`` equals RFC 8785 byte for byte.
 
     The subset: ``str``, ``bool``, ``None``, integers within the I-JSON range, lists and
     dicts with ASCII string keys (RFC 8785 orders keys by UTF-16 code units and Python by
     code points; the two orders agree on ASCII). Floats raise :class:`CanonicalJsonError`
-    here, because signed content holds integers and strings only (PROVENANCE.md).
+    here, because signed content holds integers and strings only (PROVENANCE.md); with
+    ``floats`` (a verifier reading others' documents) a float only leaves the subset.
     """
     kind = type(value)
     if kind is str or kind is bool or value is None:
@@ -40,15 +41,17 @@ def _plain(value: Any) -> bool:
                 raise CanonicalJsonError(f"object key {key!r} is not a string")
             if not key.isascii():
                 plain = False
-            if not _plain(item):
+            if not _plain(item, floats=floats):
                 plain = False
         return plain
     if kind is list or kind is tuple:
         plain = True
         for item in value:
-            if not _plain(item):
+            if not _plain(item, floats=floats):
                 plain = False
         return plain
+    if kind is float and floats:
+        return False
     if kind is float:
         raise CanonicalJsonError(f"float {value!r} in signed content: use an integer or a string")
     raise CanonicalJsonError(f"{kind.__name__} is not a JSON value")
@@ -92,8 +95,21 @@ def is_plain(value: Any) -> bool:
 
 
 def rfc8785_json(value: Any) -> bytes:
-    """RFC 8785 bytes from the reference implementation only (used when verifying others' bundles)."""
-    _plain(value)  # rejects floats: the format signs integers and strings only
+    """The verifier's ``C(x)``: RFC 8785 canonical JSON of any I-JSON document (UTF-8 bytes).
+
+    We sign strings and integers only (:func:`canonical_json` refuses floats), but a verifier
+    must accept every RFC 8785 document another signer may send (BUGS.md JCS-02), so numbers
+    that are not integers are written as RFC 8785 §3.2.2.3 says, by ECMAScript's
+    Number::toString: ``1.0`` → ``1``, ``-0.0`` → ``0``, ``1e-7`` → ``1e-7``, ``1e20`` →
+    ``100000000000000000000``, ``1e21`` → ``1e+21``, ``1.5e-6`` → ``0.0000015``. That part is
+    the ``rfc8785`` package's (already our reference in the tests); the plain subset keeps
+    the fast path. Raises ``rfc8785.FloatDomainError`` for NaN and ±Infinity,
+    ``rfc8785.IntegerDomainError`` for integers outside ±(2**53-1) (both ``ValueError``),
+    :class:`CanonicalJsonError` for non-JSON types and non-string keys: never rounded, never
+    written as text.
+    """
+    if _plain(value, floats=True):
+        return _ENCODER.encode(value).encode("utf-8")
     return rfc8785.dumps(value)
 
 
@@ -110,6 +126,53 @@ def canonical_sha256(value: Any) -> str:
 def b32(data: bytes) -> str:
     """RFC 4648 base32, upper case, padding removed."""
     return base64.b32encode(data).decode("ascii").rstrip("=")
+
+
+class Base32Error(ValueError):
+    """A base32 spelling of a digest that :func:`b32_digest_decode` does not read, and why."""
+
+
+# 32 bytes are 256 bits: 51 characters of 5 bits and one more holding the last bit and 4
+# pad bits, so 52 characters, or 56 with RFC 4648's padding ("====").
+B32_DIGEST_LENGTH = 52
+_B32_VALUE = {char: index for index, char in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")}
+
+
+def b32_digest_decode(text: str) -> bytes:
+    """The 32 bytes of a SHA-256 digest written in RFC 4648 base32, read strictly.
+
+    PROVENANCE.md fixes the one spelling this project emits, :func:`b32`: upper case, no
+    padding, 52 characters. Read back are that spelling, the same in lower or mixed case, and
+    RFC 4648's padded form (exactly ``====``); all give the same bytes. Everything else
+    raises :class:`Base32Error` saying why, so no two strings name one digest by accident and
+    none names another (BUGS.md B32-01): a space or other separator inside, a character
+    outside the RFC 4648 §6 alphabet (``0``, ``1``, ``8``, ``9``, punctuation), a wrong
+    length or padding, and non-zero pad bits in the last character (RFC 4648 §3.5: Python's
+    ``b32decode`` ignores them, so ``…CYQ`` and ``…CYR`` would give the same digest).
+    Surrounding whitespace is the caller's to strip.
+    """
+    body = text.upper()
+    if body.endswith("="):
+        if len(body) != B32_DIGEST_LENGTH + 4 or not body.endswith("===="):
+            raise Base32Error(f"base32 digest {text!r}: padding must be exactly '====' after 52 characters")
+        body = body[:B32_DIGEST_LENGTH]
+    value = 0
+    for position, char in enumerate(body, start=1):
+        digit = _B32_VALUE.get(char)
+        if digit is None:
+            raise Base32Error(
+                f"base32 digest {text!r}: {char!r} at position {position} is not in the RFC 4648 "
+                "alphabet A-Z 2-7 (no separators)"
+            )
+        value = value * 32 + digit
+    if len(body) != B32_DIGEST_LENGTH:
+        raise Base32Error(f"base32 digest {text!r}: {len(body)} characters, a SHA-256 digest has 52")
+    if value & 0xF:
+        raise Base32Error(
+            f"base32 digest {text!r}: the last character's 4 pad bits are not zero "
+            f"(the digest's spelling ends in {b32((value >> 4).to_bytes(32, 'big'))[-1]!r})"
+        )
+    return (value >> 4).to_bytes(32, "big")
 
 
 def text_canon_sha256(text: str | None) -> str:

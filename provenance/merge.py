@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from .canonical import canonical_json, sha256_hex
+from .canonical import rfc8785_json, sha256_hex
 from .keys import verify_signature
 
 STATE_TYPE = "pith_open_graph_state"
@@ -49,7 +49,7 @@ def event_problem(event: dict, pith_number: str, keys_by_fingerprint: dict[str, 
     """Why ``event`` is invalid (``content_hash``, ``event_id``, ``unknown_key``, ``signature``,
     ``subject``), or ``None`` when its hash, id, signature and subject all hold."""
     try:
-        digest = sha256_hex(canonical_json(event_content(event)))
+        digest = sha256_hex(rfc8785_json(event_content(event)))
     except (TypeError, ValueError):
         return "content_hash"
     if digest != event.get("content_sha256"):
@@ -181,5 +181,5 @@ def state_merge(
         "invalid_events": invalid,
         "applied_event_ids": [e["event_id"] for e in ordered],
     }
-    state["state_sha256"] = sha256_hex(canonical_json(state))
+    state["state_sha256"] = sha256_hex(rfc8785_json(state))
     return state

@@ -7,11 +7,15 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 
+from .canonical import B32_DIGEST_LENGTH, Base32Error, b32_digest_decode
 from .models import Event, Record
 
 _FULL = re.compile(r"^pith:(\d{4}):([A-Z2-7]{26})$")
 _BODY = re.compile(r"^[A-Z2-7]{26}$")
 _SHORT = re.compile(r"^(?:PITH:)?([A-Z2-7]{8}|[A-Z2-7]{12}|[A-Z2-7]{16})$")
+# What is meant as a whole digest in base32 (52 characters, give or take padding, separators
+# or a stray character): read strictly, so a misspelling gets its reason, not a 404.
+_DIGEST_LIKE = re.compile(r"^[\w\s=]+$")
 _ARXIV = re.compile(r"^((?:[a-z]+(?:[.-][a-z]+)*/\d{7})|(?:\d{4}\.\d{4,5}))(?:v(\d+))?$", re.IGNORECASE)
 
 
@@ -25,17 +29,20 @@ def pith_for_paper(paper) -> Record | None:
 @dataclass
 class Resolution:
     """What a reference names: one ``record``, or several ``candidates`` (an ambiguous short
-    form or an arXiv id with several versions), and whether ``exact`` (a full number/body)."""
+    form or an arXiv id with several versions), and whether ``exact`` (a full number/body);
+    ``error`` says why a reference that is meant as a base32 digest is not one."""
 
     record: Record | None = None
     candidates: list[Record] = field(default_factory=list)
     exact: bool = False
+    error: str = ""
 
 
 def record_resolve(ref: str) -> Resolution:
     """Resolve ``pith:2023:<body>``, ``<body>``, a short form (``pith:L5Y4YBEW``, 8/12/16
-    characters, any case) or an arXiv id (``2401.10241`` gives its current record,
-    ``2401.10241v1`` that version's)."""
+    characters, any case), the whole digest in base32 (52 characters, read by
+    :func:`~provenance.canonical.b32_digest_decode`; a misspelt one gives ``error``) or an
+    arXiv id (``2401.10241`` gives its current record, ``2401.10241v1`` that version's)."""
     ref = (ref or "").strip()
     upper = ref.upper()
     match = _FULL.match(ref) or _FULL.match("pith:" + upper[5:] if upper.startswith("PITH:") else "")
@@ -50,6 +57,12 @@ def record_resolve(ref: str) -> Resolution:
     if short:
         found = list(Record.objects.filter(pith_body__startswith=short.group(1)).order_by("pith_body")[:20])
         return Resolution(record=found[0] if len(found) == 1 else None, candidates=found)
+    if _DIGEST_LIKE.match(ref) and abs(len(re.sub(r"[\s=]", "", ref)) - B32_DIGEST_LENGTH) <= 1:
+        try:
+            digest = b32_digest_decode(ref)
+        except Base32Error as exc:
+            return Resolution(error=str(exc))
+        return Resolution(record=Record.objects.filter(canonical_sha256=digest.hex()).first())
     arxiv = _ARXIV.match(ref)
     if arxiv:
         records = Record.objects.filter(source_id=arxiv.group(1))

@@ -16,7 +16,7 @@ from .builders import (
     RECEIPT_SIGNED_MESSAGE,
     aliases_build,
 )
-from .canonical import b32, canonical_json, pith_body, sha256_hex
+from .canonical import b32, pith_body, rfc8785_json, sha256_hex
 from .keys import fingerprint_b32, fingerprint_hex, verify_signature
 from .merge import KNOWN_MERGE_VERSIONS, event_content, event_problem, state_merge
 
@@ -109,11 +109,16 @@ def _signature_problem(raw: bytes | None, block: dict, digest_hex: str, expected
     return "the signature does not verify"
 
 
+def _not_json(constant: str) -> None:
+    # Python's json reads NaN and ±Infinity, which are not JSON (RFC 8259 §6, RFC 8785 §3.2.2.3).
+    raise ValueError(f"{constant} is not a JSON number")
+
+
 def _load(bundle: Any) -> dict:
     if isinstance(bundle, bytes | bytearray):
         bundle = bundle.decode("utf-8")
     if isinstance(bundle, str):
-        bundle = json.loads(bundle)
+        bundle = json.loads(bundle, parse_constant=_not_json)
     return bundle
 
 
@@ -213,7 +218,7 @@ def _check_canonical_record(data: dict, out: _Collector) -> None:
     """Canonical record and its digest."""
     record = data["canonical_record"]
     digest = data["canonical_sha256"]
-    if sha256_hex(canonical_json(record)) != digest:
+    if sha256_hex(rfc8785_json(record)) != digest:
         out.fail("canonical_hash", "SHA-256 of C(canonical_record) differs from canonical_sha256")
     if data.get("source") is not None and data["source"] != record.get("source"):
         out.fail("canonical_hash", "source differs from canonical_record.source")
@@ -255,7 +260,7 @@ def _check_events(data: dict, out: _Collector, key_for: Callable[[dict, str], by
     for i, event in enumerate(data["events"]):
         label = f"event {i} ({event.get('event_type')})"
         try:
-            content_digest = sha256_hex(canonical_json(event_content(event)))
+            content_digest = sha256_hex(rfc8785_json(event_content(event)))
         except (TypeError, ValueError) as exc:
             out.fail("event_content_hash", f"{label}: not canonicalisable: {exc}")
             continue
@@ -306,7 +311,7 @@ def _check_record_created(
 def _check_state(data: dict, out: _Collector, keys: dict[str, bytes]) -> None:
     """State: its own hash, the events it applied, and (for a known merge) the merge itself."""
     state = data["state"]
-    if sha256_hex(canonical_json({k: v for k, v in state.items() if k != "state_sha256"})) != state.get(
+    if sha256_hex(rfc8785_json({k: v for k, v in state.items() if k != "state_sha256"})) != state.get(
         "state_sha256"
     ):
         out.fail("state_hash", "SHA-256 of C(state without state_sha256) differs from state_sha256")
@@ -356,7 +361,7 @@ def _check_state_merge(data: dict, out: _Collector) -> None:
 def _check_bundle(data: dict, out: _Collector, key_for: Callable[[dict, str], bytes | None]) -> None:
     """Bundle: hash of everything but the signature, then the signature over its raw bytes."""
     signature = data.get("bundle_signature") or {}
-    bundle_digest = sha256_hex(canonical_json({k: v for k, v in data.items() if k != "bundle_signature"}))
+    bundle_digest = sha256_hex(rfc8785_json({k: v for k, v in data.items() if k != "bundle_signature"}))
     if signature.get("bundle_sha256") != bundle_digest:
         out.fail("bundle_hash", "SHA-256 of C(bundle without bundle_signature) differs from bundle_sha256")
     problem = _signature_problem(
@@ -375,7 +380,7 @@ def recompute(bundle: dict) -> dict:
     Returns ``{canonical_sha256, pith_number, short_forms, key_fingerprints, event_ids}``.
     """
     record = bundle["canonical_record"]
-    digest = hashlib.sha256(canonical_json(record)).digest()
+    digest = hashlib.sha256(rfc8785_json(record)).digest()
     body = b32(digest)[:26]
     return {
         "canonical_sha256": digest.hex(),
@@ -384,5 +389,5 @@ def recompute(bundle: dict) -> dict:
         "key_fingerprints": [
             fingerprint_hex(base64.b64decode(k["public_key_b64"])) for k in bundle["public_keys"]
         ],
-        "event_ids": [f"sha256:{sha256_hex(canonical_json(event_content(e)))}" for e in bundle["events"]],
+        "event_ids": [f"sha256:{sha256_hex(rfc8785_json(event_content(e)))}" for e in bundle["events"]],
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -25,8 +25,15 @@ def _json(document: dict, *, etag: str | None = None) -> HttpResponse:
     return response
 
 
+def _bad_reference(reason: str) -> HttpResponse:
+    """400 naming why a reference is not a spelling of a digest (BUGS.md B32-01)."""
+    return HttpResponseBadRequest(reason, content_type="text/plain; charset=utf-8")
+
+
 def _record_or_redirect(request: HttpRequest, number: str, route: str) -> Record | HttpResponse:
     resolved = record_resolve(number)
+    if resolved.error:
+        return _bad_reference(resolved.error)
     if resolved.record is None:
         raise Http404("no such pith number")
     if not resolved.exact:
@@ -68,6 +75,8 @@ def keys_json(request: HttpRequest) -> HttpResponse:
 def pith_page(request: HttpRequest, ref: str) -> HttpResponse:
     """The human page of a record; short forms and arXiv ids redirect to it (or list choices)."""
     resolved = record_resolve(ref)
+    if resolved.error:
+        return _bad_reference(resolved.error)
     record = resolved.record
     if record is None:
         if resolved.candidates:
