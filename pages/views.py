@@ -15,6 +15,7 @@ from papers.identifiers import try_parse_arxiv_id
 from papers.models import ArxivFetch, Paper
 
 from . import search as site_search
+from .paper_views import category_alias_redirect
 
 PAGE_SIZE = 20
 
@@ -25,8 +26,11 @@ def search(request: HttpRequest) -> HttpResponse:
 
     An arXiv identifier as the whole query goes straight to the paper (or to its 404 page,
     which offers to fetch it); a ROR ID or an ORCID iD held here goes to that institution or
-    researcher. Papers, researchers and institutions are tabs (``type``).
+    researcher. Papers, researchers and institutions are tabs (``type``). An alias
+    ``category`` answers 301 to its canonical code.
     """
+    if redirect := category_alias_redirect(request):
+        return redirect
     params = site_search.parse_search(request.GET)
     if params.q and not params.has_filters:
         parsed = try_parse_arxiv_id(params.q)
