@@ -1,8 +1,9 @@
-"""Search, autocomplete, robots.txt and llms.txt views (thin: parse, call a selector, render)."""
+"""Search, autocomplete, sitemap index, robots.txt, llms.txt views (thin: parse, call a selector, render)."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.sitemaps.views import x_robots_tag
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
@@ -16,6 +17,7 @@ from papers.models import ArxivFetch, Paper
 
 from . import search as site_search
 from .paper_views import category_alias_redirect
+from .sitemaps import sitemap_file, sitemap_index_xml
 
 PAGE_SIZE = 20
 
@@ -72,6 +74,23 @@ def suggest(request: HttpRequest) -> JsonResponse:
     ``{"results": [{"id", "name", "url", "detail"}]}`` (empty below 2 characters)."""
     results = site_search.suggest(text=request.GET.get("q", ""), kind=request.GET.get("kind", ""))
     return JsonResponse({"results": results})
+
+
+@require_GET
+@x_robots_tag
+def sitemap_index(request: HttpRequest) -> HttpResponse:
+    """``/sitemap.xml``: the sitemap index (sitemaps.org 0.9), listing only the section
+    files that hold URLs (:func:`pages.sitemaps.sitemap_index_entries`)."""
+    return HttpResponse(sitemap_index_xml(), content_type="application/xml")
+
+
+@require_GET
+@x_robots_tag
+def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
+    """``/sitemap-<section>.xml?p=<n>``: one file of a section (at most 50,000 URLs); 404 for
+    an unknown section or a page past its end (:func:`pages.sitemaps.sitemap_file`)."""
+    body = sitemap_file(section=section, page=request.GET.get("p", 1))
+    return HttpResponse(body, content_type="application/xml")
 
 
 @require_GET
