@@ -6,10 +6,12 @@ goes through.
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.urls import reverse
 
 from papers.feeds import PaperFeed, feed_text
 from papers.models import Category
+from papers.selectors import category_canonical
 from researchers.models import Researcher
 
 FEED_SIZE = 50
@@ -28,7 +30,14 @@ class LatestPapersFeed(PaperFeed):
 
 class CategoryFeed(PaperFeed):
     """``/rss/category/<code>.xml``: the 50 newest papers listed in an arXiv category
-    (primary or cross-list). 404 for an unknown code."""
+    (primary or cross-list). 404 for an unknown code; an alias (``math.IT``) answers 301 to
+    its canonical code's feed (``cs.IT``, BUGS.md CAT-01)."""
+
+    def __call__(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        canonical = category_canonical(kwargs["code"])
+        if canonical is not None and canonical != kwargs["code"]:
+            return HttpResponsePermanentRedirect(reverse("pages:feed_category", kwargs={"code": canonical}))
+        return super().__call__(request, *args, **kwargs)
 
     def get_object(self, request: HttpRequest, code: str) -> Category:
         category = Category.objects.filter(code=code).first()

@@ -18,7 +18,7 @@ from institutions.selectors import institution_resolve
 from papers.identifiers import try_parse_arxiv_id
 from papers.models import Paper, PaperAuthor
 from papers.schemas import PaperPage
-from papers.selectors import paper_or_error
+from papers.selectors import category_canonical, paper_or_error
 from provenance.selectors import pith_for_paper
 from researchers.selectors import researcher_resolve
 from wove.errors import ApiError, Error
@@ -51,8 +51,10 @@ def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[Sort
         include_merged_away=False,
     )
     if filters.category:
-        # A blank category (kept as sent) matches no paper, as it always has here.
-        search.category = filters.category.strip() or filters.category
+        # A blank category (kept as sent) matches no paper, as it always has here; an alias
+        # (math.IT) filters by the code its papers are filed under (cs.IT).
+        code = filters.category.strip()
+        search.category = (category_canonical(code) or code) if code else filters.category
     if filters.researcher is not None:
         search.researcher, _moved = researcher_resolve(filters.researcher)
         if search.researcher is None:

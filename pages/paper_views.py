@@ -16,7 +16,7 @@ from django.shortcuts import render
 from institutions.models import Institution
 from papers import export
 from papers.models import Category, Paper
-from papers.selectors import category_names, paper_for_page, resolve_identifier
+from papers.selectors import category_canonical, category_names, paper_for_page, resolve_identifier
 from papers.templatetags.wove import readable_text
 from papers.views import gone, not_found
 from researchers.models import Authorship, Researcher
@@ -170,8 +170,24 @@ def paper_lookup(request: HttpRequest, raw: str) -> HttpResponse:
     return HttpResponsePermanentRedirect(paper.get_absolute_url())
 
 
+def category_alias_redirect(request: HttpRequest) -> HttpResponse | None:
+    """A 301 to the same page with an alias ``?category=`` (``math.IT``) replaced by the
+    code papers are filed under (``cs.IT``), the other parameters kept; ``None`` when the
+    parameter is absent, canonical or unknown (BUGS.md CAT-01)."""
+    code = request.GET.get("category", "").strip()
+    canonical = category_canonical(code) if code else None
+    if canonical is None or canonical == code:
+        return None
+    params = request.GET.copy()
+    params["category"] = canonical
+    return HttpResponsePermanentRedirect(f"{request.path}?{params.urlencode()}")
+
+
 def paper_list(request: HttpRequest) -> HttpResponse:
-    """``/papers/``: newest first, 24 a page, optional ``?category=`` filter."""
+    """``/papers/``: newest first, 24 a page, optional ``?category=`` filter (an alias
+    answers 301 to its canonical code)."""
+    if redirect := category_alias_redirect(request):
+        return redirect
     papers = Paper.objects.public().newest().select_related("primary_category")
     category = None
     code = request.GET.get("category", "").strip()

@@ -66,7 +66,10 @@ class PaperFilter(Schema):
 
     q: str | None = Field(None, max_length=500, description="Full-text query")
     category: str | None = Field(
-        None, max_length=32, description="arXiv category, primary or cross-list (cs.DC)"
+        None,
+        max_length=32,
+        description="arXiv category, primary or cross-list (cs.DC); an alias or retired archive "
+        "filters by the code arXiv files it under (math.IT as cs.IT)",
     )
     researcher: int | None = Field(None, ge=1, le=2**62, description="Researcher id")
     institution: str | None = Field(None, max_length=100, description="Institution id or ROR ID")

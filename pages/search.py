@@ -27,6 +27,7 @@ from institutions.models import AuthorAffiliation, Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
 from papers.models import Category, Paper
 from papers.querysets import PAPER_ORDERS
+from papers.selectors import category_canonical
 from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import fold_text
@@ -154,8 +155,9 @@ def parse_search(params: QueryDict) -> PaperSearch:
     search.tab = tab if tab in TABS else "papers"
     code = params.get("category", "").strip()
     if code:
-        if Category.objects.filter(code=code).exists():
-            search.category = code
+        # An alias (math.IT) searches the code its papers are filed under (cs.IT).
+        if canonical := category_canonical(code):
+            search.category = canonical
         else:
             search.problems.append(f"Unknown category “{code[:40]}”")
     search.year_from = _year(params.get("from"))

@@ -1,10 +1,8 @@
 """Site-wide URLs: search, autocomplete, feeds, sitemaps, robots.txt, llms.txt."""
 
-from django.contrib.sitemaps import views as sitemap_views
 from django.urls import path, re_path
 
 from . import feeds, paper_views, views
-from .sitemaps import SITEMAPS
 
 app_name = "pages"
 
@@ -14,18 +12,8 @@ urlpatterns = [
     path("rss/latest.xml", feeds.LatestPapersFeed(), name="feed_latest"),
     path("rss/category/<str:code>.xml", feeds.CategoryFeed(), name="feed_category"),
     path("rss/researchers/<int:pk>.xml", feeds.ResearcherFeed(), name="feed_researcher"),
-    path(
-        "sitemap.xml",
-        sitemap_views.index,
-        {"sitemaps": SITEMAPS, "sitemap_url_name": "pages:sitemap_section"},
-        name="sitemap",
-    ),
-    path(
-        "sitemap-<section>.xml",
-        sitemap_views.sitemap,
-        {"sitemaps": SITEMAPS},
-        name="sitemap_section",
-    ),
+    path("sitemap.xml", views.sitemap_index, name="sitemap"),
+    path("sitemap-<section>.xml", views.sitemap_section, name="sitemap_section"),
     path("papers/fetch", views.fetch_request, name="fetch"),
     path("papers/fetch/<path:arxiv_id>", views.fetch_status, name="fetch_status"),
     path("papers/fetch-status/<path:arxiv_id>", views.fetch_status_json, name="fetch_status_json"),

@@ -1,8 +1,9 @@
-"""Search, autocomplete, robots.txt and llms.txt views (thin: parse, call a selector, render)."""
+"""Search, autocomplete, sitemap index, robots.txt, llms.txt views (thin: parse, call a selector, render)."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.sitemaps.views import x_robots_tag
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
@@ -15,6 +16,8 @@ from papers.identifiers import try_parse_arxiv_id
 from papers.models import ArxivFetch, Paper
 
 from . import search as site_search
+from .paper_views import category_alias_redirect
+from .sitemaps import sitemap_file, sitemap_index_xml
 
 PAGE_SIZE = 20
 
@@ -25,8 +28,11 @@ def search(request: HttpRequest) -> HttpResponse:
 
     An arXiv identifier as the whole query goes straight to the paper (or to its 404 page,
     which offers to fetch it); a ROR ID or an ORCID iD held here goes to that institution or
-    researcher. Papers, researchers and institutions are tabs (``type``).
+    researcher. Papers, researchers and institutions are tabs (``type``). An alias
+    ``category`` answers 301 to its canonical code.
     """
+    if redirect := category_alias_redirect(request):
+        return redirect
     params = site_search.parse_search(request.GET)
     if params.q and not params.has_filters:
         parsed = try_parse_arxiv_id(params.q)
@@ -68,6 +74,23 @@ def suggest(request: HttpRequest) -> JsonResponse:
     ``{"results": [{"id", "name", "url", "detail"}]}`` (empty below 2 characters)."""
     results = site_search.suggest(text=request.GET.get("q", ""), kind=request.GET.get("kind", ""))
     return JsonResponse({"results": results})
+
+
+@require_GET
+@x_robots_tag
+def sitemap_index(request: HttpRequest) -> HttpResponse:
+    """``/sitemap.xml``: the sitemap index (sitemaps.org 0.9), listing only the section
+    files that hold URLs (:func:`pages.sitemaps.sitemap_index_entries`)."""
+    return HttpResponse(sitemap_index_xml(), content_type="application/xml")
+
+
+@require_GET
+@x_robots_tag
+def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
+    """``/sitemap-<section>.xml?p=<n>``: one file of a section (at most 50,000 URLs); 404 for
+    an unknown section or a page past its end (:func:`pages.sitemaps.sitemap_file`)."""
+    body = sitemap_file(section=section, page=request.GET.get("p", 1))
+    return HttpResponse(body, content_type="application/xml")
 
 
 @require_GET

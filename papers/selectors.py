@@ -53,6 +53,21 @@ def category_names(codes: list[str]) -> list[tuple[str, str]]:
     return [(code, names.get(code, code)) for code in codes]
 
 
+def category_canonical(code: str) -> str | None:
+    """The code papers are filed under for a category code: ``code`` itself when canonical,
+    the target of an alias or retired archive (``math.IT`` gives ``cs.IT``, ``chao-dyn``
+    gives ``nlin.CD``; arXiv's taxonomy, see :mod:`papers.taxonomy`), ``None`` for a code
+    the taxonomy does not hold. Listings use it so an alias never answers an empty list
+    (BUGS.md CAT-01): stored papers carry canonical codes only (:mod:`papers.upsert`)."""
+    seen: set[str] = set()
+    current = Category.objects.filter(code=code).values_list("code", "canonical_id").first()
+    # A chain is followed to its end (one step in arXiv's taxonomy); a cycle stops it.
+    while current is not None and current[1] and current[1] not in seen:
+        seen.add(current[0])
+        current = Category.objects.filter(code=current[1]).values_list("code", "canonical_id").first()
+    return current[0] if current else None
+
+
 def paper_or_error(raw: str) -> Paper:
     """The paper named by ``raw`` (any identifier form). Raises :class:`ApiError` 404 for an
     unparsable or unknown identifier and 410 for a paper arXiv deleted."""
