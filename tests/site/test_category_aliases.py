@@ -107,7 +107,7 @@ def _stored() -> dict[str, tuple]:
 def test_cat01_migration_canonicalises_stored_alias_codes(aliased):
     """BUGS.md CAT-01: categories stored as harvested (aliases, as before canonicalisation)
     become canonical, with the hash a re-harvest computes, so the re-harvest writes nothing."""
-    migration = importlib.import_module("papers.migrations.0008_canonical_categories")
+    migration = importlib.import_module("papers.migrations.0009_canonical_categories")
     canonical = _stored()
     Paper.objects.filter(arxiv_id=A).update(
         categories=["math.IT", "cs.LG"], primary_category_id="math.IT", content_hash="as-harvested"

@@ -76,6 +76,6 @@ def canonicalise(apps, schema_editor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("papers", "0007_arxivfetch_from_pages")]
+    dependencies = [("papers", "0008_paper_dois")]
 
     operations = [migrations.RunPython(canonicalise, migrations.RunPython.noop)]
