@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 from django.db import connection, transaction
@@ -53,20 +53,26 @@ _CURSOR_FIELDS = (
     "response_date",
     "resumption_token",
     "complete_list_size",
+    "last_complete_datestamp",
+    "datestamps_in_order",
 )
 
 
-def _write_page(run: HarvestRun, page: OaiPage, categories: CategoryMap) -> UpsertResult:
+def _write_page(
+    run: HarvestRun, page: OaiPage, categories: CategoryMap, *, list_start: bool = False
+) -> UpsertResult:
     before = {name: getattr(run, name) for name in _CURSOR_FIELDS}
     try:
-        return _write_page_atomically(run, page, categories)
+        return _write_page_atomically(run, page, categories, list_start=list_start)
     except BaseException:
         for name, value in before.items():
             setattr(run, name, value)
         raise
 
 
-def _write_page_atomically(run: HarvestRun, page: OaiPage, categories: CategoryMap) -> UpsertResult:
+def _write_page_atomically(
+    run: HarvestRun, page: OaiPage, categories: CategoryMap, *, list_start: bool
+) -> UpsertResult:
     total = UpsertResult()
     with transaction.atomic():
         for batch in _batched(page.records, BATCH_SIZE):
@@ -83,10 +89,54 @@ def _write_page_atomically(run: HarvestRun, page: OaiPage, categories: CategoryM
         run.resumption_token = page.resumption_token or ""
         if page.complete_list_size:
             run.complete_list_size = page.complete_list_size
+        if run.kind == HarvestRun.Kind.OAI:
+            _checkpoint_advance(run, page, list_start=list_start)
         run.save()
     for error in page.errors:
         logger.warning("harvest run %s skipped %s", run.pk, error)
     return total
+
+
+def _checkpoint_advance(run: HarvestRun, page: OaiPage, *, list_start: bool) -> None:
+    """Move ``run.last_complete_datestamp`` past a page just written (OAI-PMH day granularity).
+
+    arXiv's OAI-PMH server (arXiv/oaipmh, ``fetch_list``) pages a list in datestamp order: a
+    page ends on its newest day and the next page resumes from that day. So once a page is
+    written, every day before its newest datestamp is complete, and only the newest day may
+    continue on the next page: the last complete day is the newest datestamp minus one. A
+    page holding a day at or before the last complete one shows a list not in datestamp
+    order (a server that orders by identifier): then no day is known complete for the rest
+    of the run (``datestamps_in_order`` false) and an expired token restarts the whole
+    window. ``list_start``: the first page of a list restarted from the last complete day,
+    which holds that day again by design.
+    """
+    days = [record.datestamp for record in page.records if record.datestamp]
+    if not days or not run.datestamps_in_order:
+        return
+    complete = run.last_complete_datestamp
+    if complete is not None and not list_start and min(days) <= complete:
+        logger.warning(
+            "harvest run %s: a page went back to %s, before the last complete day %s; "
+            "this list is not in datestamp order",
+            run.pk,
+            min(days),
+            complete,
+        )
+        run.datestamps_in_order = False
+        run.last_complete_datestamp = None
+        return
+    newest_complete = max(days) - timedelta(days=1)
+    run.last_complete_datestamp = max(newest_complete, complete) if complete else newest_complete
+
+
+def _restart_day(run: HarvestRun) -> date | None:
+    """Where a list restarts after its resumptionToken expired: the last complete day,
+    inclusive (re-reading it is idempotent and covers a record the order inference missed),
+    never before the window's ``from``; the window's ``from`` when no day is known complete."""
+    day = run.last_complete_datestamp if run.datestamps_in_order else None
+    if day is None or (run.from_date is not None and day < run.from_date):
+        return run.from_date
+    return day
 
 
 # After a bulk load the planner's row estimates are stale until autovacuum catches up;
@@ -160,8 +210,12 @@ def harvest_oai(
     An interrupted run for the same prefix and set resumes from its saved resumptionToken.
     Otherwise a new run starts from ``from_date``, or, when ``incremental`` and no date is
     given, from the day of the last complete run's responseDate. ``badResumptionToken``
-    restarts the same request window (idempotent upserts make re-reading safe), at most
-    three times; ``noRecordsMatch`` completes the run with nothing written; ``badArgument``
+    (an expired token) restarts the list from the run's last complete datestamp, inclusive
+    and with the window's own ``until`` (idempotent upserts make re-reading safe; see
+    :func:`_checkpoint_advance`), sending the stale token no more, at most three times; a
+    server error that outlasts the client's retries (503 with ``Retry-After``) fails the run
+    with its token and last complete datestamp kept, the pages written so far committed;
+    ``noRecordsMatch`` completes the run with nothing written; ``badArgument``
     and any other OAI error fail the run and are raised. ``progress(n)`` is called with
     the records seen per page.
 
@@ -251,32 +305,48 @@ def _harvest_oai_locked(
         run.save(update_fields=["status"])
     categories = CategoryMap()
     token = run.resumption_token or None
+    list_from, list_start = run.from_date, token is None
     while True:
         try:
             for page in client.list_records(
                 metadata_prefix=run.metadata_prefix,
-                from_date=run.from_date,
+                from_date=list_from,
                 until_date=run.until_date,
                 set_spec=run.set_spec or None,
                 resumption_token=token,
             ):
-                result = _write_page(run, page, categories)
+                result = _write_page(run, page, categories, list_start=list_start)
+                list_start = False
                 if progress:
                     progress(result.seen)
             return _finish(run, HarvestRun.Status.COMPLETE)
         except OaiError as exc:
             if exc.code == "badResumptionToken" and run.restarts < MAX_TOKEN_RESTARTS:
-                logger.warning("run %s: resumptionToken expired; restarting the window", run.pk)
-                run.restarts += 1
-                run.resumption_token = ""
-                run.save(update_fields=["restarts", "resumption_token"])
-                token = None
+                list_from, list_start, token = _restart_list(run), True, None
                 continue
             _finish(run, HarvestRun.Status.FAILED, str(exc))
             raise
         except Exception as exc:
             _finish(run, HarvestRun.Status.FAILED, f"{type(exc).__name__}: {exc}")
             raise
+
+
+def _restart_list(run: HarvestRun) -> date | None:
+    """After ``badResumptionToken`` (arXiv's tokens expire): forget the stale token, so it is
+    never sent again, count the restart, log one warning, and return the day the new list
+    starts from (:func:`_restart_day`). The run stays running: it is neither complete nor
+    failed until the new list ends."""
+    day = _restart_day(run)
+    logger.warning(
+        "harvest run %s: resumptionToken %r expired; restarting the list from %s (inclusive)",
+        run.pk,
+        run.resumption_token,
+        day.isoformat() if day else "the start of the window",
+    )
+    run.restarts += 1
+    run.resumption_token = ""
+    run.save(update_fields=["restarts", "resumption_token"])
+    return day
 
 
 def _pages_inline(paths: Sequence[str | Path]) -> Iterator[OaiPage | OaiError]:

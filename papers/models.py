@@ -244,7 +244,10 @@ class HarvestRun(models.Model):
     it drops in ``deferred_indexes`` before dropping them, so that if it is killed the next
     harvest rebuilds them (``papers.bulk.paper_indexes_restore``).
     ``response_date`` of the first page of a complete run is where the next incremental
-    run starts (OAI lists are not in datestamp order, so the last datestamp is no cursor).
+    run starts. ``last_complete_datestamp`` is the checkpoint beside the token: the latest
+    day whose records in the window have all been written, kept while the list's pages come
+    in datestamp order (``datestamps_in_order``); an expired token restarts the list from
+    that day (see :func:`papers.harvest.harvest_oai`).
     """
 
     class Status(models.TextChoices):
@@ -273,6 +276,14 @@ class HarvestRun(models.Model):
     records_deleted = models.PositiveIntegerField(default=0)
     records_skipped = models.PositiveIntegerField(default=0)
     restarts = models.PositiveSmallIntegerField(default=0)
+    last_complete_datestamp = models.DateField(
+        null=True,
+        blank=True,
+        help_text="Every record of the window stamped on or before this day is written (OAI-PMH day)",
+    )
+    datestamps_in_order = models.BooleanField(
+        default=True, help_text="The pages so far came in datestamp order (no page went back a day)"
+    )
     error = models.TextField(blank=True)
     source_files = ArrayField(models.TextField(), default=list, blank=True)
     deferred_indexes = ArrayField(

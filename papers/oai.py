@@ -491,7 +491,7 @@ class OaiClient:
                 return response.content
             if response.status_code in (429, 500, 502, 503, 504) and attempt < self.max_retries:
                 attempt += 1
-                delay = _retry_after(response.headers.get("Retry-After"))
+                delay = _retry_after(response.headers.get("Retry-After"), sent=response.headers.get("Date"))
                 if delay is None:
                     delay = min(2.0**attempt, 60.0)
                 delay = min(delay, self.max_retry_after)
@@ -562,8 +562,13 @@ class OaiClient:
                 return
 
 
-def _retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header: delta-seconds or an HTTP date (RFC 9110 §10.2.3)."""
+def _retry_after(value: str | None, *, sent: str | None = None) -> float | None:
+    """Seconds from a ``Retry-After`` header: delta-seconds or an HTTP date (RFC 9110 §10.2.3).
+
+    An HTTP date is counted from the response's own ``Date`` header (``sent``) when it has
+    a readable one, as RFC 9110 intends: the server's clock, not ours, set both. Only
+    without one is the local clock used. ``None`` when the header is absent or unreadable.
+    """
     if not value:
         return None
     value = value.strip()
@@ -575,4 +580,9 @@ def _retry_after(value: str | None) -> float | None:
         return None
     if when is None:
         return None
-    return max(0.0, (when - datetime.now(when.tzinfo)).total_seconds())
+    try:
+        origin = parse_rfc822(sent)
+    except ValueError:
+        origin = None
+    origin = origin or datetime.now(when.tzinfo)
+    return max(0.0, (when - origin).total_seconds())

@@ -70,7 +70,8 @@ def category_canonical(code: str) -> str | None:
 
 def paper_or_error(raw: str) -> Paper:
     """The paper named by ``raw`` (any identifier form). Raises :class:`ApiError` 404 for an
-    unparsable or unknown identifier and 410 for a paper arXiv deleted."""
+    unparsable or unknown identifier, and 410 (the ``Error`` shape with code ``deleted``
+    plus the paper's ``id``) for a paper arXiv deleted (BUGS.md OAI-04)."""
     try:
         ident = parse_arxiv_id(raw)
     except InvalidArxivId as exc:
@@ -79,5 +80,5 @@ def paper_or_error(raw: str) -> Paper:
     if paper is None:
         raise ApiError(404, "not_found", f"No paper has the identifier {ident.id}.")
     if paper.deleted:
-        raise ApiError(410, "gone", f"arXiv deleted the record of {ident.id}.")
+        raise ApiError(410, "deleted", f"arXiv deleted the record of {ident.id}.", fields={"id": ident.id})
     return paper

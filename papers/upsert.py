@@ -248,7 +248,8 @@ def papers_upsert(*, records: Sequence[ArxivRecord], categories: CategoryMap | N
     Idempotent: a record whose merged content equals what is stored writes nothing. Author
     slots and versions are upserted on ``(paper, position)`` / ``(paper, version)``, and
     slots past the new author count removed, so ids of unchanged slots stay stable (later
-    stages link researchers to them). Returns an :class:`UpsertResult`.
+    stages link researchers to them). A deleted header (OAI-PMH ``status="deleted"``) for
+    a paper not stored creates nothing; it counts as unchanged. Returns an :class:`UpsertResult`.
     """
     result = UpsertResult(seen=len(records))
     if not records:
@@ -267,9 +268,13 @@ def _papers_upsert(
     _prefetch_children(existing)
 
     merged: dict[str, _Merged] = {}
+    unknown_deleted = 0
     for record in records:
         previous = merged.get(record.arxiv_id)
         base = previous.paper if previous else existing.get(record.arxiv_id)
+        if record.deleted and base is None:
+            unknown_deleted += 1  # a deletion of a paper never stored: nothing to mark (OAI-04)
+            continue
         if previous:
             # Same paper twice in one batch: carry the pending slots forward.
             base._stored_authors = previous.authors if previous.authors is not None else _stored_authors(base)
@@ -284,7 +289,7 @@ def _papers_upsert(
         merged[record.arxiv_id] = item
 
     changed = [m for m in merged.values() if m.changed]
-    result.unchanged = len(merged) - len(changed)
+    result.unchanged = len(merged) - len(changed) + unknown_deleted
     result.deleted = sum(1 for m in changed if m.paper.deleted)
     if not changed:
         return result

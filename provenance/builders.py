@@ -29,8 +29,9 @@ RECEIPT_SIGNED_MESSAGE = "canonical_sha256_bytes"
 BUNDLE_SIGNED_MESSAGE = "bundle_sha256_bytes"
 SIGNATURE_STATUS = "signed_v1"
 
-# Event families: the registry's two, and ours for authorship and editor curation. The
-# default target names the chain an event extends (``prev_event`` links within one target).
+# Event families: the registry's two, and ours for authorship, editor curation and the
+# paper's status at arXiv (``deleted``: arXiv's OAI-PMH header said ``status="deleted"``).
+# The default target names the chain an event extends (``prev_event`` links within one target).
 EVENT_TARGETS = {
     "record_created": "record",
     "graph_snapshot": "graph",
@@ -38,6 +39,7 @@ EVENT_TARGETS = {
     "researcher_merged": "curation",
     "researcher_split": "curation",
     "curation_undone": "curation",
+    "deleted": "status",
 }
 EVENT_TYPES = frozenset(EVENT_TARGETS)
 

@@ -34,6 +34,7 @@ OWN_FAMILIES = {
     "authorship_matched": "authorship_matches",
     "researcher_merged": "curation",
     "researcher_split": "curation",
+    "deleted": "deletions",
 }
 # Events that act only through ``supersedes`` (an undo withdraws what it names), and the
 # family whose list they act on.

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, Min, Q
+from django.db.models import Count, Exists, F, Min, OuterRef, Q
 from django.db.models.expressions import RawSQL
 
 from papers.models import Paper
@@ -81,17 +81,20 @@ class SignResult:
     events_created: int = 0
     papers_skipped: int = 0
     papers_busy: int = 0
+    deletions_recorded: int = 0
 
     def add(self, other: SignResult) -> None:
         for name in self.__dataclass_fields__:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def summary(self) -> str:
-        return (
+        line = (
             f"{self.papers_checked} papers checked, {self.papers_signed} signed, "
             f"{self.records_created} records and {self.events_created} events created, "
             f"{self.papers_skipped} skipped, {self.papers_busy} busy elsewhere"
         )
+        # Deletions are rare (arXiv deletes a handful of records): named only when there are some.
+        return f"{line}, {self.deletions_recorded} deletions recorded" if self.deletions_recorded else line
 
 
 def papers_to_sign():
@@ -101,11 +104,25 @@ def papers_to_sign():
     ).filter(Q(signing__isnull=True) | ~Q(signing__content_hash=F("content_hash")))
 
 
+def papers_deletion_unrecorded():
+    """Deleted papers (an OAI-PMH header with ``status="deleted"``) that have a signed record
+    but no ``deleted`` event on any of their records yet: :func:`deletions_sign` appends one."""
+    return Paper.objects.filter(
+        Exists(Record.objects.filter(paper=OuterRef("pk"))),
+        ~Exists(Event.objects.filter(record__paper=OuterRef("pk"), event_type="deleted")),
+        deleted=True,
+    )
+
+
 def signing_backlog() -> Backlog:
-    """Papers :func:`papers_to_sign` holds and the oldest one's change time (the pipeline's
-    signing stage)."""
-    row = papers_to_sign().aggregate(n=Count("pk"), oldest=Min("modified_at"))
-    return Backlog(waiting=row["n"], oldest=row["oldest"] if row["n"] else None)
+    """Papers :func:`papers_to_sign` and :func:`papers_deletion_unrecorded` hold and the
+    oldest one's change time (the pipeline's signing stage)."""
+    rows = [
+        queryset.aggregate(n=Count("pk"), oldest=Min("modified_at"))
+        for queryset in (papers_to_sign(), papers_deletion_unrecorded())
+    ]
+    oldest = [row["oldest"] for row in rows if row["n"] and row["oldest"]]
+    return Backlog(waiting=sum(row["n"] for row in rows), oldest=min(oldest) if oldest else None)
 
 
 def records_sign(
@@ -132,12 +149,16 @@ def records_sign(
     other worker is left to it (``papers_busy``); unique keys (record digest, event digest,
     ``(record, target, prev_event)``) with ``ON CONFLICT DO NOTHING`` back this up. A paper
     that cannot be signed is logged and skipped (``papers_skipped``), never the batch.
+
+    Then each deleted paper with a signed record gets its one ``deleted`` event
+    (:func:`deletions_sign`; ``deletions_recorded``, counted in ``events_created`` too).
     """
     signer, key_row = signer_current()
     signer_id = settings.PROVENANCE_SIGNER_ID
+    paper_ids = list(paper_ids) if paper_ids is not None else None
     base = papers_to_sign()
     if paper_ids is not None:
-        base = base.filter(id__in=list(paper_ids))
+        base = base.filter(id__in=paper_ids)
     result = SignResult()
     cursor_id = 0
     while True:
@@ -149,7 +170,44 @@ def records_sign(
         result.add(batch)
         if progress:
             progress(len(ids))
+    result.deletions_recorded = deletions_sign(paper_ids=paper_ids, batch_size=batch_size)
+    result.events_created += result.deletions_recorded
     return result
+
+
+def deleted_payload(paper: Paper) -> dict:
+    """Payload of a ``deleted`` event: which paper, who said so and the OAI-PMH datestamp of
+    the deleted header (``YYYY-MM-DD``, or null when the header had none). Strings only."""
+    return {
+        "source": {"kind": "arxiv", "id": paper.arxiv_id},
+        "status": "deleted",
+        "reported_by": "arxiv_oai_pmh",
+        "oai_datestamp": paper.oai_datestamp.isoformat() if paper.oai_datestamp else None,
+    }
+
+
+def deletions_sign(*, paper_ids: Sequence[int] | None = None, batch_size: int = 500) -> int:
+    """Append one signed ``deleted`` event (target ``status``) to the current record of each
+    paper :func:`papers_deletion_unrecorded` holds (or only ``paper_ids`` among them).
+
+    Earlier events are untouched: the event starts the record's ``status`` chain. Papers are
+    try-locked (another signer's are left to it) and re-read under the lock, so two workers
+    append each deletion once and a second pass appends nothing. Deleted papers never
+    signed get no record (there is nothing to attach the event to). Returns the number of
+    events appended.
+    """
+    base = papers_deletion_unrecorded()
+    if paper_ids is not None:
+        base = base.filter(id__in=list(paper_ids))
+    ids = list(base.order_by("id").values_list("id", flat=True))
+    appended = 0
+    for start in range(0, len(ids), batch_size):
+        with transaction.atomic():
+            locked = _lock_papers(ids[start : start + batch_size], wait=False)
+            papers = papers_deletion_unrecorded().filter(id__in=locked).order_by("id")
+            items = [EventSpec(paper, "deleted", deleted_payload(paper)) for paper in papers]
+            appended += len(events_append(items=items))
+    return appended
 
 
 # Each paper's signing lock, for the transaction that signs it (wove.locks.advisory_xact_locks).
@@ -703,7 +761,7 @@ def event_append(
     ``subject`` is a :class:`Record`, a :class:`~papers.models.Paper` (its current record,
     signed first when needed) or a pith number; ``event_type`` one of ``graph_snapshot``,
     ``authorship_matched``, ``researcher_merged``, ``researcher_split``,
-    ``curation_undone`` (``record_created`` is written by :func:`records_sign` only);
+    ``curation_undone``, ``deleted`` (``record_created`` is written by :func:`records_sign` only);
     ``payload`` a JSON object of strings, integers, booleans, nulls, lists and objects
     (floats raise :class:`~provenance.canonical.CanonicalJsonError`); ``target`` names the
     chain (default per type: ``authorship``, ``curation``, ``graph``; use e.g.

@@ -123,7 +123,7 @@ api = WoveNinjaAPI(
 
 @api.exception_handler(ApiError)
 def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
-    return error_response(exc.status, exc.code, exc.detail, headers=exc.headers)
+    return error_response(exc.status, exc.code, exc.detail, headers=exc.headers, fields=exc.fields)
 
 
 @api.exception_handler(NinjaValidationError)

@@ -22,9 +22,10 @@ class Error(Schema):
     """Every API error, whatever its status (400, 404, 405, 410, 422, 429, 500, 503).
 
     ``status`` repeats the HTTP status; ``code`` is a stable machine-readable word
-    (``not_found``, ``gone``, ``bad_request``, ``invalid_cursor``, ``validation_error``,
-    ``rate_limited``, ``method_not_allowed``, ``server_error``, ``unavailable``); ``detail``
-    is for people; ``errors`` lists the invalid inputs of a 422.
+    (``not_found``, ``gone``, ``deleted``, ``bad_request``, ``invalid_cursor``,
+    ``validation_error``, ``rate_limited``, ``method_not_allowed``, ``server_error``,
+    ``unavailable``); ``detail`` is for people; ``errors`` lists the invalid inputs of a
+    422. A case may add fields of its own (a deleted paper's 410 adds its ``id``).
     """
 
     status: int = Field(examples=[404])
@@ -37,15 +38,25 @@ class ApiError(Exception):
     """Raise from an API handler to answer with an :class:`Error` body.
 
     ``status`` is the HTTP status, ``code`` the stable error word, ``detail`` the message;
-    ``headers`` are added to the response (e.g. ``Retry-After``).
+    ``headers`` are added to the response (e.g. ``Retry-After``); ``fields`` are added to the
+    body after the :class:`Error` ones (e.g. the ``id`` a 410 is about).
     """
 
-    def __init__(self, status: int, code: str, detail: str, *, headers: dict[str, str] | None = None):
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        *,
+        headers: dict[str, str] | None = None,
+        fields: dict[str, Any] | None = None,
+    ):
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
         self.headers = headers or {}
+        self.fields = fields or {}
 
 
 def error_response(
@@ -55,12 +66,15 @@ def error_response(
     *,
     errors: list[dict[str, Any]] | None = None,
     headers: dict[str, str] | None = None,
+    fields: dict[str, Any] | None = None,
 ) -> HttpResponse:
-    """An ``application/json`` response holding one :class:`Error` (never HTML).
+    """An ``application/json`` response holding one :class:`Error` (never HTML), plus
+    ``fields`` (names the :class:`Error` shape does not use).
 
     Errors are not cached by shared caches (``Cache-Control: no-store``).
     """
     body = Error(status=status, code=code, detail=detail, errors=errors).model_dump()
+    body.update((name, value) for name, value in (fields or {}).items() if name not in body)
     response = HttpResponse(
         json.dumps(body, ensure_ascii=False), status=status, content_type="application/json; charset=utf-8"
     )

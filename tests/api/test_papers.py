@@ -170,9 +170,10 @@ def test_unknown_invalid_and_deleted(api):
     assert response.status_code == 410
     assert response.json() == {
         "status": 410,
-        "code": "gone",
+        "code": "deleted",
         "detail": "arXiv deleted the record of 0801.3674.",
         "errors": None,
+        "id": "0801.3674",
     }
 
 
