@@ -45,7 +45,10 @@ def served_in(client) -> dict[str, bool]:
         "rss latest": client.get("/rss/latest.xml"),
         "rss cs.IT": client.get("/rss/category/cs.IT.xml"),
     }
-    assert all(response.status_code == 200 for response in pages.values())
+    # The papers section of an archive whose only paper is deleted is empty, and an empty
+    # section has no page (BUGS.md MAP-01): 404, and the index leaves it out.
+    assert pages["sitemap"].status_code in (200, 404)
+    assert all(response.status_code == 200 for name, response in pages.items() if name != "sitemap")
     return {name: f"/papers/{ID}".encode() in response.content for name, response in pages.items()}
 
 
