@@ -353,6 +353,12 @@ def papers_upsert(*, records: Sequence[ArxivRecord], categories: CategoryMap | N
     slots and versions are upserted on ``(paper, position)`` / ``(paper, version)``, and
     slots past the new author count removed, so ids of unchanged slots stay stable (later
     stages link researchers to them). Returns an :class:`UpsertResult`.
+
+    Order-independent (module docstring): a record older than what is stored changes
+    nothing, versions are never removed. Runs in one transaction (the caller's when one is
+    open) that locks the batch's papers before reading them, so two upserts of one paper
+    (an API fetch racing a harvest) run one after the other; a page of N new papers holds
+    N advisory locks until it commits.
     """
     result = UpsertResult(seen=len(records))
     if not records:
