@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from .models import Category, HarvestRun, Paper, PaperAuthor, PaperVersion
-from .upsert import SOURCE_FIELDS
+from .upsert import ORDER_FIELDS, SOURCE_FIELDS
 
 
 class PaperAuthorInline(admin.TabularInline):
@@ -52,6 +52,7 @@ class PaperAdmin(admin.ModelAdmin):
         "arxiv_id",
         *[f for f in SOURCE_FIELDS if f != "primary_category"],
         "primary_category",
+        *ORDER_FIELDS,
         "created_at",
         "modified_at",
     ]
@@ -61,7 +62,10 @@ class PaperAdmin(admin.ModelAdmin):
             "From arXiv (read-only)",
             {"fields": ["arxiv_id", *[f for f in SOURCE_FIELDS if f != "content_hash"]]},
         ),
-        ("Bookkeeping", {"classes": ["collapse"], "fields": ["content_hash", "created_at", "modified_at"]}),
+        (
+            "Bookkeeping",
+            {"classes": ["collapse"], "fields": ["content_hash", *ORDER_FIELDS, "created_at", "modified_at"]},
+        ),
     ]
     inlines = [PaperAuthorInline, PaperVersionInline]
     show_full_result_count = False

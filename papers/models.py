@@ -60,6 +60,12 @@ class Paper(models.Model):
     affiliations: ``versions_source`` and ``authors_source`` record which format supplied
     them (see :mod:`papers.upsert`). ``deleted`` papers (an OAI header with
     ``status="deleted"``) stay as rows and answer 410; ``withdrawn`` ones stay visible.
+
+    A later but older message never makes a paper worse (issue 18): ``content_asof`` and
+    ``authors_asof`` hold the as-of day (OAI datestamp, else the day the source last updated
+    the record) of the message that last set the content and the authors, and only a
+    message at least as new replaces them; versions are only ever added, so
+    ``latest_version`` never goes down (the rules: :mod:`papers.upsert`).
     """
 
     arxiv_id = models.CharField(max_length=64, unique=True)
@@ -97,6 +103,12 @@ class Paper(models.Model):
     deleted = models.BooleanField(default=False)
     versions_source = models.CharField(max_length=16, choices=MetadataSource.choices, blank=True)
     authors_source = models.CharField(max_length=16, choices=MetadataSource.choices, blank=True)
+    content_asof = models.DateField(
+        null=True, blank=True, help_text="As-of day of the message that last set the content (issue 18)"
+    )
+    authors_asof = models.DateField(
+        null=True, blank=True, help_text="As-of day of the message that last set the authors (issue 18)"
+    )
     content_hash = models.CharField(
         max_length=64, blank=True, help_text="SHA-256 of the merged source fields; skips no-op writes"
     )

@@ -87,7 +87,7 @@ class OaiPage:
 
 
 def _q(ns: str, tag: str) -> str:
-    return f"{{{ns}}}{tag}"
+    return f"{{{ns}}}{tag}" if ns else tag
 
 
 def _text(element: etree._Element | None) -> str:
@@ -310,17 +310,44 @@ def parse_record_element(element: etree._Element) -> ArxivRecord:
                 break
     if body is None:
         raise RecordError(arxiv_id, "record has neither metadata nor a deleted status")
-    namespace = etree.QName(body).namespace
-    prefix = _NS_TO_PREFIX.get(namespace or "")
-    if prefix is None:
-        raise RecordError(arxiv_id, f"unsupported metadata format {namespace!r}")
+    found = metadata_format(body)
+    if found is None:
+        raise RecordError(arxiv_id, f"unsupported metadata format {etree.QName(body).namespace!r}")
+    prefix, ns = found
     try:
-        record = _parse_arxiv(body, arxiv_id) if prefix == "arXiv" else _parse_arxiv_raw(body, arxiv_id)
+        record = (
+            _parse_arxiv(body, arxiv_id, ns) if prefix == "arXiv" else _parse_arxiv_raw(body, arxiv_id, ns)
+        )
     except FieldTooLong as exc:
         raise RecordError(arxiv_id, str(exc)) from exc
     record.datestamp = datestamp
     record.set_specs = set_specs
     return record
+
+
+# The fields each format always carries: an element named like a format but in another
+# namespace is read as that format when all of them are its children.
+_SHAPES = {
+    "arXiv": ("id", "created", "title", "categories"),
+    "arXivRaw": ("id", "version", "title", "categories"),
+}
+
+
+def metadata_format(body: etree._Element) -> tuple[str, str] | None:
+    """The format of a record's metadata element and the namespace its fields are in, or
+    ``None`` when it is neither arXiv format. By its namespace (arXiv's own two); else by its
+    name and shape: an ``<arXiv>`` or ``<arXivRaw>`` whose namespace was left off (so it
+    falls in the OAI namespace or in none, as in hepcrawl's recorded sample) is that format
+    when it has the format's fields (:data:`_SHAPES`) as children in its own namespace."""
+    qname = etree.QName(body)
+    ns = qname.namespace or ""
+    prefix = _NS_TO_PREFIX.get(ns)
+    if prefix is not None:
+        return prefix, ns
+    shape = _SHAPES.get(qname.localname)
+    if shape and all(body.find(_q(ns, tag)) is not None for tag in shape):
+        return qname.localname, ns
+    return None
 
 
 def _common(body: etree._Element, ns: str, arxiv_id: str, source: str) -> ArxivRecord:
@@ -357,20 +384,20 @@ def _common(body: etree._Element, ns: str, arxiv_id: str, source: str) -> ArxivR
     )
 
 
-def _parse_arxiv(body: etree._Element, arxiv_id: str) -> ArxivRecord:
-    record = _common(body, ARXIV_NS, arxiv_id, "arXiv")
+def _parse_arxiv(body: etree._Element, arxiv_id: str, ns: str = ARXIV_NS) -> ArxivRecord:
+    record = _common(body, ns, arxiv_id, "arXiv")
     try:
-        record.created = parse_day(_text(body.find(_q(ARXIV_NS, "created"))))
-        record.updated = parse_day(_text(body.find(_q(ARXIV_NS, "updated"))))
+        record.created = parse_day(_text(body.find(_q(ns, "created"))))
+        record.updated = parse_day(_text(body.find(_q(ns, "updated"))))
     except ValueError as exc:
         raise RecordError(arxiv_id, f"bad created/updated date: {exc}") from exc
     slots = []
-    authors = body.find(_q(ARXIV_NS, "authors"))
-    for author in authors.findall(_q(ARXIV_NS, "author")) if authors is not None else []:
-        keyname = clean_text(_text(author.find(_q(ARXIV_NS, "keyname"))))
-        forenames = clean_text(_text(author.find(_q(ARXIV_NS, "forenames"))))
-        suffix = clean_text(_text(author.find(_q(ARXIV_NS, "suffix"))))
-        affiliations = [clean_text(_text(a)) for a in author.findall(_q(ARXIV_NS, "affiliation"))]
+    authors = body.find(_q(ns, "authors"))
+    for author in authors.findall(_q(ns, "author")) if authors is not None else []:
+        keyname = clean_text(_text(author.find(_q(ns, "keyname"))))
+        forenames = clean_text(_text(author.find(_q(ns, "forenames"))))
+        suffix = clean_text(_text(author.find(_q(ns, "suffix"))))
+        affiliations = [clean_text(_text(a)) for a in author.findall(_q(ns, "affiliation"))]
         if not keyname and not forenames:
             continue
         slots.append(
@@ -381,25 +408,25 @@ def _parse_arxiv(body: etree._Element, arxiv_id: str) -> ArxivRecord:
     return record
 
 
-def _parse_arxiv_raw(body: etree._Element, arxiv_id: str) -> ArxivRecord:
-    record = _common(body, ARXIV_RAW_NS, arxiv_id, "arXivRaw")
-    record.submitter = text_field(_text(body.find(_q(ARXIV_RAW_NS, "submitter"))), 200, "submitter")
-    raw_authors = clean_text(_text(body.find(_q(ARXIV_RAW_NS, "authors"))))
+def _parse_arxiv_raw(body: etree._Element, arxiv_id: str, ns: str = ARXIV_RAW_NS) -> ArxivRecord:
+    record = _common(body, ns, arxiv_id, "arXivRaw")
+    record.submitter = text_field(_text(body.find(_q(ns, "submitter"))), 200, "submitter")
+    raw_authors = clean_text(_text(body.find(_q(ns, "authors"))))
     record.authors = parse_author_string(raw_authors)
     record.authors_text = tex_to_unicode(raw_authors)
     versions = []
-    for element in body.findall(_q(ARXIV_RAW_NS, "version")):
+    for element in body.findall(_q(ns, "version")):
         try:
             number = parse_version_number(element.get("version"))
-            submitted = parse_rfc822(_text(element.find(_q(ARXIV_RAW_NS, "date"))))
+            submitted = parse_rfc822(_text(element.find(_q(ns, "date"))))
         except ValueError as exc:
             raise RecordError(arxiv_id, str(exc)) from exc
         versions.append(
             VersionInfo(
                 version=number,
                 submitted_at=submitted,
-                size_kb=parse_size_kb(_text(element.find(_q(ARXIV_RAW_NS, "size")))),
-                source_type=clean_text(_text(element.find(_q(ARXIV_RAW_NS, "source_type"))))[:8],
+                size_kb=parse_size_kb(_text(element.find(_q(ns, "size")))),
+                source_type=clean_text(_text(element.find(_q(ns, "source_type"))))[:8],
             )
         )
     versions.sort(key=lambda v: v.version)

@@ -2,6 +2,30 @@
 
 Services follow ``<entity>_<action>(*, ...)``. A record whose merged content equals what is
 stored writes nothing; author slots and versions are upserted on their natural keys.
+
+Order (issue 18): a record is never made worse by a later, older message. How new a message
+is, its *as-of day* (:func:`record_asof`), is its OAI datestamp; without one (the Kaggle
+dump, the arXiv API) the day it was last updated (Kaggle's ``update_date``), else the day
+of its newest version. The paper stores the as-of day of the message that last set its
+content (``content_asof``) and of the one that last set its authors (``authors_asof``):
+
+- Content (title, abstract, categories, DOI, journal-ref, comments, licence, ...) is set by a
+  message whose ``(as-of day, VERSIONS_RANK)`` is at least the stored one's; authors by one
+  whose ``(as-of day, AUTHORS_RANK)`` is. Among messages of the same day the existing rule
+  holds: arXivRaw wins for content, versions, dates and licence, the arXiv format for
+  authors and affiliations. A deletion ranks above every format on its day.
+- Fields a source lacks (licence, submitter, set specs) are never erased by it, and an
+  older message fills them when they are empty.
+- Versions are only added: a message's versions are merged into the stored ones by number,
+  a known detail (timestamp, size, source type) is kept and a missing one filled (arXiv
+  never changes a version once announced). ``latest_version`` is the highest number known,
+  ``submitted_at`` v1's time, ``updated_date`` the latest day any message gave, and
+  ``withdrawn`` follows from the stored comments, abstract and versions.
+
+So any order of the same messages gives the same paper. Concurrency: each batch runs in one
+transaction that locks its papers first (``SELECT ... FOR UPDATE`` on the rows that exist,
+a transaction-level advisory lock per identifier not stored yet), so an API fetch racing a
+harvest waits and then merges into what the other wrote.
 """
 
 from __future__ import annotations
@@ -16,6 +40,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from wove.bulk import copy_upsert, db_values, gc_paused
+from wove.locks import advisory_xact_locks, lock_key
 
 from .authors import AuthorSlot
 from .models import Category, Paper, PaperAuthor, PaperVersion
@@ -56,6 +81,12 @@ SOURCE_FIELDS = [
     "authors_source",
     "content_hash",
 ]
+
+# When each kind of content was last set (see the module docstring): written with the
+# source fields, but outside the content hash, so only a real change of content re-signs.
+ORDER_FIELDS = ["content_asof", "authors_asof"]
+# The advisory lock (wove.locks) an upsert holds on an arXiv id it is about to insert.
+NEW_PAPER_LOCK = "papers.new_paper"
 
 
 @dataclass
@@ -118,6 +149,54 @@ def _day_start(day: date) -> datetime:
     return datetime.combine(day, time(0, 0), tzinfo=UTC)
 
 
+# A deletion outranks every format on its day: a record of the same datestamp does not undo it.
+DELETED_RANK = 4
+
+
+def record_asof(record: ArxivRecord) -> date | None:
+    """How new a message is, as a day: its OAI datestamp; else its ``updated`` day (Kaggle's
+    ``update_date``, the API's newest-version day); else the day of its newest version,
+    else its ``created`` day. ``None`` when it gives none (older than any day)."""
+    if record.datestamp:
+        return record.datestamp
+    if record.updated:
+        return record.updated
+    days = [v.submitted_at.date() for v in record.versions if v.submitted_at]
+    return max(days, default=None) or record.created
+
+
+def _at_least_as_new(asof: date | None, rank: int, stored_asof: date | None, stored_rank: int) -> bool:
+    """Whether a message of ``(asof, rank)`` may replace what one of ``(stored_asof,
+    stored_rank)`` set: a later day wins, and on the same day the higher (or equal) rank.
+    A missing day counts as older than any."""
+    return (asof or date.min, rank) >= (stored_asof or date.min, stored_rank)
+
+
+def _content_rank(paper: Paper) -> int:
+    return DELETED_RANK if paper.deleted else VERSIONS_RANK.get(paper.versions_source, 0)
+
+
+def merge_versions(
+    stored: Sequence[VersionInfo], incoming: Sequence[VersionInfo]
+) -> list[VersionInfo] | None:
+    """The union of two version lists by number, ascending; ``None`` when ``incoming`` is
+    empty (keep the stored list). A detail already known (timestamp, size, source type)
+    is kept and a missing one filled from ``incoming``: arXiv never changes a version once
+    announced, and some sources leave details out (the API gives no sizes)."""
+    if not incoming:
+        return None
+    merged = {v.version: VersionInfo(v.version, v.submitted_at, v.size_kb, v.source_type) for v in stored}
+    for v in incoming:
+        have = merged.get(v.version)
+        if have is None:
+            merged[v.version] = VersionInfo(v.version, v.submitted_at, v.size_kb, v.source_type)
+            continue
+        have.submitted_at = have.submitted_at or v.submitted_at
+        have.size_kb = have.size_kb if have.size_kb is not None else v.size_kb
+        have.source_type = have.source_type or v.source_type
+    return [merged[n] for n in sorted(merged)]
+
+
 def _versions_of(paper: Paper) -> list[VersionInfo]:
     return getattr(paper, "_new_versions", None) or []
 
@@ -170,76 +249,105 @@ def _stored_versions(paper: Paper) -> list[VersionInfo]:
 
 
 def _merge(existing: Paper | None, record: ArxivRecord, categories: CategoryMap) -> _Merged:
-    """Merge one record into the stored paper (or a new one) by the precedence rules."""
+    """Merge one record into the stored paper (or a new one) by the order and precedence
+    rules of the module docstring."""
     paper = existing or Paper(arxiv_id=record.arxiv_id)
-    before = paper.content_hash if existing else ""
+    before = (paper.content_hash, paper.content_asof, paper.authors_asof) if existing else None
+    asof = record_asof(record)
+    if record.datestamp and (not paper.oai_datestamp or record.datestamp >= paper.oai_datestamp):
+        paper.oai_datestamp = record.datestamp
     if record.deleted:
-        paper.deleted = True
-        if record.datestamp:
-            paper.oai_datestamp = record.datestamp
+        if _at_least_as_new(asof, DELETED_RANK, paper.content_asof, _content_rank(paper)):
+            paper.deleted = True
+            paper.content_asof = asof
         if not paper.title:
             paper.title = ""
             paper.slug = make_slug(paper.arxiv_id.replace("/", "-"))
         authors, versions = None, None
     else:
-        codes = categories.canonical(record.categories)
-        paper.title = record.title
-        paper.slug = record.slug or (
-            make_slug(record.title, fallback="") or make_slug(record.arxiv_id.replace("/", "-"))
+        won = _at_least_as_new(
+            asof, VERSIONS_RANK.get(record.source, 0), paper.content_asof, _content_rank(paper)
         )
-        paper.abstract = record.abstract
-        paper.categories = codes
-        paper.primary_category_id = codes[0]
-        for name in ("dois", "journal_ref", "report_no", "comments", "msc_class", "acm_class", "proxy"):
-            setattr(paper, name, getattr(record, name))
-        if record.submitter:
-            paper.submitter = record.submitter
-        if record.set_specs:
-            paper.set_specs = record.set_specs
-        if record.datestamp and (not paper.oai_datestamp or record.datestamp >= paper.oai_datestamp):
-            paper.oai_datestamp = record.datestamp
-        paper.deleted = False
-
-        authors = None
-        if record.authors is not None and (
-            AUTHORS_RANK.get(record.source, 0) >= AUTHORS_RANK.get(paper.authors_source, 0)
-            or not paper.authors_text
-        ):
-            authors = record.authors
-            paper.authors_text = record.authors_text
-            paper.authors_source = record.source
-
-        versions = None
-        versions_win = VERSIONS_RANK.get(record.source, 0) >= VERSIONS_RANK.get(paper.versions_source, 0)
-        if versions_win:
-            paper.versions_source = record.source
-            paper.license = record.license or (paper.license if record.source == "arXiv" else "")
-            if record.versions:
-                versions = record.versions
-                first = record.versions[0]
-                paper.submitted_at = first.submitted_at
-                paper.submitted_day_precision = first.submitted_at is None
-                paper.latest_version = record.versions[-1].version
-                last = record.versions[-1].submitted_at
-                paper.updated_date = record.updated or (last.date() if last else None)
-            else:
-                versions = [] if record.source == "arXiv" and not existing else None
-                if record.created:
-                    paper.submitted_at = _day_start(record.created)
-                    paper.submitted_day_precision = True
-                if record.updated:
-                    paper.updated_date = record.updated
-        elif not paper.license and record.license:
-            paper.license = record.license
-        # The source that owns versions decides; a weaker source can only add the flag.
-        paper.withdrawn = record.withdrawn if versions_win else (paper.withdrawn or record.withdrawn)
+        if won:
+            _set_content(paper, record, categories)
+            paper.content_asof = asof
+        _fill_missing(paper, record, won=won)
+        authors = _merge_authors(paper, record, asof)
+        versions = merge_versions(_stored_versions(paper), record.versions)
+        _set_dates(paper, record, versions if versions is not None else _stored_versions(paper))
 
     paper.content_hash = _hash_content(
         paper,
         authors if authors is not None else _stored_authors(paper),
         versions if versions is not None else _stored_versions(paper),
     )
-    return _Merged(paper, authors, versions, paper.content_hash != before)
+    after = (paper.content_hash, paper.content_asof, paper.authors_asof)
+    return _Merged(paper, authors, versions, after != before)
+
+
+def _set_content(paper: Paper, record: ArxivRecord, categories: CategoryMap) -> None:
+    """Set the content fields from a record at least as new as the one that last set them."""
+    codes = categories.canonical(record.categories)
+    paper.title = record.title
+    paper.slug = record.slug or (
+        make_slug(record.title, fallback="") or make_slug(record.arxiv_id.replace("/", "-"))
+    )
+    paper.abstract = record.abstract
+    paper.categories = codes
+    paper.primary_category_id = codes[0]
+    for name in ("dois", "journal_ref", "report_no", "comments", "msc_class", "acm_class", "proxy"):
+        setattr(paper, name, getattr(record, name))
+    paper.versions_source = record.source
+    paper.deleted = False
+
+
+def _fill_missing(paper: Paper, record: ArxivRecord, *, won: bool) -> None:
+    """Licence, submitter and set specs: a record that has them sets them when it ``won``
+    the content or when none is stored; one that lacks them never erases them (the arXiv
+    API carries neither licence nor submitter, the arXiv format no submitter)."""
+    for name in ("license", "submitter", "set_specs"):
+        value = getattr(record, name)
+        if value and (won or not getattr(paper, name)):
+            setattr(paper, name, value)
+
+
+def _merge_authors(paper: Paper, record: ArxivRecord, asof: date | None) -> list[AuthorSlot] | None:
+    """The record's author slots when it wins the authors (``(as-of day, AUTHORS_RANK)`` at
+    least the stored one's, or none stored); ``None`` keeps the stored slots."""
+    if record.authors is None:
+        return None
+    stored_rank = AUTHORS_RANK.get(paper.authors_source, 0)
+    rank = AUTHORS_RANK.get(record.source, 0)
+    if paper.authors_text and not _at_least_as_new(asof, rank, paper.authors_asof, stored_rank):
+        return None
+    paper.authors_text = record.authors_text
+    paper.authors_source = record.source
+    paper.authors_asof = asof
+    return record.authors
+
+
+def _set_dates(paper: Paper, record: ArxivRecord, versions: Sequence[VersionInfo]) -> None:
+    """Dates, latest version and the withdrawn flag from the merged versions, never going
+    back: v1's time when known (else the earliest ``created`` day, day precision), the
+    highest version number, the latest ``updated`` day any message gave."""
+    first = next((v for v in versions if v.version == 1 and v.submitted_at), None)
+    if first is not None:
+        paper.submitted_at = first.submitted_at
+        paper.submitted_day_precision = False
+    elif record.created and (
+        paper.submitted_at is None
+        or (paper.submitted_day_precision and _day_start(record.created) < paper.submitted_at)
+    ):
+        paper.submitted_at = _day_start(record.created)
+        paper.submitted_day_precision = True
+    if versions:
+        paper.latest_version = max(paper.latest_version or 1, versions[-1].version)
+    days = [d for d in (paper.updated_date, record.updated) if d]
+    days += [v.submitted_at.date() for v in versions if v.submitted_at]
+    paper.updated_date = max(days, default=None)
+    state = ArxivRecord(paper.arxiv_id, "", comments=paper.comments, abstract=paper.abstract)
+    state.versions = list(versions)
+    paper.withdrawn = state.withdrawn
 
 
 def papers_upsert(*, records: Sequence[ArxivRecord], categories: CategoryMap | None = None) -> UpsertResult:
@@ -250,21 +358,30 @@ def papers_upsert(*, records: Sequence[ArxivRecord], categories: CategoryMap | N
     slots past the new author count removed, so ids of unchanged slots stay stable (later
     stages link researchers to them). A deleted header (OAI-PMH ``status="deleted"``) for
     a paper not stored creates nothing; it counts as unchanged. Returns an :class:`UpsertResult`.
+
+    Order-independent (module docstring): a record older than what is stored changes
+    nothing, versions are never removed. Runs in one transaction (the caller's when one is
+    open) that locks the batch's papers before reading them, so two upserts of one paper
+    (an API fetch racing a harvest) run one after the other; a page of N new papers holds
+    N advisory locks until it commits.
     """
     result = UpsertResult(seen=len(records))
     if not records:
         return result
-    with gc_paused():  # thousands of instances stay alive to the end: collections find nothing
+    categories = categories or CategoryMap()
+    categories.ensure(code for r in records for code in r.categories)
+    # One transaction from the read to the write, the papers locked first (_papers_locked):
+    # a concurrent upsert of the same paper (an API fetch racing a harvest) waits, then
+    # reads what this one wrote.
+    with gc_paused(), transaction.atomic():  # gc: thousands of instances stay alive to the end
         return _papers_upsert(records, categories, result)
 
 
 def _papers_upsert(
-    records: Sequence[ArxivRecord], categories: CategoryMap | None, result: UpsertResult
+    records: Sequence[ArxivRecord], categories: CategoryMap, result: UpsertResult
 ) -> UpsertResult:
-    categories = categories or CategoryMap()
-    categories.ensure(code for r in records for code in r.categories)
     ids = {r.arxiv_id for r in records}
-    existing = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=ids)}
+    existing = _papers_locked(ids)
     _prefetch_children(existing)
 
     merged: dict[str, _Merged] = {}
@@ -293,7 +410,7 @@ def _papers_upsert(
     result.deleted = sum(1 for m in changed if m.paper.deleted)
     if not changed:
         return result
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # inside papers_upsert's transaction
         now = timezone.now()
         for item in changed:
             item.paper.modified_at = now
@@ -302,6 +419,7 @@ def _papers_upsert(
         fields = [
             "arxiv_id",
             *SOURCE_FIELDS,
+            *ORDER_FIELDS,
             "created_at",
             "modified_at",
             "cited_by_count",
@@ -315,7 +433,7 @@ def _papers_upsert(
                 fields=fields,
                 rows=(db_values(m.paper, fields) for m in changed),
                 conflict_fields=["arxiv_id"],
-                update_fields=[*SOURCE_FIELDS, "modified_at"],
+                update_fields=[*SOURCE_FIELDS, *ORDER_FIELDS, "modified_at"],
                 returning=["id", "arxiv_id"],
             )
         )
@@ -326,6 +444,25 @@ def _papers_upsert(
     result.written = len(changed)
     result.written_ids = [m.paper.arxiv_id for m in changed]
     return result
+
+
+def _papers_locked(ids: set[str]) -> dict[str, Paper]:
+    """The stored papers of ``ids`` by arXiv id, locked until the transaction ends: rows that
+    exist with ``SELECT ... FOR UPDATE`` (in id order, so two batches cannot deadlock on
+    them), identifiers not stored yet with a transaction-level advisory lock each (no row to
+    lock: two inserts of one new paper would otherwise both merge into nothing), then read
+    again, since the lock may have waited for a transaction that inserted them."""
+    existing = _read_for_update(ids)
+    missing = ids - existing.keys()
+    if missing:
+        advisory_xact_locks(NEW_PAPER_LOCK, sorted({lock_key(i) for i in missing}), wait=True)
+        existing.update(_read_for_update(missing))
+    return existing
+
+
+def _read_for_update(ids: set[str]) -> dict[str, Paper]:
+    rows = Paper.objects.select_for_update().filter(arxiv_id__in=ids).order_by("arxiv_id")
+    return {p.arxiv_id: p for p in rows}
 
 
 def _prefetch_children(existing: dict[str, Paper]) -> None:

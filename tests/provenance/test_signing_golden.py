@@ -32,11 +32,15 @@ from .conftest import EDITED, HEP_TH, RAW_PAGE1
 DATA_PAGE = Path(__file__).resolve().parents[2] / "data" / "arxiv" / "oai" / "arxivsync_47001.xml"
 
 # sha256 of the rows listed by _rows_digest, from the implementation before the speed work.
+# The last two are re-pinned for issue 18, where the input changed, not signing: the
+# authors and title fixtures hold v1 only, and a paper now keeps the v2 it already had
+# (versions are never removed), so their snapshot and record land on v2 instead of a paper
+# cut back to v1. The first two rounds still match the old implementation byte for byte.
 GOLDEN = [
     "3c14505a836212f499677c1f7c20c05292210cb85588010fb01806bfbe6cc07a",  # 1,003 papers, 1,525 versions
     "166457ca62836ce26fa7b19e71bd03e7658c4c8203f2d1b7c8e7a144b0fb7fc4",  # + 0801.3673v2
-    "0803590cbf5899c14d9c99265b10e6b59fe517ad2771a04bd5133a70d4b7b0ce",  # + a new snapshot (authors)
-    "dec768dda23f8b903d823370a76eec218497eaf46d963940fe60b07764c95031",  # + a new record (title)
+    "2eac339a362426a4ac76bd5b06c6e69663677e4ee4df6494f1c78e9a1ce0ea80",  # + a new snapshot (authors)
+    "656e0254a8088de7677ee2f1ec40eea8defbb4a8bed8b553c46b939f1936130c",  # + a new record (title)
 ]
 
 
