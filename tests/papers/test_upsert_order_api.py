@@ -47,7 +47,7 @@ def test_an_older_api_answer_after_a_newer_one_changes_nothing():
     assert (paper.latest_version, paper.doi) == (2, "10.1103/PhysRevB.85.115117")
 
     [older] = parse_feed(FEED_V1)
-    assert (older.versions[-1].version, older.doi) == (1, "")  # the edit reads as intended
+    assert (older.versions[-1].version, older.dois) == (1, [])  # the edit reads as intended
     assert papers_upsert(records=[older]).written == 0
     paper.refresh_from_db()
     assert (paper.content_hash, paper.modified_at) == stored

@@ -71,8 +71,8 @@ def test_the_chronological_order_gives_the_newest_of_each_part(expected):
     assert expected["title"] == (
         "A Study of Structure Formation and Reheating in the D3/D7 Brane Inflation Model"
     )
-    assert (expected["doi"], expected["journal_ref"]) == (
-        "10.1103/PhysRevD.78.083502",
+    assert (expected["dois"], expected["journal_ref"]) == (
+        ["10.1103/PhysRevD.78.083502"],
         "Phys.Rev.D78:083502,2008",
     )
     assert expected["versions_source"] == "arXivRaw"
