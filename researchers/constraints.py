@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 
+from django.db import connection
 from django.db.models import Q
+
+from wove.bulk import int_array
 
 from .models import Authorship, MatchConstraint
 
@@ -51,6 +55,36 @@ def apart(left: dict[str, int], right: dict[str, int]) -> set[tuple[int, int]]:
     if left and right:
         return {_pair(min(left.values()), min(right.values()))}
     return set()
+
+
+# Every slot reachable from a start slot through must-links (either direction); UNION keeps
+# each (start, slot) once, so the recursion ends on cycles.
+_MUST_REACH_SQL = """
+    WITH RECURSIVE reach(start, slot) AS (
+        SELECT s, s FROM unnest(%s::bigint[]) AS s
+        UNION
+        SELECT r.start, CASE WHEN c.slot_a_id = r.slot THEN c.slot_b_id ELSE c.slot_a_id END
+          FROM reach r
+          JOIN researchers_matchconstraint c
+            ON c.kind = 'must' AND (c.slot_a_id = r.slot OR c.slot_b_id = r.slot)
+    )
+    SELECT start, min(slot) FROM reach GROUP BY start
+"""
+
+
+def must_linked_groups(slot_ids: Iterable[int]) -> dict[int, int]:
+    """Which of ``slot_ids`` an editor put on one person: ``{slot id: group label}``, the
+    label being the lowest slot id joined to it through must-links, followed transitively
+    (curation stores a merge as a star of pairs through block anchors, :func:`star`, so two
+    slots of one researcher are rarely linked directly). Two slots with one label are one
+    person by an editor's decision; a slot without must-links is its own label. One query.
+    """
+    ids = sorted(set(slot_ids))
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_MUST_REACH_SQL, [int_array(ids)])
+        return dict(cursor.fetchall())
 
 
 def constraints_apply(

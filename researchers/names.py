@@ -197,3 +197,102 @@ def best_name(names: Iterable[str]) -> str:
     if len(counts) == 1:  # the common case; skips re-parsing the name
         return next(iter(counts))
     return max(counts, key=lambda n: (display_quality(n), counts[n], n))
+
+
+# --------------------------------------------------------------------------- source names checked
+
+# What registries write where a person's name was removed or never known (folded): a
+# tombstone profile names no one, so it is neither identity evidence nor a display name.
+# ORCID shows a deactivated record as "Given Names Deactivated" / "Family Name Deactivated".
+_TOMBSTONE_NAMES = frozenset(
+    [
+        "deleted",
+        "deleted author",
+        "deleted user",
+        "deleted profile",
+        "removed",
+        "unknown",
+        "unknown author",
+        "anonymous",
+        "anonymous author",
+        "author",
+        "name withheld",
+        "not available",
+        "n a",
+        "none",
+        "null",
+        "given names deactivated family name deactivated",
+    ]
+)
+# Words that join two people's names ("Downward and Mearman"): never inside one person's name.
+_JOINING_WORDS = frozenset(["and", "und", "&", "with"])
+# More words than any person's written name plausibly has (given names, particles, family).
+_MAX_NAME_WORDS = 7
+
+
+def is_tombstone_name(name: str) -> bool:
+    """True when ``name`` is a registry's placeholder for a deleted or unknown person
+    (``"Deleted Author"``, ``"[deleted]"``, ``"Anonymous"``, ORCID's deactivated-record
+    names), compared after :func:`papers.text.fold`; also for an empty name."""
+    return fold(name or "") in _TOMBSTONE_NAMES | {""}
+
+
+def is_junk_name(name: str) -> bool:
+    """True when ``name`` cannot be one person's written name: a tombstone
+    (:func:`is_tombstone_name`), a digit or ``@`` in it, a word that joins names (``and``,
+    ``&``, ``et al``: ``"Downward and Mearman Tony Lawson"`` is two bylines run together) or
+    more than seven words. Such a name is never shown as a researcher's name."""
+    if is_tombstone_name(name):
+        return True
+    if any(char.isdigit() for char in name) or "@" in name:
+        return True
+    text = tex_to_unicode(name).lower()
+    words = text.replace(",", " ").split()
+    return len(words) > _MAX_NAME_WORDS or "et al" in text or any(w in _JOINING_WORDS for w in words)
+
+
+def _readings(name: PersonName) -> list[tuple[tuple[str, ...], str]]:
+    """``(given tokens, family key)`` readings of a name: as parsed, then with trailing
+    spelled-out given words moved into the family name (``"Mireia Soler Vidal"`` also reads
+    as given ``mireia``, family ``solervidal``: a compound family name written without its
+    hyphen)."""
+    out = [(name.given, name.key)]
+    for cut in range(len(name.given) - 1, 0, -1):
+        moved = name.given[cut:]
+        if any(len(word) == 1 for word in moved):
+            break  # an initial is a given name, never part of a family name
+        out.append((name.given[:cut], family_key(" ".join([*moved, name.family]))))
+    return out
+
+
+def person_names_compatible(a: PersonName, b: PersonName) -> bool:
+    """Whether two written names can be one person: the check a registry's name must pass
+    before its ids or spelling are taken for an arXiv author slot (S2AND-like rules).
+
+    - Family names must be equal after folding and transliteration (:func:`family_key`:
+      accents, TeX, ü/ue, particles, hyphen and space variants: ``García-López`` ~
+      ``Garcia Lopez``; a compound family name may be written with its first part among the
+      given names: ``Mireia Soler Vidal`` ~ ``Mireia C. Soler-Vidal``).
+    - Given names must be compatible (:func:`given_compatible`): equal after folding, one an
+      initial of the other (``J.`` ~ ``John``), fused or split (``Xinyi`` ~ ``Xin Yi``,
+      ``Jean-Pierre`` ~ ``J.-P.``); a missing given name conflicts with nothing, two
+      different initials or spelled-out names conflict (``J.`` vs ``M.``, ``John`` vs
+      ``James``).
+    - Family-first order (CJK) is allowed only when both parts match swapped: ``Zhao
+      Yuqing`` ~ ``Yu-Qing Zhao``, never ``Zhao Yuqing`` ~ ``Y. Zhao``.
+
+    A name without a family name (empty, or punctuation only) is compatible with nothing:
+    it cannot be checked. Symmetric; no database access.
+    """
+    if not a.key or not b.key:
+        return False
+    for given_a, key_a in _readings(a):
+        for given_b, key_b in _readings(b):
+            if key_a == key_b and given_compatible(given_a, given_b):
+                return True
+    return bool(
+        a.given
+        and b.given
+        and family_key("".join(a.given)) == b.key
+        and family_key("".join(b.given)) == a.key
+    )

@@ -56,3 +56,18 @@ def orcid_or_none(value: str | None) -> str | None:
         return normalize_orcid(value)
     except InvalidOrcid:
         return None
+
+
+def orcid_is_placeholder(orcid: str) -> bool:
+    """True for a valid-looking ORCID iD that identifies no one: its 15 digits before the
+    check digit are all one digit (``8888-8888-8888-8880``, the iD of ORCID's own sample
+    records, or ``0000-0000-0000-0001``).
+
+    Such an iD may pass :func:`normalize_orcid` (its check digit is right) and is kept where
+    it was written, but it is never identity evidence: registries copy it onto unrelated
+    authors. ORC-01's ``0000-0002-1825-0097`` and the tests' ``0000-0000-`` iDs are not
+    placeholders. ``orcid`` is in any form :func:`normalize_orcid` reads; anything else is
+    not a placeholder (it is invalid instead).
+    """
+    value = orcid_or_none(orcid)
+    return value is not None and len(set(value.replace("-", "")[:15])) == 1

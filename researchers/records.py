@@ -15,7 +15,8 @@ class SourceAuthor:
     Scholar); ``affiliations`` raw strings; ``ror_ids`` the ROR IDs of the author's
     institutions as the source writes them (OpenAlex ``institutions[].ror``, any form,
     unchecked); ``alt_names`` other spellings of this authorship (OpenAlex
-    ``raw_author_name``), also tried when aligning.
+    ``raw_author_name``), also tried when aligning; ``deleted`` marks a profile the source
+    says was deleted (a tombstone: neither its ids nor its name are taken).
     """
 
     position: int
@@ -26,6 +27,7 @@ class SourceAuthor:
     affiliations: list[str] = field(default_factory=list)
     ror_ids: list[str] = field(default_factory=list)
     alt_names: list[str] = field(default_factory=list)
+    deleted: bool = False
 
 
 @dataclass(slots=True)

@@ -6,7 +6,7 @@ import logging
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -22,6 +22,7 @@ from wove.locks import advisory_xact_lock
 from .clients import fetch_works
 from .clients.base import SourceUnavailable
 from .clustering import Mention, cluster_mentions
+from .constraints import must_linked_groups
 from .models import (
     Authorship,
     ExternalIdentity,
@@ -30,8 +31,16 @@ from .models import (
     MatchMethod,
     Researcher,
 )
-from .names import PersonName, best_name, name_similarity, parse_name
-from .orcid import normalize_orcid, orcid_or_none
+from .names import (
+    PersonName,
+    best_name,
+    is_junk_name,
+    is_tombstone_name,
+    name_similarity,
+    parse_name,
+    person_names_compatible,
+)
+from .orcid import normalize_orcid, orcid_is_placeholder, orcid_or_none
 from .records import SourceAuthor, SourceWork
 from .signals import source_authors_aligned
 
@@ -195,6 +204,158 @@ def authors_backlog() -> Backlog:
     return Backlog(waiting=row["n"], oldest=row["oldest"])
 
 
+# --------------------------------------------------------------------------- source data checked
+
+
+def _author_ids(work_source: str, author: SourceAuthor) -> list[tuple[str, str]]:
+    """The identity evidence a source author carries: ``("orcid", iD)``, ``(source, author
+    id)`` and the other registries' ``(source, id)`` pairs."""
+    ids = [("orcid", author.orcid)] if author.orcid else []
+    if author.author_id:
+        ids.append((work_source, author.author_id))
+    ids.extend(author.other_ids.items())
+    return ids
+
+
+def source_author_checked(author: SourceAuthor, slot_name: PersonName) -> SourceAuthor | None:
+    """What of one aligned source author may be taken for the slot named ``slot_name``.
+
+    ``None`` (nothing: the slot is left to local matching) for a tombstone (``deleted``
+    flag, or a placeholder name such as "Deleted Author": :func:`researchers.names.is_tombstone_name`)
+    and for a source name that cannot be the slot's person
+    (:func:`researchers.names.person_names_compatible`: its ids belong to someone else).
+    Otherwise the author, without an ORCID iD that is a placeholder
+    (:func:`researchers.orcid.orcid_is_placeholder`: valid, but no evidence) and with an
+    empty ``name`` when the name is junk (:func:`researchers.names.is_junk_name`), so it is
+    never shown. An alignment on an alternative spelling (OpenAlex's ``raw_author_name``)
+    does not vouch for the profile's ids: the profile's own ``name`` is what is checked.
+    """
+    if author.deleted or is_tombstone_name(author.name):
+        return None
+    if not person_names_compatible(parse_name(author.name), slot_name):
+        return None
+    if author.orcid and orcid_is_placeholder(author.orcid):
+        author = replace(author, orcid=None)
+    if is_junk_name(author.name):
+        author = replace(author, name="")
+    return author
+
+
+def _without_shared_ids(
+    work_source: str, aligned: dict[int, SourceAuthor], slot_ids: dict[int, int]
+) -> dict[int, SourceAuthor]:
+    """``aligned`` without the ids the source gives to two slots of the paper: two slots of
+    one paper are two people, so such an id is evidence for neither (one Semantic Scholar
+    author id on two slots would put one researcher on the paper twice; one ORCID iD on two
+    slots with incompatible names is a copy error). Kept when an editor joined the slots
+    (must-links, :func:`researchers.constraints.must_linked_groups`). ``slot_ids`` maps slot
+    positions to slot ids."""
+    holders: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for position, author in aligned.items():
+        for key in _author_ids(work_source, author):
+            holders[key].append(position)
+    shared = {key: positions for key, positions in holders.items() if len(positions) > 1}
+    if not shared:
+        return aligned
+    groups = must_linked_groups(slot_ids[p] for positions in shared.values() for p in positions)
+    out = dict(aligned)
+    for (src, value), positions in shared.items():
+        if len({groups.get(slot_ids[p], slot_ids[p]) for p in positions}) == 1:
+            continue  # an editor says these slots are one person
+        logger.warning(
+            "%s gives %s %s to %d slots of one paper; not taken", work_source, src, value, len(positions)
+        )
+        for p in positions:
+            author = out[p]
+            if src == "orcid":
+                out[p] = replace(author, orcid=None)
+            elif src == work_source and author.author_id == value:
+                out[p] = replace(author, author_id=None)
+            else:
+                out[p] = replace(author, other_ids={k: v for k, v in author.other_ids.items() if k != src})
+    return out
+
+
+def source_authors_checked(
+    *, work_source: str, slots: list[tuple], aligned: dict[int, SourceAuthor]
+) -> dict[int, SourceAuthor]:
+    """The aligned source authors as far as they are evidence: valid is not the same as evidence.
+
+    ``slots`` are the paper's ``(id, position, name, keyname, forenames)`` rows and
+    ``aligned`` maps slot positions to source authors (:func:`align_authors`). Each author
+    goes through :func:`source_author_checked` (tombstones, incompatible names, placeholder
+    iDs, junk names) and :func:`_without_shared_ids` (an id on two slots of one paper). An
+    author left with no id, having had some, is dropped: its slot is left to local matching
+    rather than given a researcher with nothing to find it by. Returns a new mapping; no
+    write; one query at most (editor must-links, when an id is shared).
+    """
+    rows = {
+        position: (slot_id, name, keyname, forenames) for slot_id, position, name, keyname, forenames in slots
+    }
+    checked: dict[int, SourceAuthor] = {}
+    for position, author in aligned.items():
+        slot_id, name, keyname, forenames = rows[position]
+        kept = source_author_checked(author, parse_name(name, keyname, forenames))
+        if kept is None:
+            logger.info(
+                "%s author %s (%r) not taken for slot %s (%r)",
+                work_source,
+                author.author_id,
+                author.name,
+                slot_id,
+                name,
+            )
+        else:
+            checked[position] = kept
+    checked = _without_shared_ids(work_source, checked, {p: row[0] for p, row in rows.items()})
+    return {
+        position: author
+        for position, author in checked.items()
+        if _author_ids(work_source, author) or not _author_ids(work_source, aligned[position])
+    }
+
+
+@dataclass(slots=True)
+class OneSlotPerPaper:
+    """Which researcher holds which slots of which paper, so that one researcher never holds
+    two slots of one paper unless an editor joined them (must-links,
+    :func:`researchers.constraints.must_linked_groups`): two authors of one paper are two
+    people, however a source's ids or local evidence pair them.
+
+    ``held`` maps ``(paper id, researcher id)`` to slot ids. :meth:`allows` answers for one
+    more slot (a query only when the researcher already holds a slot there); :meth:`add`
+    records it.
+    """
+
+    held: dict[tuple[int, int], set[int]] = field(default_factory=dict)
+
+    @classmethod
+    def of_papers(
+        cls, paper_ids: Iterable[int], researcher_ids: Iterable[int] | None = None
+    ) -> OneSlotPerPaper:
+        """The authorships already written on ``paper_ids`` (optionally only those of
+        ``researcher_ids``); one query."""
+        rows = Authorship.objects.filter(paper_id__in=set(paper_ids))
+        if researcher_ids is not None:
+            rows = rows.filter(researcher_id__in=set(researcher_ids))
+        out = cls()
+        for paper_id, researcher_id, slot_id in rows.values_list("paper_id", "researcher_id", "slot_id"):
+            out.add(paper_id, researcher_id, slot_id)
+        return out
+
+    def allows(self, paper_id: int, researcher_id: int, slot_id: int) -> bool:
+        """True when ``researcher_id`` may take ``slot_id`` of ``paper_id``."""
+        others = self.held.get((paper_id, researcher_id))
+        if not others or others == {slot_id}:
+            return True
+        groups = must_linked_groups([*others, slot_id])
+        return len({groups.get(s, s) for s in [*others, slot_id]}) == 1
+
+    def add(self, paper_id: int, researcher_id: int, slot_id: int) -> None:
+        """Record that ``researcher_id`` holds ``slot_id`` of ``paper_id``."""
+        self.held.setdefault((paper_id, researcher_id), set()).add(slot_id)
+
+
 # --------------------------------------------------------------------------- sources
 
 
@@ -265,8 +426,8 @@ def _source_researcher(
     """The researcher one aligned author stands for: ``(researcher, method, confidence, created)``.
 
     The holder of the ORCID iD, else of the source's author id (unless its ORCID iD
-    differs), followed to the end of its ``merged_into`` chain; else a new researcher. A
-    holder without an ORCID iD gets the author's. ``by_orcid`` learns what it creates or gives.
+    differs), followed to the end of its ``merged_into`` chain; else a new researcher.
+    ``by_orcid`` learns what it creates; a holder gets the author's iD from :func:`_give_orcid`.
     """
     researcher: Researcher | None = None
     method = MatchMethod.EXTERNAL_ID
@@ -289,7 +450,9 @@ def _source_researcher(
     if researcher is not None and researcher.merged_into_id:
         researcher = _survivor(researcher)
     if researcher is None:
-        # The fuller spelling wins: Semantic Scholar often abbreviates ("M. Patwary").
+        # The fuller spelling wins: Semantic Scholar often abbreviates ("M. Patwary"). A
+        # source name reaches here only when it can be the slot's person and is not junk
+        # (source_authors_checked); otherwise it is empty and the slot's name is shown.
         display = best_name([author.name, slot_name])[:300]
         researcher = Researcher(display_name=display, orcid=author.orcid)
         researcher.slug = make_slug(researcher.display_name, fallback="researcher")
@@ -297,11 +460,16 @@ def _source_researcher(
         if author.orcid:
             by_orcid[author.orcid] = researcher
         return researcher, method, confidence, True
+    return researcher, method, confidence, False
+
+
+def _give_orcid(researcher: Researcher, author: SourceAuthor, by_orcid: dict[str, Researcher]) -> None:
+    """Give a holder found by its author id the author's ORCID iD when it has none and no one
+    else holds it; ``by_orcid`` learns it."""
     if author.orcid and not researcher.orcid and author.orcid not in by_orcid:
         researcher.orcid = author.orcid
         researcher.save(update_fields=["orcid", "modified_at"])
         by_orcid[author.orcid] = researcher
-    return researcher, method, confidence, False
 
 
 def _source_identities(
@@ -328,11 +496,15 @@ def _source_identities(
 def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | None = None) -> int:
     """Attach a paper's unmatched slots to researchers using one registry's record.
 
-    Aligns the record's authors with the slots (:func:`align_authors`), then per slot: the
-    researcher holding the ORCID iD, else the one holding the source's author id, else a
-    new researcher; a holder an editor merged away stands for the record at the end of its
-    ``merged_into`` chain. Never gives one researcher a second ORCID iD: an author id held by a
-    researcher with a different ORCID iD yields a new researcher instead. Records the
+    Aligns the record's authors with the slots (:func:`align_authors`) and keeps what is
+    evidence (:func:`source_authors_checked`: no tombstone, no name that cannot be the
+    slot's person, no placeholder iD, no id given to two slots, no junk display name), then
+    per slot: the researcher holding the ORCID iD, else the one holding the source's author
+    id, else a new researcher; never one already holding another slot of the paper unless an
+    editor joined the slots (:class:`OneSlotPerPaper`: that slot is left to local
+    matching). A holder an editor merged away stands for the record at the end of its
+    ``merged_into`` chain. Never gives one researcher a second ORCID iD: an author id held
+    by a researcher with a different ORCID iD yields a new researcher instead. Records the
     source's citation count on the paper. Idempotent: slots already matched are left
     alone. Returns the number of slots attached; with ``summary``, also adds the researchers
     it created and the paper to it. Sends :data:`researchers.signals.source_authors_aligned`
@@ -346,9 +518,11 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
     # below happens after the lock, so the second sees what the first committed.
     advisory_xact_lock(_MATCH_LOCK)
     slots, aligned = _aligned_unmatched_slots(paper, work)
+    aligned = source_authors_checked(work_source=work.source, slots=slots, aligned=aligned)
     if not aligned:
         return 0
     by_orcid, identities = _source_holders(work, aligned)
+    on_paper = OneSlotPerPaper.of_papers([paper.pk])
 
     touched: set[int] = set()
     new_authorships: list[Authorship] = []
@@ -358,7 +532,15 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
         if author is None:
             continue
         researcher, method, confidence, is_new = _source_researcher(work, author, name, by_orcid, identities)
+        if not on_paper.allows(paper.pk, researcher.pk, slot_id):
+            # Already on the paper through another slot: left to local matching.
+            logger.warning(
+                "%s: researcher %s already holds a slot of %s", work.source, researcher.pk, paper.arxiv_id
+            )
+            continue
+        on_paper.add(paper.pk, researcher.pk, slot_id)
         created += is_new
+        _give_orcid(researcher, author, by_orcid)
         _source_identities(work, author, researcher, identities)
         new_authorships.append(
             Authorship(
@@ -526,6 +708,47 @@ def _local_attachments(
     return new_clusters, attach
 
 
+def _one_slot_per_paper_local(
+    clusters: list[list[int]],
+    new_clusters: list[list[int]],
+    attach: list[tuple[int, int | None, int]],
+    evidence: _LocalEvidence,
+) -> tuple[list[list[int]], list[list[int]], list[tuple[int, int | None, int]]]:
+    """``(clusters, new clusters, attachments)`` where no researcher, existing or new, takes
+    a second slot of one paper unless an editor joined the slots (:class:`OneSlotPerPaper`).
+
+    Clustering keeps two slots of one paper apart only among the mentions it sees (one name
+    block); a researcher may already hold a slot of the paper under another block (a name
+    variant, a source's id). A slot that would be a second one becomes a new researcher of
+    its own. One query (existing authorships of the papers), more only on a conflict.
+    """
+    paper_of = {slot_id: evidence.slot_rows[slot_id][1] for slot_id, _rid, _idx in attach}
+    existing = {rid for _slot, rid, _idx in attach if rid is not None}
+    on_paper = OneSlotPerPaper.of_papers(set(paper_of.values()), existing) if existing else OneSlotPerPaper()
+    moved: set[int] = set()
+    out: list[tuple[int, int | None, int]] = []
+    for slot_id, rid, idx in attach:
+        # New clusters are told apart from researchers by a negative key.
+        target = rid if rid is not None else -1 - idx
+        if on_paper.allows(paper_of[slot_id], target, slot_id):
+            on_paper.add(paper_of[slot_id], target, slot_id)
+            out.append((slot_id, rid, idx))
+            continue
+        logger.info(
+            "slot %s: its researcher already holds a slot of paper %s; a new researcher",
+            slot_id,
+            paper_of[slot_id],
+        )
+        moved.add(slot_id)
+        new_clusters.append([slot_id])
+        out.append((slot_id, None, len(new_clusters) - 1))
+    if not moved:
+        return clusters, new_clusters, out
+    new_clusters = [[s for s in c if s not in moved] or c for c in new_clusters]
+    clusters = [[s for s in c if s not in moved] for c in clusters] + [[s] for s in sorted(moved)]
+    return [c for c in clusters if c], new_clusters, out
+
+
 def _copy_new_researchers(
     cursor, new_clusters: list[list[int]], slot_rows: dict[int, tuple], now
 ) -> list[int]:
@@ -634,6 +857,7 @@ def researchers_match_local(
         must, cannot = constraints_for(m.id for m in evidence.mentions)
         clusters = cluster_mentions(evidence.mentions, must_link=must, cannot_link=cannot)
         new_clusters, attach = _local_attachments(clusters, evidence)
+        clusters, new_clusters, attach = _one_slot_per_paper_local(clusters, new_clusters, attach, evidence)
 
         now = timezone.now()
         new_ids = _copy_new_researchers(cursor, new_clusters, evidence.slot_rows, now)
