@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Exists, Min, OuterRef
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from papers.models import Paper, PaperAuthor
@@ -308,17 +309,25 @@ def _source_holders(
 ) -> tuple[dict[str, Researcher], dict[tuple[str, str], Researcher]]:
     """Researchers already holding the aligned authors' ORCID iDs (``{orcid: researcher}``)
     and external ids (``{(source, external_id): researcher}``); two queries at most."""
-    orcids = {a.orcid for a in aligned.values() if a.orcid}
-    by_orcid = {r.orcid: r for r in Researcher.objects.filter(orcid__in=orcids)}
+    orcids = sorted({a.orcid for a in aligned.values() if a.orcid})
+    by_orcid = {}
+    if orcids:
+        by_orcid = {r.orcid: r for r in Researcher.objects.filter(orcid__in=_text_values(orcids))}
     wanted = [(work.source, a.author_id) for a in aligned.values() if a.author_id]
     wanted += [(src, ext) for a in aligned.values() for src, ext in a.other_ids.items()]
     identities: dict[tuple[str, str], Researcher] = {}
     if wanted:
         q = ExternalIdentity.objects.select_related("researcher").filter(
-            source__in={s for s, _ in wanted}, external_id__in={e for _, e in wanted}
+            source__in={s for s, _ in wanted}, external_id__in=_text_values(sorted({e for _, e in wanted}))
         )
         identities = {(i.source, i.external_id): i.researcher for i in q}
     return by_orcid, identities
+
+
+def _text_values(values: list[str]) -> RawSQL:
+    """``values`` as one array parameter for an ``__in`` filter: a mega-paper's 3,000 ids as
+    3,000 placeholders cost Django and psycopg a second to bind, one array a millisecond."""
+    return RawSQL("SELECT unnest(%s::text[])", [text_array(values)])
 
 
 def _source_researcher(
@@ -439,7 +448,7 @@ def _source_plan(
 
 
 # Rows per INSERT of the source writes: a 3,000-author paper is three statements per table.
-SOURCE_WRITE_BATCH = 1000
+SOURCE_WRITE_BATCH = 250
 
 
 def _source_write(plan: _SourcePlan) -> set[int]:
