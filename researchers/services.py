@@ -126,7 +126,7 @@ def align_authors(
 # expected (typos and transliterations sit there) and with the ALIGN_KEY_NEAREST nearest
 # either side sharing its family-name key (a list reordered further than the window).
 ALIGN_WINDOW = 3
-ALIGN_KEY_NEAREST = 8
+ALIGN_KEY_NEAREST = 4
 
 
 def _author_key_index(parsed_authors: list[list[PersonName]]) -> dict[str, list[int]]:
@@ -432,6 +432,10 @@ def _source_plan(
         researcher, method, confidence, is_new = _source_researcher(work, author, name, by_orcid, identities)
         if is_new:
             plan.researchers.append(researcher)
+        if researcher.pk is None:
+            # Written with its counts (what researchers_refresh would compute): one paper.
+            researcher.paper_count = 1
+            researcher.name_variants = sorted({*researcher.name_variants, name})
         plan.identities += _source_identities(work, author, researcher, identities)
         plan.authorships.append(
             Authorship(
@@ -447,19 +451,22 @@ def _source_plan(
     return plan
 
 
-# Rows per INSERT of the source writes: a 3,000-author paper is three statements per table.
+# Rows per INSERT of the source writes: psycopg's client-side binding scans a statement once
+# per placeholder, so far larger statements cost more per row, not less.
 SOURCE_WRITE_BATCH = 250
 
 
 def _source_write(plan: _SourcePlan) -> set[int]:
-    """Write a plan in three bulk INSERTs (researchers, identities, authorships) and return
-    the researchers it touched. The unique constraints are the idempotency guard: an
+    """Write a plan in bulk INSERTs (researchers, identities, authorships) and return the
+    ids of the existing researchers it gave slots to (whose counts need a refresh; new ones
+    are written with theirs). The unique constraints are the idempotency guard: an
     identity or a slot's authorship already written is left as it is."""
+    existing = {a.researcher.pk for a in plan.authorships if a.researcher.pk is not None}
     batch = SOURCE_WRITE_BATCH
     Researcher.objects.bulk_create(plan.researchers, batch_size=batch)
     ExternalIdentity.objects.bulk_create(plan.identities, batch_size=batch, ignore_conflicts=True)
     Authorship.objects.bulk_create(plan.authorships, batch_size=batch, ignore_conflicts=True)
-    return {a.researcher.pk for a in plan.authorships}
+    return existing
 
 
 @transaction.atomic
@@ -479,8 +486,8 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
 
     Steps: align, read the holders of the aligned ids (two queries), plan
     (:func:`_source_plan`, no writes), write (:func:`_source_write`, a bulk INSERT per table
-    and 1,000 rows), refresh the touched researchers' counts (one statement): a
-    3,000-author paper is a dozen statements, not one per author.
+    and 250 rows), refresh the counts of the existing researchers it touched (one statement):
+    a 3,000-author paper is a few dozen statements, not one or more per author.
     """
     paper = Paper.objects.get(arxiv_id=work.arxiv_id)
     # Serialised with every other matching write (local runs take the same lock): two workers

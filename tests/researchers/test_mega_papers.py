@@ -115,6 +115,14 @@ def test_3000_author_paper_aligns_every_slot_through_semantic_scholar():
         ExternalIdentity.objects.filter(researcher__in=by_source, source="semantic_scholar").count() == 2999
     )
 
+    # New researchers are written with their counts: the fuller spelling shown, one paper.
+    douglas = Researcher.objects.get(authorships__paper=paper, authorships__slot__position=21)
+    assert (douglas.display_name, douglas.name_variants, douglas.paper_count) == (
+        "Michael R. Douglas",
+        ["Michael R. Douglas"],
+        1,
+    )
+
     # A second run finds nothing to do and writes nothing.
     before = (Researcher.objects.count(), ExternalIdentity.objects.count(), Authorship.objects.count())
     again = researchers_match_authors(sources=["semantic_scholar"], fetch=s2_fetch)
