@@ -123,7 +123,8 @@ def main() -> None:
         f"load average: {load_before:.2f} before, {os.getloadavg()[0]:.2f} after; best of {args.repeat} runs"
     )
     print(
-        f"{'authors':>8} {'papers':>6} {'aligned':>8} {'align s':>9} {'growth':>7} {'align+match s':>14} {'growth':>7}"
+        f"{'authors':>8} {'papers':>6} {'aligned':>8} {'align s':>9} {'growth':>7} "
+        f"{'align+match s':>14} {'growth':>7}"
     )
     for n in SIZES:
         align, attach = best[("align", n)], best[("attach", n)]
