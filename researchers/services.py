@@ -96,7 +96,8 @@ def align_authors(
     particles, "Last, First", CJK order, TeX accents), ties broken by closeness to the
     expected place, so two people of one name keep their own order; a pair needs
     ``ALIGN_MIN_SIMILARITY``. Returns ``{slot position: SourceAuthor}``; unaligned slots are
-    absent. A 3,000-author list costs about 25 comparisons per slot, not 3,000.
+    absent. A slot meets at most 15 source authors (7.4 on average on the 3,000-author test
+    paper), not all 3,000.
     """
     parsed_slots = [parse_name(name, keyname, forenames) for _pos, name, keyname, forenames in slots]
     parsed_authors = [[parse_name(n) for n in [a.name, *a.alt_names] if n] for a in authors]
