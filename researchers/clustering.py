@@ -32,6 +32,7 @@ settings were chosen on the h0 half of the name blocks and checked on h1.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
@@ -534,3 +535,55 @@ def cluster_mentions(
     for i, m in enumerate(mentions):
         out.setdefault(clusterer.find(i), []).append(m.id)
     return list(out.values())
+
+
+def _written(name: PersonName) -> str:
+    return unicodedata.normalize("NFC", name.raw).casefold()
+
+
+def _fixed_candidates(mention: Mention, fixed: list[Mention]) -> dict[Hashable, list[Mention]]:
+    """The fixed mentions of ``mention``'s block with a compatible name, by their group."""
+    found: dict[Hashable, list[Mention]] = defaultdict(list)
+    for other in fixed:
+        if given_compatible(mention.name.given, other.name.given):
+            found[other.group].append(other)
+    return found
+
+
+def ambiguous_mentions(
+    mentions: list[Mention], *, threshold: float = THRESHOLD
+) -> dict[Hashable, list[Hashable]]:
+    """New mentions that could be any of several existing persons, for an editor to decide.
+
+    A new mention (``group`` is ``None``) is ambiguous when its name block holds mentions of
+    two or more fixed groups (existing researchers) with compatible names, and nothing picks
+    one: no group reaches ``threshold`` on the evidence (:func:`pair_score`) above all the
+    others, and its written name (accents kept, NFC) is not the written name of exactly one
+    group while differing from its folded form (BUGS.md DIS-03: ``Tomás Peña`` written so
+    is R1's; ``Tomas Pena`` may be R1 folded or R2, so it is left for review rather than
+    given to R2 for its ASCII spelling). A mention with an ORCID iD is never ambiguous (the
+    caller leaves out mentions an editor linked). Returns ``{mention id: [candidate group,
+    ...]}`` (groups sorted). Pure.
+    """
+    fixed_by_block: dict[str, list[Mention]] = defaultdict(list)
+    for m in mentions:
+        if m.group is not None:
+            fixed_by_block[m.name.block].append(m)
+    idf = _idf(mentions)
+    out: dict[Hashable, list[Hashable]] = {}
+    for m in mentions:
+        if m.group is not None or m.orcid or len({f.group for f in fixed_by_block.get(m.name.block, ())}) < 2:
+            continue
+        candidates = _fixed_candidates(m, fixed_by_block[m.name.block])
+        if len(candidates) < 2:
+            continue
+        written = _written(m.name)
+        if not written.isascii():
+            exact = [g for g, ms in candidates.items() if any(_written(o.name) == written for o in ms)]
+            if len(exact) == 1:
+                continue  # an exact accented spelling outranks a folded one
+        scores = sorted((max(pair_score(m, o, idf) for o in ms) for ms in candidates.values()), reverse=True)
+        if scores[0] >= threshold and scores[0] > scores[1]:
+            continue
+        out[m.id] = sorted(candidates, key=str)
+    return out
