@@ -254,7 +254,8 @@ def parse_author_string(raw: str) -> list[AuthorSlot]:
     numbered affiliations (``A (1), B (2) ((1) X, (2) Y)``) resolved through the legend,
     ``et al`` dropped, a ``", Jr."`` item kept with the person before it
     (:func:`join_suffixes`), and a ``"CDF Collaboration: T. Aaltonen"`` prefix kept as its own
-    collaboration slot; ``and`` separates names only as a whole word between spaces. Never raises on odd input; an empty string gives ``[]``.
+    collaboration slot; ``and`` separates names only as a whole word between spaces.
+    Never raises on odd input; an empty string gives ``[]``.
     """
     text = collapse_whitespace(raw.replace("\\&", "&") if raw else "")
     if not text:
