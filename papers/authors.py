@@ -93,15 +93,19 @@ def is_collaboration_name(name: str) -> bool:
 def split_name(name: str) -> tuple[str, str, str]:
     """Split a personal name into ``(keyname, forenames, suffix)``.
 
-    Handles ``"Last, First"``, suffixes (``Jr.``, ``III``) and lower-case particles
-    (``Ludwig van Beethoven`` gives ``("van Beethoven", "Ludwig", "")``). A single word is
-    a keyname alone.
+    Handles ``"Last, First"``, suffixes (``Jr.``, ``III``, also ``"First Last, Jr."``) and
+    lower-case particles (``Ludwig van Beethoven`` gives ``("van Beethoven", "Ludwig", "")``).
+    A single word is a keyname alone.
     """
     name = collapse_whitespace(name)
     if not name:
         return "", "", ""
     if "," in name:
         parts = [p.strip() for p in name.split(",") if p.strip()]
+        if len(parts) == 2 and parts[1].lower() in _DETACHED_SUFFIXES:
+            # "Marcus T. Hale, Jr.": a suffix after the comma, not "Last, First" (AUTH-01).
+            keyname, forenames, _none = split_name(parts[0])
+            return keyname, forenames, parts[1]
         if len(parts) >= 2:
             suffix = ""
             if len(parts) >= 3 and parts[2].lower() in _SUFFIXES:

@@ -3,6 +3,7 @@
 import pytest
 
 from papers import harvest
+from papers.arxiv_api import parse_feed
 from papers.authors import parse_author_string
 from papers.kaggle import iter_kaggle
 from papers.models import PaperAuthor
@@ -93,3 +94,15 @@ def test_sample_keeps_suffixes_with_persons():
         if a.name.strip(" .,").lower() in {"jr", "sr", "ii", "iii", "iv"}
     ]
     assert bare == []
+
+
+def test_auth01_suffix_after_comma_in_an_api_author_name():
+    """BUGS.md AUTH-01 through the arXiv API (a real Atom entry, names edited): one
+    ``<name>`` per author, ``Marcus T. Hale, Jr.`` is Hale with suffix Jr., not a keyname
+    ``Marcus T. Hale`` with forenames ``Jr.``."""
+    [record] = parse_feed((FIXTURES / "arxiv_api" / "edited_1111.2011v2_suffix_authors.xml").read_bytes())
+    assert [(a.keyname, a.forenames, a.suffix) for a in record.authors] == [
+        ("Hale", "Marcus T.", "Jr."),
+        ("Ruiz", "Ana", ""),
+        ("Tsao", "Jr-Hung", ""),
+    ]
