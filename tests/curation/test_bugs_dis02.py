@@ -1,4 +1,5 @@
-"""One person split across two OpenAlex profiles with two ORCID iDs (BUGS.md DIS-02)."""
+"""Curation side of BUGS.md DIS-02 (one person, two OpenAlex profiles, two ORCID iDs) and
+DIS-03 (b) (a slot left for review, listed for editors)."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -8,7 +9,8 @@ from curation.selectors import same_name_queue
 from provenance.models import Event
 from provenance.services import records_sign
 from researchers.models import ExternalIdentity, Researcher
-from tests.researchers.test_bugs_name_parts import match, oa_work, paper, researcher_of
+from researchers.services import researchers_match_local
+from tests.researchers.test_bugs_name_parts import match, oa_work, paper, researcher_of, tomas_researchers
 
 pytestmark = pytest.mark.django_db
 
@@ -75,3 +77,17 @@ def test_dis02_two_profiles_proposed_merged_by_an_editor_and_kept_merged(client)
     match([oa_work("dis02_b2", later)], "openalex")
     assert researcher_of(later) == b1
     assert Researcher.objects.filter(merged_into__isnull=True, orcid__isnull=False).count() == 1
+
+
+def test_dis03b_slot_left_for_review_is_listed_for_editors(editor):
+    """BUGS.md DIS-03 (b), as an editor sees it: the ``Tomas Pena`` slot the matcher left
+    unattached is listed on the same-name queue page with R1 and R2 as candidates."""
+    r1, r2 = tomas_researchers()
+    paper("2304.00004", [("Tomas Pena", "Pena", "Tomas")], categories=["physics.optics"])
+    researchers_match_local()
+    page = editor.get("/admin/curation/queue/").content.decode()
+    section = page[page.index('id="review"') :]
+    assert "1 slot whose name fits several researchers" in section
+    assert "2304.00004" in section and "Tomas Pena (author 1)" in section
+    assert f"#{r1.pk} (ORCID 0000-0000-3141-5920)" in section
+    assert f"#{r2.pk} (ORCID 0000-0000-6180-3393)" in section

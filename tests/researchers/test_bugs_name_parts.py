@@ -120,7 +120,7 @@ def test_dis03d_typographic_apostrophe_gives_the_same_key():
     assert curly.raw == "Lucia D\u2019Amico"
 
 
-def _tomas_researchers():
+def tomas_researchers():
     """R1 ``Tomás Peña`` (ORCID …3141-5920, Universidad de Chile, co-author Ana Ruiz) and R2
     ``Tomas Pena`` (ORCID …6180-3393, University of Toronto), attached through OpenAlex."""
     paper(
@@ -160,7 +160,7 @@ def _tomas_researchers():
 @pytest.mark.django_db
 def test_dis03a_accented_name_with_shared_coauthor_goes_to_r1():
     r"""BUGS.md DIS-03 (a): ``Tom\'as Pe\~na`` with co-author Ana Ruiz (shared with R1) → R1."""
-    r1, r2 = _tomas_researchers()
+    r1, r2 = tomas_researchers()
     paper(
         "2304.00003",
         [(r"Tom\'as Pe\~na", r"Pe\~na", r"Tom\'as"), ("Ana Ruiz", "Ruiz", "Ana")],
@@ -175,7 +175,7 @@ def test_dis03b_ascii_name_without_evidence_is_left_for_review():
     """BUGS.md DIS-03 (b): ``Tomas Pena`` with no other evidence is ambiguous between R1 and
     R2: not attached to either (nor to a new researcher), and listed for an editor with both
     candidates."""
-    r1, r2 = _tomas_researchers()
+    r1, r2 = tomas_researchers()
     paper("2304.00004", [("Tomas Pena", "Pena", "Tomas")], categories=["physics.optics"])
     researchers_match_local()
     assert not Authorship.objects.filter(slot__paper__arxiv_id="2304.00004").exists()
