@@ -556,7 +556,8 @@ def ambiguous_mentions(
     """New mentions that could be any of several existing persons, for an editor to decide.
 
     A new mention (``group`` is ``None``) is ambiguous when its name block holds mentions of
-    two or more fixed groups (existing researchers) with compatible names, and nothing picks
+    two or more fixed groups (existing researchers) with compatible names (at most
+    ``ALL_PAIRS_MAX`` fixed mentions: work stays linear in the run), and nothing picks
     one: no group reaches ``threshold`` on the evidence (:func:`pair_score`) above all the
     others, and its written name (accents kept, NFC) is not the written name of exactly one
     group while differing from its folded form (BUGS.md DIS-03: ``Tomás Peña`` written so
@@ -569,10 +570,19 @@ def ambiguous_mentions(
     for m in mentions:
         if m.group is not None:
             fixed_by_block[m.name.block].append(m)
+    # Blocks of two or more researchers, small enough to score each new mention against all
+    # their mentions; a larger block (a very common name) is left to the clusterer's index.
+    open_blocks = {
+        block
+        for block, fixed in fixed_by_block.items()
+        if len(fixed) <= ALL_PAIRS_MAX and len({f.group for f in fixed}) >= 2
+    }
+    if not open_blocks:
+        return {}
     idf = _idf(mentions)
     out: dict[Hashable, list[Hashable]] = {}
     for m in mentions:
-        if m.group is not None or m.orcid or len({f.group for f in fixed_by_block.get(m.name.block, ())}) < 2:
+        if m.group is not None or m.orcid or m.name.block not in open_blocks:
             continue
         candidates = _fixed_candidates(m, fixed_by_block[m.name.block])
         if len(candidates) < 2:
