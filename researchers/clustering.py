@@ -550,21 +550,30 @@ def _fixed_candidates(mention: Mention, fixed: list[Mention]) -> dict[Hashable, 
     return found
 
 
-def ambiguous_mentions(
-    mentions: list[Mention], *, threshold: float = THRESHOLD
-) -> dict[Hashable, list[Hashable]]:
-    """New mentions that could be any of several existing persons, for an editor to decide.
+@dataclass(slots=True)
+class NameChoices:
+    """What :func:`name_choices` found: ``ambiguous`` maps a new mention's id to the groups
+    (researchers) it could be, sorted; ``exact`` maps a new mention's id to the id of a fixed
+    mention written exactly as it is (accents kept), to be joined with it."""
 
-    A new mention (``group`` is ``None``) is ambiguous when its name block holds mentions of
-    two or more fixed groups (existing researchers) with compatible names (at most
-    ``ALL_PAIRS_MAX`` fixed mentions: work stays linear in the run), and nothing picks
-    one: no group reaches ``threshold`` on the evidence (:func:`pair_score`) above all the
-    others, and its written name (accents kept, NFC) is not the written name of exactly one
-    group while differing from its folded form (BUGS.md DIS-03: ``Tomás Peña`` written so
-    is R1's; ``Tomas Pena`` may be R1 folded or R2, so it is left for review rather than
-    given to R2 for its ASCII spelling). A mention with an ORCID iD is never ambiguous (the
-    caller leaves out mentions an editor linked). Returns ``{mention id: [candidate group,
-    ...]}`` (groups sorted). Pure.
+    ambiguous: dict[Hashable, list[Hashable]] = field(default_factory=dict)
+    exact: dict[Hashable, Hashable] = field(default_factory=dict)
+
+
+def name_choices(mentions: list[Mention], *, threshold: float = THRESHOLD) -> NameChoices:
+    """New mentions whose name fits several existing persons: which the written form decides,
+    and which are left for an editor (BUGS.md DIS-03).
+
+    Looks at each new mention (``group`` is ``None``, no ORCID iD) whose name block holds
+    mentions of two or more fixed groups (existing researchers) with compatible names (at
+    most ``ALL_PAIRS_MAX`` fixed mentions: work stays linear in the run). The evidence
+    (:func:`pair_score`) picks a group when one reaches ``threshold`` above all others. A
+    written name with accents (NFC) that is exactly the written name of one group decides
+    for it, unless the evidence picks another (``Tomás Peña`` is R1's, not the ``Tomas
+    Pena`` of R2: an exact match outranks a folded one). Otherwise, with no pick, the mention
+    is ambiguous: ``Tomas Pena`` may be R1 folded or R2, so it is left for review rather
+    than given to R2 for its ASCII spelling. The caller leaves out mentions an editor
+    constrained. Pure.
     """
     fixed_by_block: dict[str, list[Mention]] = defaultdict(list)
     for m in mentions:
@@ -577,23 +586,29 @@ def ambiguous_mentions(
         for block, fixed in fixed_by_block.items()
         if len(fixed) <= ALL_PAIRS_MAX and len({f.group for f in fixed}) >= 2
     }
+    out = NameChoices()
     if not open_blocks:
-        return {}
+        return out
     idf = _idf(mentions)
-    out: dict[Hashable, list[Hashable]] = {}
     for m in mentions:
         if m.group is not None or m.orcid or m.name.block not in open_blocks:
             continue
         candidates = _fixed_candidates(m, fixed_by_block[m.name.block])
         if len(candidates) < 2:
             continue
+        scores = {g: max(pair_score(m, o, idf) for o in ms) for g, ms in candidates.items()}
+        ranked = sorted(scores.values(), reverse=True)
+        picked = ranked[0] >= threshold and ranked[0] > ranked[1]
         written = _written(m.name)
-        if not written.isascii():
-            exact = [g for g, ms in candidates.items() if any(_written(o.name) == written for o in ms)]
-            if len(exact) == 1:
-                continue  # an exact accented spelling outranks a folded one
-        scores = sorted((max(pair_score(m, o, idf) for o in ms) for ms in candidates.values()), reverse=True)
-        if scores[0] >= threshold and scores[0] > scores[1]:
+        exact = (
+            []
+            if written.isascii()
+            else [o for ms in candidates.values() for o in ms if _written(o.name) == written]
+        )
+        if exact and len({o.group for o in exact}) == 1:
+            if not picked or scores[exact[0].group] == ranked[0]:
+                out.exact[m.id] = exact[0].id
             continue
-        out[m.id] = sorted(candidates, key=str)
+        if not picked:
+            out.ambiguous[m.id] = sorted(candidates, key=str)
     return out

@@ -21,7 +21,7 @@ from wove.locks import advisory_xact_lock
 
 from .clients import fetch_works
 from .clients.base import SourceUnavailable
-from .clustering import Mention, ambiguous_mentions, cluster_mentions
+from .clustering import Mention, cluster_mentions, name_choices
 from .models import (
     Authorship,
     ExternalIdentity,
@@ -608,16 +608,18 @@ def _copy_local_authorships(
     return len(authorship_rows), touched
 
 
-def _leave_ambiguous_for_review(evidence: _LocalEvidence, must: list[tuple[int, int]]) -> int:
-    """Take the pending slots that could be any of several researchers
-    (:func:`researchers.clustering.ambiguous_mentions`; none an editor linked) out of this
-    run and record each as a :class:`SlotReview`; returns how many."""
-    linked = {s for pair in must for s in pair}
-    ambiguous = {
-        slot_id: candidates
-        for slot_id, candidates in ambiguous_mentions(evidence.mentions).items()
-        if slot_id not in linked
-    }
+def _choose_by_name(
+    evidence: _LocalEvidence, must: list[tuple[int, int]], cannot: list[tuple[int, int]]
+) -> int:
+    """Settle the pending slots whose name fits several researchers
+    (:func:`researchers.clustering.name_choices`; none an editor constrained): a slot written
+    exactly as one researcher's (accents kept) is must-linked to it (``must`` grows); one
+    nothing decides is taken out of this run and recorded as a :class:`SlotReview`. Returns
+    how many were left for review."""
+    constrained = {s for pair in must + cannot for s in pair}
+    choices = name_choices([m for m in evidence.mentions if m.id not in constrained])
+    must.extend((slot_id, fixed_id) for slot_id, fixed_id in choices.exact.items())
+    ambiguous = choices.ambiguous
     if not ambiguous:
         return 0
     SlotReview.objects.bulk_create(
@@ -662,7 +664,7 @@ def researchers_match_local(
 
         evidence = _local_evidence(cursor, pending, name_of)
         must, cannot = constraints_for(m.id for m in evidence.mentions)
-        summary.left_for_review = _leave_ambiguous_for_review(evidence, must)
+        summary.left_for_review = _choose_by_name(evidence, must, cannot)
         clusters = cluster_mentions(evidence.mentions, must_link=must, cannot_link=cannot)
         new_clusters, attach = _local_attachments(clusters, evidence)
 

@@ -120,21 +120,21 @@ def test_dis03d_typographic_apostrophe_gives_the_same_key():
     assert curly.raw == "Lucia D\u2019Amico"
 
 
-def tomas_researchers():
+def tomas_researchers(*, r2_first: bool = False):
     """R1 ``Tomás Peña`` (ORCID …3141-5920, Universidad de Chile, co-author Ana Ruiz) and R2
-    ``Tomas Pena`` (ORCID …6180-3393, University of Toronto), attached through OpenAlex."""
-    paper(
-        "2304.00001",
-        [("Tomás Peña", "Peña", "Tomás"), ("Ana Ruiz", "Ruiz", "Ana")],
-        categories=["cs.LG"],
-        affiliation="Universidad de Chile",
-    )
-    paper(
-        "2304.00002",
-        [("Tomas Pena", "Pena", "Tomas")],
-        categories=["math.AP"],
-        affiliation="University of Toronto",
-    )
+    ``Tomas Pena`` (ORCID …6180-3393, University of Toronto), attached through OpenAlex;
+    ``r2_first`` creates R2's paper and record first (so order cannot decide a test)."""
+    papers = [
+        (
+            "2304.00001",
+            [("Tomás Peña", "Peña", "Tomás"), ("Ana Ruiz", "Ruiz", "Ana")],
+            "cs.LG",
+            "Universidad de Chile",
+        ),
+        ("2304.00002", [("Tomas Pena", "Pena", "Tomas")], "math.AP", "University of Toronto"),
+    ]
+    for arxiv_id, authors, category, affiliation in reversed(papers) if r2_first else papers:
+        paper(arxiv_id, authors, categories=[category], affiliation=affiliation)
     r1 = copy.deepcopy(OA_WORKS["dis03_jorg"])
     r1["authorships"][0]["author"].update(
         id="https://openalex.org/A5100000011",
@@ -151,7 +151,8 @@ def tomas_researchers():
     )
     r2["authorships"][0]["raw_author_name"] = "Tomas Pena"
     r2["doi"] = "https://doi.org/10.48550/arxiv.2304.00002"
-    match([openalex.parse_work(r1), openalex.parse_work(r2)], "openalex")
+    works = [openalex.parse_work(r1), openalex.parse_work(r2)]
+    match(works[::-1] if r2_first else works, "openalex")
     return Researcher.objects.get(orcid="0000-0000-3141-5920"), Researcher.objects.get(
         orcid="0000-0000-6180-3393"
     )
@@ -224,3 +225,13 @@ def test_dis04_reversed_names_with_different_orcids_stay_two():
     assert wang_lei != lei_wang
     assert (wang_lei.orcid, lei_wang.orcid) == ("0000-0000-4669-2015", "0000-0000-8314-4624")
     assert Researcher.objects.filter(orcid__isnull=False).count() == 2
+
+
+@pytest.mark.django_db
+def test_dis03a_exact_accented_spelling_alone_goes_to_r1():
+    """BUGS.md DIS-03 (a), without the co-author: ``Tomás Peña`` written exactly as R1 (NFC)
+    and only folded as R2 goes to R1; the exact match outranks the folded one."""
+    r1, r2 = tomas_researchers(r2_first=True)
+    paper("2304.00005", [("Tomás Peña", "Peña", "Tomás")], categories=["physics.optics"])
+    researchers_match_local()
+    assert researcher_of("2304.00005") == r1
