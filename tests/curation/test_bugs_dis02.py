@@ -54,6 +54,8 @@ def test_dis02_two_profiles_proposed_merged_by_an_editor_and_kept_merged(client)
     assert candidate.shared_coauthors == ["l ferrer", "n vila", "o puig", "p serra"]
     assert "barcelona" in candidate.shared_affiliation_words
     assert candidate.orcid == "different"
+    # The names agree once hyphen, space and middle initial are set aside (a compatible pair).
+    assert candidate.name_similarity == 0.8
 
     editor = get_user_model().objects.create_user("editor", "e@example.org", "pw")
     researcher_merge(
