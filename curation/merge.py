@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Model, Q
 
 from researchers.constraints import constraints_apply, slots_by_block, star
-from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Researcher
+from researchers.models import Authorship, ExternalIdentity, IdentitySource, MatchConstraint, Researcher
 from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError, OrcidConflict
@@ -102,6 +102,31 @@ def _orcid_to_survivor(plan: MergePlan) -> dict | None:
     return {"orcid": plan.orcids[0], "from": holder, "to": plan.survivor_id}
 
 
+def _orcids_as_identities(plan: MergePlan) -> list[int]:
+    """Keep the merged records' other ORCID iDs as ORCID identities of the survivor (BUGS.md
+    DIS-02: one person with two ORCID records holds both). The survivor's own iD stays its
+    primary; the merged records keep theirs too, so a source naming one finds the survivor
+    through ``merged_into``. Returns the ids of the identities created (for the undo)."""
+    primary = Researcher.objects.get(pk=plan.survivor_id).orcid
+    others = sorted({plan.rows[i].orcid for i in plan.merged if plan.rows[i].orcid} - {primary})
+    held = set(
+        ExternalIdentity.objects.filter(source=IdentitySource.ORCID, external_id__in=others).values_list(
+            "external_id", flat=True
+        )
+    )
+    created = ExternalIdentity.objects.bulk_create(
+        ExternalIdentity(
+            researcher_id=plan.survivor_id,
+            source=IdentitySource.ORCID,
+            external_id=orcid,
+            name=next(plan.rows[i].display_name for i in plan.merged if plan.rows[i].orcid == orcid),
+        )
+        for orcid in others
+        if orcid not in held
+    )
+    return sorted(i.pk for i in created)
+
+
 def _merged_into_survivor(plan: MergePlan) -> list[dict]:
     """Set ``merged_into`` on the merged records and re-point records merged into them
     (chains flatten); returns the re-pointed ones, ``[{id, from, to}]``."""
@@ -176,7 +201,8 @@ def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
     Moves authorships and external identities to the survivor, then sends
     :data:`curation.signals.researchers_merged` (accounts moves follows; its answer is
     stored for the undo), moves the one ORCID iD, sets ``merged_into`` (flattening chains),
-    merges name variants, writes the matcher constraints and the signed event. Returns the
+    keeps the merged records' other ORCID iDs as the survivor's ORCID identities, merges name
+    variants, writes the matcher constraints and the signed event. Returns the
     :class:`CurationRecord` (``kind=merge``; ``changes`` lists exactly what moved).
     """
     survivor_id, merged = plan.survivor_id, plan.merged
@@ -186,6 +212,7 @@ def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
     responses = researchers_merged.send(sender=CurationRecord, survivor_id=survivor_id, merged_ids=merged)
     follows = first_response(responses, {"available": False})
     orcid_moved = _orcid_to_survivor(plan)
+    orcid_identities = _orcids_as_identities(plan)
     flattened = _merged_into_survivor(plan)
     variants_added = _variants_to_survivor(plan)
     constraints = _merge_constraints(survivor_id)
@@ -202,6 +229,7 @@ def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
         "identities": moved_identities,
         "follows": follows,
         "orcid": orcid_moved,
+        "orcid_identities": orcid_identities,
         "flattened": flattened,
         "variants_added": variants_added,
         "constraints": constraints,

@@ -13,6 +13,7 @@ from papers.affiliations import affiliation_tokens
 from provenance.models import Event
 from researchers.models import ExternalIdentity, IdentitySource, Researcher
 from researchers.names import name_similarity, names_compatible, parse_name
+from researchers.selectors import slots_for_review
 
 from .models import CurationRecord, PairDecision
 
@@ -334,3 +335,25 @@ def decisions_among(researcher_ids: Iterable[int]) -> list[PairDecision]:
         .select_related("record")
         .order_by("researcher_low", "researcher_high")
     )
+
+
+# Slots left for review shown on the queue page (the admin list has them all).
+REVIEW_SHOWN = 50
+
+
+@dataclass
+class ReviewRow:
+    """An author slot the matcher left for an editor, with the researchers it could be."""
+
+    review: object  # researchers.models.SlotReview, its slot and paper loaded
+    candidates: list[Researcher]
+
+
+def review_rows(*, limit: int = REVIEW_SHOWN) -> tuple[list[ReviewRow], int]:
+    """The newest ``limit`` slots left for review (:func:`researchers.selectors.slots_for_review`)
+    with their candidate researchers, and how many there are in all; two queries."""
+    reviews = slots_for_review()
+    shown = reviews[:limit]
+    researchers = Researcher.objects.in_bulk({pk for r in shown for pk in r.candidates})
+    rows = [ReviewRow(r, [researchers[pk] for pk in r.candidates if pk in researchers]) for r in shown]
+    return rows, len(reviews)

@@ -155,6 +155,7 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
     original, changes, created = plan.original, plan.changes, plan.created
     _move_back(Authorship, changes["authorships"])
     _move_back(ExternalIdentity, changes["identities"])
+    ExternalIdentity.objects.filter(pk__in=changes.get("orcid_identities") or []).delete()
     curation_undone.send(
         sender=CurationRecord,
         undone_record_id=original.pk,

@@ -20,7 +20,7 @@ from .merge import researcher_merge
 from .models import CurationRecord
 from .pairs import pair_mark_distinct
 from .permissions import editor_required
-from .selectors import curation_history, decisions_among, merge_evidence, same_name_queue
+from .selectors import curation_history, decisions_among, merge_evidence, review_rows, same_name_queue
 from .split import researcher_split
 from .undo import curation_undo
 
@@ -178,13 +178,20 @@ def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
 
 @editor_required
 def same_name_queue_view(request: HttpRequest) -> HttpResponse:
-    """``/admin/curation/queue/``: same-name pairs ranked by evidence, 50 per page."""
+    """``/admin/curation/queue/``: same-name pairs ranked by evidence, 50 per page, then the
+    author slots the matcher left for review (a name fitting several researchers)."""
     page = Paginator(same_name_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    reviews, review_count = review_rows()
     return render(
         request,
         "admin/curation/queue.html",
         _context(
-            request, "Same-name queue", page=page, default_reason=DistinctForm.base_fields["reason"].initial
+            request,
+            "Same-name queue",
+            page=page,
+            default_reason=DistinctForm.base_fields["reason"].initial,
+            reviews=reviews,
+            review_count=review_count,
         ),
     )
 

@@ -21,6 +21,10 @@ _COLLABORATION = re.compile(
 _STRONG_COLLABORATION = re.compile(r"\b(collaboration|consortium|collab\.)\b", re.IGNORECASE)
 _ET_AL = re.compile(r"^(et\.? al\.?|and others|others)$", re.IGNORECASE)
 _SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "v", "2nd", "3rd"}
+# A suffix written as its own comma-separated item ("Fernando Alexanderson, Jr.") or as an
+# author of its own (a keyname "Jr." without forenames): it belongs to the person before it.
+# "V" is left out: alone after a comma it is as likely an initial as a suffix.
+_DETACHED_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 # Lower-case particles that belong to a family name ("van der Berg", "de la Cruz").
 NAME_PARTICLES = frozenset(
     {
@@ -89,15 +93,19 @@ def is_collaboration_name(name: str) -> bool:
 def split_name(name: str) -> tuple[str, str, str]:
     """Split a personal name into ``(keyname, forenames, suffix)``.
 
-    Handles ``"Last, First"``, suffixes (``Jr.``, ``III``) and lower-case particles
-    (``Ludwig van Beethoven`` gives ``("van Beethoven", "Ludwig", "")``). A single word is
-    a keyname alone.
+    Handles ``"Last, First"``, suffixes (``Jr.``, ``III``, also ``"First Last, Jr."``) and
+    lower-case particles (``Ludwig van Beethoven`` gives ``("van Beethoven", "Ludwig", "")``).
+    A single word is a keyname alone.
     """
     name = collapse_whitespace(name)
     if not name:
         return "", "", ""
     if "," in name:
         parts = [p.strip() for p in name.split(",") if p.strip()]
+        if len(parts) == 2 and parts[1].lower() in _DETACHED_SUFFIXES:
+            # "Marcus T. Hale, Jr.": a suffix after the comma, not "Last, First" (AUTH-01).
+            keyname, forenames, _none = split_name(parts[0])
+            return keyname, forenames, parts[1]
         if len(parts) >= 2:
             suffix = ""
             if len(parts) >= 3 and parts[2].lower() in _SUFFIXES:
@@ -116,6 +124,29 @@ def split_name(name: str) -> tuple[str, str, str]:
     while start > 1 and words[start - 1].lower() in NAME_PARTICLES and words[start - 1][0].islower():
         start -= 1
     return " ".join(words[start:]), " ".join(words[:start]), suffix
+
+
+def join_suffixes(slots: list[AuthorSlot]) -> list[AuthorSlot]:
+    """Fold a slot that is only a name suffix into the person slot before it (BUGS.md AUTH-01).
+
+    ``[Fernando Alexanderson, Jr.]`` as two slots gives one, ``Fernando Alexanderson Jr.``
+    with suffix ``Jr.`` (the display form the OAI arXiv format gives), its affiliations
+    appended. A suffix slot with nothing to join (first, or after a collaboration or a
+    person who has a suffix already) is kept as it is. ``Jr-Hung`` is a given name, not a
+    suffix. Returns a new list; the slots are changed in place.
+    """
+    out: list[AuthorSlot] = []
+    for slot in slots:
+        suffix = slot.name.strip(" ,;")
+        is_suffix = not slot.forenames and suffix.lower() in _DETACHED_SUFFIXES
+        previous = out[-1] if out else None
+        if is_suffix and previous is not None and not previous.is_collaboration and not previous.suffix:
+            previous.suffix = suffix
+            previous.name = f"{previous.name} {suffix}"
+            previous.affiliations.extend(slot.affiliations)
+            continue
+        out.append(slot)
+    return out
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -225,8 +256,10 @@ def parse_author_string(raw: str) -> list[AuthorSlot]:
     ``raw`` is the ``<authors>`` text of arXivRaw or the Kaggle ``authors`` field (TeX kept).
     Returns the slots in order; affiliations in parentheses are attached to their author,
     numbered affiliations (``A (1), B (2) ((1) X, (2) Y)``) resolved through the legend,
-    ``et al`` dropped, and a ``"CDF Collaboration: T. Aaltonen"`` prefix kept as its own
-    collaboration slot. Never raises on odd input; an empty string gives ``[]``.
+    ``et al`` dropped, a ``", Jr."`` item kept with the person before it
+    (:func:`join_suffixes`), and a ``"CDF Collaboration: T. Aaltonen"`` prefix kept as its own
+    collaboration slot; ``and`` separates names only as a whole word between spaces.
+    Never raises on odd input; an empty string gives ``[]``.
     """
     text = collapse_whitespace(raw.replace("\\&", "&") if raw else "")
     if not text:
@@ -272,7 +305,7 @@ def parse_author_string(raw: str) -> list[AuthorSlot]:
             keyname, forenames, suffix = split_name(name)
             slot = AuthorSlot(name, keyname, forenames, suffix, affiliations)
         slots.append(slot)
-    return slots
+    return join_suffixes(slots)
 
 
 def _resolve(groups: list[str], legend: dict[str, str]) -> list[str]:

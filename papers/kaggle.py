@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import IO
 
-from .authors import parse_author_string, slot_from_parts
+from .authors import join_suffixes, parse_author_string, slot_from_parts
 from .identifiers import InvalidArxivId, parse_arxiv_id, try_parse_arxiv_id
 from .records import (
     ArxivRecord,
@@ -116,6 +116,7 @@ def _parse_fields(data: dict, arxiv_id: str) -> ArxivRecord:
             keyname, forenames, suffix = (list(map(str, parts)) + ["", "", ""])[:3]
             if keyname.strip() or forenames.strip():
                 slots.append(slot_from_parts(keyname, forenames, suffix))
+        slots = join_suffixes(slots)  # a ["Jr.", "", ""] triple is the previous person's suffix
     versions = []
     for item in data.get("versions") or []:
         try:

@@ -21,7 +21,7 @@ from lxml import etree
 
 from wove.bulk import gc_paused
 
-from .authors import parse_author_string, slot_from_parts
+from .authors import join_suffixes, parse_author_string, slot_from_parts
 from .identifiers import InvalidArxivId, parse_arxiv_id, try_parse_arxiv_id
 from .records import (
     SET_SPEC_MAX_LENGTH,
@@ -403,8 +403,8 @@ def _parse_arxiv(body: etree._Element, arxiv_id: str, ns: str = ARXIV_NS) -> Arx
         slots.append(
             slot_from_parts(keyname or forenames, forenames if keyname else "", suffix, affiliations)
         )
-    record.authors = slots
-    record.authors_text = ", ".join(slot.name for slot in slots)
+    record.authors = join_suffixes(slots)  # a "Jr." given as an author of its own
+    record.authors_text = ", ".join(slot.name for slot in record.authors)
     return record
 
 

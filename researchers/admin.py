@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from .models import Authorship, ExternalIdentity, MatchConstraint, Researcher
+from .models import Authorship, ExternalIdentity, MatchConstraint, Researcher, SlotReview
 
 
 class ExternalIdentityInline(admin.TabularInline):
@@ -52,3 +52,19 @@ class MatchConstraintAdmin(admin.ModelAdmin):
     list_select_related = ["slot_a", "slot_b"]
     raw_id_fields = ["slot_a", "slot_b"]
     autocomplete_fields: list[str] = []
+
+
+@admin.register(SlotReview)
+class SlotReviewAdmin(admin.ModelAdmin):
+    """Author slots the matcher could not tell apart between researchers (ambiguous names)."""
+
+    list_display = ["slot", "paper_id", "candidates", "created_at"]
+    list_filter = ["created_at"]
+    search_fields = ["slot__name", "slot__paper__arxiv_id"]
+    list_select_related = ["slot"]
+    raw_id_fields = ["slot"]
+    autocomplete_fields: list[str] = []
+
+    @admin.display(description="paper")
+    def paper_id(self, obj: SlotReview) -> str:
+        return obj.slot.paper.arxiv_id if obj.slot_id else ""

@@ -218,3 +218,24 @@ class ResearcherSummary(models.Model):
 
     def __str__(self) -> str:
         return f"summary of {self.researcher_id} ({self.paper_count} papers)"
+
+
+class SlotReview(models.Model):
+    """An author slot the matcher left for an editor: its name fits several researchers and
+    nothing in the archive picks one (BUGS.md DIS-03: ``Tomas Pena`` may be ``Tomás Peña``
+    folded, or the ``Tomas Pena`` of another institution).
+
+    ``candidates`` holds the researcher ids it could be (sorted). The slot stays without an
+    :class:`Authorship` and local matching skips it from then on; an editor attaches it
+    (or not) from the admin list. One row per slot; deleted with the slot.
+    """
+
+    slot = models.OneToOneField("papers.PaperAuthor", on_delete=models.CASCADE, related_name="review")
+    candidates = ArrayField(models.BigIntegerField(), default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "slot_id"]
+
+    def __str__(self) -> str:
+        return f"slot {self.slot_id}: one of {self.candidates}"

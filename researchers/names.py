@@ -21,13 +21,22 @@ PARTICLES = (NAME_PARTICLES - {"st."}) | {"dei", "des"}
 _TITLES = frozenset(["dr", "prof", "mr", "mrs", "ms", "sir"])
 _SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv"])
 # German transliteration (ü written "ue") must meet the plain fold (ü to "u"): "Mueller",
-# "Müller" and "Muller" share one key. Applied to family names only, where it is a blocking aid.
+# "Müller" and "Muller" share one key; "Joerg", "Jörg" and "Jorg" are compatible given names.
+# One folding for both parts (BUGS.md DIS-03): family keys are stored collapsed, given names
+# are compared both as written and collapsed (:func:`umlaut_key`).
 _GLUED_INITIALS = re.compile(r"^((?:[A-Z]\.\s*-?)+)\s*([^.]{2,})$")
 _UMLAUT_DIGRAPH = re.compile(r"(?<=[a-z])(ae|oe|ue)(?=[a-z])")
 
 
 def _is_cjk(char: str) -> bool:
     return "CJK" in unicodedata.name(char, "") or "HANGUL" in unicodedata.name(char, "")
+
+
+def umlaut_key(folded: str) -> str:
+    """A folded name part with German digraphs collapsed (``joerg`` and ``jorg`` give
+    ``jorg``): ``ae``/``oe``/``ue`` between letters become ``a``/``o``/``u``, as
+    :func:`papers.text.fold` turns ``ä``/``ö``/``ü``."""
+    return _UMLAUT_DIGRAPH.sub(lambda m: m.group(1)[0], folded)
 
 
 def family_key(family: str) -> str:
@@ -38,7 +47,7 @@ def family_key(family: str) -> str:
     """
     words = [w for w in fold(family).split() if w not in _SUFFIXES]
     kept = [w for w in words if w not in PARTICLES] or words
-    return _UMLAUT_DIGRAPH.sub(lambda m: m.group(1)[0], "".join(kept))
+    return umlaut_key("".join(kept))
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +127,8 @@ def _token_compatible(a: str, b: str) -> bool:
         return True
     if len(a) == 1 or len(b) == 1:
         return a[0] == b[0]
+    if umlaut_key(a) == umlaut_key(b):  # "joerg" (Jörg written out) and "jorg" (Jörg folded)
+        return True
     # Short forms written as a prefix ("Alex"/"Alexander"); at least three letters shared.
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     return len(short) >= 3 and long_.startswith(short)
@@ -129,11 +140,11 @@ def given_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     Initials match names with that letter (``j`` ~ ``john``), a missing middle name is no
     conflict, spelled-out names must agree (``john`` vs ``james`` conflict), and a
     fused or split given name (``xinyi`` vs ``xin yi``, ``jeanpierre`` vs ``jean pierre``)
-    agrees with itself.
+    agrees with itself. German digraphs meet their folded umlaut (``joerg`` ~ ``jorg``).
     """
     if not a or not b:
         return True
-    if "".join(a) == "".join(b):
+    if umlaut_key("".join(a)) == umlaut_key("".join(b)):
         return True
     if not _token_compatible(a[0], b[0]):
         # "Xin Yi" vs "Xinyi" was caught above; "J. P." vs "Jean-Pierre" share first letters.
@@ -147,11 +158,22 @@ def given_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 
 def names_compatible(a: PersonName, b: PersonName) -> bool:
-    """Same family key (or one family name a fused/reordered form of the other) and
-    compatible given names; also tries the swapped order so ``"Wei Wang"`` meets
+    """Same family key (or one family name a fused/reordered form of the other, or a
+    two-word family name split differently: ``Mireia Soler Vidal`` ~ ``Mireia C. Soler-Vidal``)
+    and compatible given names; also tries the swapped order so ``"Wei Wang"`` meets
     ``"Wang Wei"`` (CJK order in a Western-order list)."""
     if a.key == b.key:
         return given_compatible(a.given, b.given)
+    # A two-word family name read as a given name and a family name ("Mireia Soler Vidal"
+    # against keyname "Soler Vidal" or "Soler-Vidal"): the last given name joins the family.
+    for x, y in ((a, b), (b, a)):
+        if (
+            len(x.given) >= 2
+            and len(x.given[-1]) > 1
+            and family_key(x.given[-1]) + x.key == y.key
+            and given_compatible(x.given[:-1], y.given)
+        ):
+            return True
     # Reversed order: family and a single given name swapped.
     return (
         len(a.given) == 1

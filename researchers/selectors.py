@@ -11,7 +11,7 @@ from django.db.models import F, Q, QuerySet
 
 from papers.models import Paper, PaperAuthor
 
-from .models import IdentitySource, Researcher
+from .models import IdentitySource, Researcher, SlotReview
 
 MAX_MERGE_HOPS = 10
 COAUTHORS_SHOWN = 12
@@ -306,3 +306,13 @@ def years_layout(rows: list[list[int]], *, width: int = 300, height: int = 90) -
         ch = round(plot * c / top_cites, 1)
         out.append(YearBar(year, n, c, round(i * slot, 1), round(plot - ph, 1), ph, round(plot - ch, 1), ch))
     return out
+
+
+def slots_for_review() -> list[SlotReview]:
+    """Author slots the matcher left for an editor (ambiguous between researchers), newest
+    first, with their slot and paper loaded; the slots attached since are left out."""
+    return list(
+        SlotReview.objects.filter(slot__authorship__isnull=True)
+        .select_related("slot", "slot__paper")
+        .order_by("-created_at", "slot_id")
+    )

@@ -23,7 +23,7 @@ from wove.locks import advisory_xact_lock
 
 from .clients import fetch_works
 from .clients.base import SourceUnavailable
-from .clustering import Mention, cluster_mentions
+from .clustering import Mention, cluster_mentions, name_choices
 from .constraints import must_linked_groups
 from .models import (
     Authorship,
@@ -32,6 +32,7 @@ from .models import (
     MatchConstraint,
     MatchMethod,
     Researcher,
+    SlotReview,
 )
 from .names import (
     PersonName,
@@ -64,7 +65,8 @@ class MatchSummary:
     """What one matching run did (counts of author slots, researchers and papers).
 
     ``papers`` counts distinct papers with a slot matched by the run (``paper_ids`` holds
-    them); ``slots`` every slot matched, by a source or locally.
+    them); ``slots`` every slot matched, by a source or locally; ``left_for_review`` the
+    slots left for an editor (:class:`researchers.models.SlotReview`).
     """
 
     papers: int = 0
@@ -73,6 +75,7 @@ class MatchSummary:
     matched_locally: int = 0
     researchers_created: int = 0
     collaborations_skipped: int = 0
+    left_for_review: int = 0
     papers_with_citations: int = 0
     seconds: float = 0.0
     paper_ids: set[int] = field(default_factory=set, repr=False)
@@ -84,8 +87,9 @@ class MatchSummary:
             f"matched {self.slots} author slots on {self.papers} papers: "
             f"{self.matched_by_source} via sources, {self.matched_locally} locally, "
             f"{self.researchers_created} researchers created, "
-            f"{self.collaborations_skipped} collaborations skipped "
-            f"({self.seconds:.2f} s, {rate:,.0f} slots/s)"
+            f"{self.collaborations_skipped} collaborations skipped"
+            + (f", {self.left_for_review} left for review" if self.left_for_review else "")
+            + f" ({self.seconds:.2f} s, {rate:,.0f} slots/s)"
         )
 
 
@@ -253,11 +257,14 @@ def constraints_for(slot_ids: Iterable[int]) -> tuple[list[tuple[int, int]], lis
 
 
 def unmatched_slots():
-    """Person slots of visible papers without an authorship, newest paper first."""
+    """Person slots of visible papers without an authorship, newest paper first; slots left
+    for an editor (:class:`SlotReview`) are not waiting for the matcher."""
     has = Authorship.objects.filter(slot=OuterRef("pk"))
+    in_review = SlotReview.objects.filter(slot=OuterRef("pk"))
     return (
         PaperAuthor.objects.filter(is_collaboration=False, paper__deleted=False)
         .exclude(Exists(has))
+        .exclude(Exists(in_review))
         .order_by("-paper__submitted_at", "-paper__arxiv_id", "position")
     )
 
@@ -705,6 +712,7 @@ _PENDING_SQL = """
       JOIN papers_paper p ON p.id = s.paper_id
      WHERE NOT s.is_collaboration AND NOT p.deleted
        AND NOT EXISTS (SELECT 1 FROM researchers_authorship a WHERE a.slot_id = s.id)
+       AND NOT EXISTS (SELECT 1 FROM researchers_slotreview v WHERE v.slot_id = s.id)
      ORDER BY p.submitted_at DESC NULLS LAST, p.arxiv_id DESC, s.position
 """
 _EXISTING_SQL = """
@@ -956,6 +964,30 @@ def _copy_local_authorships(
     return len(authorship_rows), touched
 
 
+def _choose_by_name(
+    evidence: _LocalEvidence, must: list[tuple[int, int]], cannot: list[tuple[int, int]]
+) -> int:
+    """Settle the pending slots whose name fits several researchers
+    (:func:`researchers.clustering.name_choices`; none an editor constrained): a slot written
+    exactly as one researcher's (accents kept) is must-linked to it (``must`` grows); one
+    nothing decides is taken out of this run and recorded as a :class:`SlotReview`. Returns
+    how many were left for review."""
+    constrained = {s for pair in must + cannot for s in pair}
+    choices = name_choices([m for m in evidence.mentions if m.id not in constrained])
+    must.extend((slot_id, fixed_id) for slot_id, fixed_id in choices.exact.items())
+    ambiguous = choices.ambiguous
+    if not ambiguous:
+        return 0
+    SlotReview.objects.bulk_create(
+        [SlotReview(slot_id=slot_id, candidates=candidates) for slot_id, candidates in ambiguous.items()],
+        ignore_conflicts=True,
+    )
+    evidence.mentions[:] = [m for m in evidence.mentions if m.id not in ambiguous]
+    for slot_id in ambiguous:
+        evidence.blocks.pop(slot_id, None)
+    return len(ambiguous)
+
+
 def researchers_match_local(
     *, limit: int | None = None, progress: Callable[[int], None] | None = None
 ) -> MatchSummary:
@@ -988,6 +1020,7 @@ def researchers_match_local(
 
         evidence = _local_evidence(cursor, pending, name_of)
         must, cannot = constraints_for(m.id for m in evidence.mentions)
+        summary.left_for_review = _choose_by_name(evidence, must, cannot)
         clusters = cluster_mentions(evidence.mentions, must_link=must, cannot_link=cannot)
         new_clusters, attach = _local_attachments(clusters, evidence)
         clusters, new_clusters, attach = _one_slot_per_paper_local(clusters, new_clusters, attach, evidence)
@@ -997,8 +1030,8 @@ def researchers_match_local(
         written, touched = _copy_local_authorships(cursor, attach, clusters, new_ids, evidence, now)
         researchers_refresh(researcher_ids=touched)
 
-    summary.slots = len(pending)
-    summary.paper_ids = {row[1] for row in pending}
+    summary.slots = len(pending) - summary.left_for_review
+    summary.paper_ids = {row[1] for row in pending if row[0] in evidence.blocks}
     summary.papers = len(summary.paper_ids)
     summary.matched_locally = written
     summary.researchers_created = len(new_ids)
@@ -1078,15 +1111,17 @@ def researchers_match_authors(
     while remaining is None or remaining > 0:
         size = chunk if remaining is None else min(chunk, remaining)
         local = researchers_match_local(limit=size, progress=progress)
-        if not local.slots:
+        considered = local.slots + local.left_for_review
+        if not considered:
             break
         summary.paper_ids |= local.paper_ids
         summary.slots += local.slots
         summary.matched_locally += local.matched_locally
         summary.researchers_created += local.researchers_created
+        summary.left_for_review += local.left_for_review
         if remaining is not None:
-            remaining -= local.slots
-        if local.slots < size:
+            remaining -= considered
+        if considered < size:
             break
     summary.papers = len(summary.paper_ids)
     summary.slots += summary.matched_by_source
