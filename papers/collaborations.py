@@ -48,9 +48,11 @@ def collaborations_write(
     _delete_entries(list(wanted), models)
     if not any(wanted.values()):
         return 0
-    by_key = _collaborations_by_key(
-        {key: name for entries in wanted.values() for key, (_, name, _) in entries.items()}, models
-    )
+    names: dict[str, str] = {}  # the first spelling seen names a new collaboration
+    for entries in wanted.values():
+        for key, (_, name, _) in entries.items():
+            names.setdefault(key, name)
+    by_key = _collaborations_by_key(names, models)
     rows = [
         models.paper_collaboration(paper_id=paper_id, collaboration_id=by_key[key], position=position)
         for paper_id, entries in wanted.items()
