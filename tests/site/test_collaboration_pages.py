@@ -23,15 +23,17 @@ SITEMAP_NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 def harvested(fixtures_dir):
     harvest.harvest_files(
         paths=[
-            fixtures_dir / OAI / "hepcrawl_sample_arxiv_record9.xml",  # Chudasama; Dutta for the CMS
-            fixtures_dir / OAI / "edited_arXivRaw_collaboration_forms.xml",  # KESTREL, Keck/BICEP2, CDF/D0/CMS
+            # Chudasama; Dutta for the CMS. Then KESTREL, Keck/BICEP2, CDF/D0/CMS.
+            fixtures_dir / OAI / "hepcrawl_sample_arxiv_record9.xml",
+            fixtures_dir / OAI / "edited_arXivRaw_collaboration_forms.xml",
         ]
     )
     researchers_match_local()
 
 
 def _jsonld(html: str) -> list[dict]:
-    return [json.loads(m) for m in re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)]
+    blocks = re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    return [json.loads(block) for block in blocks]
 
 
 def test_collaboration_page_lists_papers_members_and_organization(harvested, client, settings):
@@ -54,7 +56,8 @@ def test_collaboration_page_lists_papers_members_and_organization(harvested, cli
 
 
 def test_paper_page_shows_collaborations_in_author_order(harvested, client):
-    paper = Paper.objects.get(arxiv_id="0801.3880")  # "Keck Array and BICEP2 Collaborations: P. Ade, Z. Ahmed"
+    # "Keck Array and BICEP2 Collaborations: P. Ade, Z. Ahmed"
+    paper = Paper.objects.get(arxiv_id="0801.3880")
     html = client.get(paper.get_absolute_url()).content.decode()
     keck = Collaboration.objects.get(key="keck array")
     bicep = Collaboration.objects.get(key="bicep2")
@@ -70,7 +73,8 @@ def test_paper_page_shows_collaborations_in_author_order(harvested, client):
 
 def test_harvested_names_are_escaped(client, settings):
     paper = Paper.objects.create(arxiv_id="0801.3881", slug="x", title="t", categories=["hep-ex"])
-    evil = Collaboration.objects.create(name="</script><b>X</b> Collaboration", key="x", slug="x-collaboration")
+    name = "</script><b>X</b> Collaboration"
+    evil = Collaboration.objects.create(name=name, key="x", slug="x-collaboration")
     PaperCollaboration.objects.create(paper=paper, collaboration=evil, position=1)
     html = client.get(evil.get_absolute_url()).content.decode()
     assert "<b>X</b>" not in html
