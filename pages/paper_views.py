@@ -22,7 +22,7 @@ from papers.views import gone, not_found
 from researchers.models import Authorship, Researcher
 from wove.counts import CachedCountPaginator, cached_when_large, count_cached
 
-from .selectors import authors_for_page
+from .selectors import authors_for_page, paper_collaborations
 
 PAGE_SIZE = 24
 
@@ -40,12 +40,17 @@ def paper_detail(request: HttpRequest, arxiv_id: str, slug: str) -> HttpResponse
     if parsed.id != arxiv_id or slug != paper.slug:
         return HttpResponsePermanentRedirect(paper.get_absolute_url())
     authors = authors_for_page(paper)
+    collaborations = paper_collaborations(paper)
+    at = {entry.position: entry.collaboration for entry in reversed(collaborations)}
+    for item in authors:  # a collaboration slot links to its collaboration's page
+        item["collaboration"] = at.get(item["slot"].position) if item["slot"].is_collaboration else None
     categories = category_names(paper.categories)
     context = {
         "paper": paper,
         "authors": authors,
         "categories": categories,
         "versions": list(paper.versions.all()),
+        "collaborations": collaborations,
         "jsonld": paper_jsonld(paper, authors, categories),
     }
     return render(request, "papers/detail.html", context)
@@ -66,6 +71,8 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
         person: dict = {"@type": "Organization" if slot.is_collaboration else "Person", "name": slot.name}
         if item["researcher"] is not None:
             person["url"] = f"{base}{item['researcher'].get_absolute_url()}"
+        elif item.get("collaboration") is not None:
+            person["url"] = f"{base}{item['collaboration'].get_absolute_url()}"
         if slot.affiliations:
             person["affiliation"] = [{"@type": "Organization", "name": a} for a in slot.affiliations]
         people.append(person)

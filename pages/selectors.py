@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from papers.models import Paper
+from django.db.models import Count, QuerySet
+
+from papers.models import Collaboration, Paper, PaperCollaboration
+from researchers.models import Authorship, Researcher
 from researchers.selectors import authors_with_researchers
 
 
@@ -22,3 +25,45 @@ def authors_for_page(paper: Paper) -> list[dict]:
         slot._author_count = count
         out.append({"slot": slot, "researcher": researchers.get(slot.pk), "position": slot.author_position})
     return out
+
+
+def collaboration_papers(collaboration: Collaboration) -> QuerySet[Paper]:
+    """The public papers naming ``collaboration`` (as an author or through a member), newest first."""
+    return (
+        Paper.objects.public()
+        .filter(collaborations__collaboration=collaboration)
+        .select_related("primary_category")
+        .newest()
+    )
+
+
+def collaboration_members(collaboration: Collaboration, *, limit: int = 200) -> list[tuple[Researcher, int]]:
+    """Researchers seen writing "for" ``collaboration`` (matched person slots among its
+    members on any public paper): ``[(researcher, papers)]``, most papers first, at most
+    ``limit``. Merged-away researchers count for their survivor only through their
+    authorships, which curation moves."""
+    rows = (
+        Authorship.objects.filter(
+            slot__collaborations__collaboration=collaboration,
+            paper__deleted=False,
+            paper__hidden=False,
+            researcher__merged_into__isnull=True,
+        )
+        .values("researcher_id")
+        .annotate(n=Count("paper_id", distinct=True))
+        .order_by("-n", "researcher_id")[:limit]
+    )
+    counts = {row["researcher_id"]: row["n"] for row in rows}
+    people = Researcher.objects.in_bulk(list(counts))
+    return [(people[pk], n) for pk, n in counts.items() if pk in people]
+
+
+def paper_collaborations(paper: Paper) -> list[PaperCollaboration]:
+    """The paper's collaboration entries in author order, with the collaboration and the
+    member slots (persons who wrote "for" it) loaded."""
+    return list(
+        PaperCollaboration.objects.filter(paper=paper)
+        .select_related("collaboration")
+        .prefetch_related("members")
+        .order_by("position", "id")
+    )

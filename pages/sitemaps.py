@@ -1,5 +1,5 @@
 """The sitemap index (``/sitemap.xml``) and its sections: pages, papers, researchers,
-institutions. Django splits each section into files of at most ``limit`` = 50,000 URLs
+institutions, collaborations. Django splits each section into files of at most ``limit`` = 50,000 URLs
 (the sitemaps.org maximum); every public object appears exactly once, and the index lists
 only files that hold at least one URL (BUGS.md MAP-01)."""
 
@@ -14,12 +14,12 @@ from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.contrib.sitemaps.views import SitemapIndexItem
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
-from django.db.models import Max, QuerySet
+from django.db.models import Exists, Max, OuterRef, QuerySet
 from django.http import Http404
 from django.urls import reverse
 
 from institutions.models import Institution
-from papers.models import Paper
+from papers.models import Collaboration, Paper, PaperCollaboration
 from researchers.models import Researcher
 
 # XML-escape quotes too: sitemaps.org asks for every entity escaped in a <loc>.
@@ -108,11 +108,24 @@ class InstitutionSitemap(_SiteSitemap):
         return item.modified_at
 
 
+class CollaborationSitemap(_SiteSitemap):
+    """Every collaboration named on at least one public paper (issue 19)."""
+
+    changefreq = "weekly"
+
+    def items(self):
+        on_public = PaperCollaboration.objects.filter(
+            collaboration=OuterRef("pk"), paper__deleted=False, paper__hidden=False
+        )
+        return Collaboration.objects.filter(Exists(on_public)).order_by("pk").only("pk", "slug")
+
+
 SITEMAPS = {
     "pages": StaticSitemap,
     "papers": PaperSitemap,
     "researchers": ResearcherSitemap,
     "institutions": InstitutionSitemap,
+    "collaborations": CollaborationSitemap,
 }
 
 

@@ -1,8 +1,8 @@
-"""Site-wide URLs: search, autocomplete, feeds, sitemaps, robots.txt, llms.txt."""
+"""Site-wide URLs: search, autocomplete, feeds, sitemaps, collaborations, robots.txt, llms.txt."""
 
 from django.urls import path, re_path
 
-from . import feeds, paper_views, views
+from . import collaboration_views, feeds, paper_views, views
 
 app_name = "pages"
 
@@ -23,6 +23,12 @@ urlpatterns = [
         paper_views.researcher_export,
         name="researcher_export",
     ),
+    re_path(
+        r"^collaborations/(?P<pk>[0-9]+)-(?P<slug>[a-z0-9-]+)$",
+        collaboration_views.collaboration_detail,
+        name="collaboration",
+    ),
+    re_path(r"^collaborations/(?P<pk>[0-9]+)/?$", collaboration_views.collaboration_lookup),
     path("robots.txt", views.robots_txt, name="robots"),
     path("llms.txt", views.llms_txt, name="llms"),
 ]

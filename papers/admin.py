@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from .models import Category, HarvestRun, Paper, PaperAuthor, PaperVersion
+from .models import Category, Collaboration, HarvestRun, Paper, PaperAuthor, PaperVersion
 from .upsert import ORDER_FIELDS, SOURCE_FIELDS
 
 
@@ -107,3 +107,16 @@ class HarvestRunAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(Collaboration)
+class CollaborationAdmin(admin.ModelAdmin):
+    """Collaborations are written from author slots by harvests; an editor may rename one
+    or fix its slug (its key, which joins spellings across papers, stays read-only)."""
+
+    list_display = ["name", "key", "slug", "created_at"]
+    list_filter = ["created_at"]
+    search_fields = ["name", "key"]
+    list_select_related: list[str] = []
+    autocomplete_fields: list[str] = []
+    readonly_fields = ["key", "created_at"]

@@ -22,7 +22,7 @@ from datetime import datetime
 import httpx
 from lxml import etree
 
-from .authors import AuthorSlot, is_collaboration_name, slot_from_parts, split_name
+from .authors import AuthorSlot, slot_from_parts, split_name
 from .identifiers import InvalidArxivId, parse_arxiv_id
 from .records import (
     ArxivRecord,
@@ -96,11 +96,10 @@ def _entry_record(entry: etree._Element, parsed) -> ArxivRecord:
         if not name:
             continue
         affiliations = [_t(a) for a in author.findall(f"{{{ARXIV}}}affiliation") if _t(a)]
-        if is_collaboration_name(name):
-            authors.append(AuthorSlot(name, name, "", "", affiliations, True))
-        else:
-            keyname, forenames, suffix = split_name(name)
-            authors.append(slot_from_parts(keyname, forenames, suffix, affiliations))
+        # slot_from_parts tells persons, members ("X for the CMS Collaboration"),
+        # collaborations and junk apart (issue 19), as for the OAI formats.
+        keyname, forenames, suffix = split_name(name)
+        authors.append(slot_from_parts(keyname, forenames, suffix, affiliations))
     published = _when(_t(entry.find(f"{{{ATOM}}}published")))
     updated = _when(_t(entry.find(f"{{{ATOM}}}updated")))
     versions = [VersionInfo(1, published)]

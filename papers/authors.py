@@ -8,6 +8,7 @@ keyname/forenames/suffix/affiliation per author. Both end up as :class:`AuthorSl
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from .text import collapse_whitespace, tex_to_unicode
@@ -75,6 +76,9 @@ class AuthorSlot:
     suffix: str = ""
     affiliations: list[str] = field(default_factory=list)
     is_collaboration: bool = False
+    # The collaborations this slot names (a collaboration slot) or writes "for" (a person
+    # slot: "T. Onogi for the JLQCD Collaboration"), as written, one name each.
+    groups: list[str] = field(default_factory=list)
 
 
 def is_collaboration_name(name: str) -> bool:
@@ -167,7 +171,11 @@ def _split_top_level(text: str) -> list[str]:
     pieces.append("".join(current))
     result: list[str] = []
     for piece in pieces:
-        # " and " outside parentheses separates the last two names.
+        # " and " outside parentheses separates the last two names, but not the names of
+        # one plural group word ("for the RBC and UKQCD Collaborations", issue 19).
+        if _PLURAL_GROUP.match(piece.strip().rstrip(".")):
+            result.append(piece)
+            continue
         result.extend(_split_and_outside_parens(piece))
     return [p.strip() for p in result if p.strip()]
 
@@ -267,7 +275,7 @@ def parse_author_string(raw: str) -> list[AuthorSlot]:
     # "CDF Collaboration: T. Aaltonen, et al" names the collaboration, then persons.
     prefix_slots: list[AuthorSlot] = []
     head, sep, tail = text.partition(":")
-    if sep and is_collaboration_name(head) and "(" not in head:
+    if sep and "(" not in head and (is_collaboration_name(head) or is_group_text(head)):
         prefix_slots.append(_collaboration_slot(head))
         text = tail.strip()
 
@@ -292,19 +300,14 @@ def parse_author_string(raw: str) -> list[AuthorSlot]:
             if slots and groups:
                 slots[-1].affiliations.extend(_resolve(groups, legend))
             continue
+        name = _TRAILING_ET_AL.sub("", name)
         if _ET_AL.match(name.strip(" .")) or name.lower().strip(" .") in {"et al", "al"}:
             continue
         name = tex_to_unicode(name).strip(" ,;")
         if not name:
             continue
         affiliations = [tex_to_unicode(a) for a in _resolve(groups, legend)]
-        if is_collaboration_name(name):
-            slot = _collaboration_slot(name)
-            slot.affiliations = affiliations
-        else:
-            keyname, forenames, suffix = split_name(name)
-            slot = AuthorSlot(name, keyname, forenames, suffix, affiliations)
-        slots.append(slot)
+        slots.append(classify_slot(name, None, affiliations))
     return join_suffixes(slots)
 
 
@@ -324,7 +327,7 @@ def _resolve(groups: list[str], legend: dict[str, str]) -> list[str]:
 
 def _collaboration_slot(name: str) -> AuthorSlot:
     name = collapse_whitespace(tex_to_unicode(name))
-    return AuthorSlot(name=name, keyname=name, is_collaboration=True)
+    return AuthorSlot(name=name, keyname=name, is_collaboration=True, groups=group_names(name))
 
 
 def slot_from_parts(
@@ -334,13 +337,159 @@ def slot_from_parts(
 
     The display name is ``forenames keyname suffix``; the OAI arXiv format writes a
     collaboration as ``<keyname>Collaboration</keyname><forenames>for the ATLAS</forenames>``,
-    which gives the slot ``"for the ATLAS Collaboration"`` marked as a collaboration.
+    which gives the slot ``"for the ATLAS Collaboration"`` marked as a collaboration;
+    :func:`classify_slot` decides person, member or collaboration.
     """
     keyname = tex_to_unicode(keyname)
     forenames = tex_to_unicode(forenames)
     suffix = tex_to_unicode(suffix)
     name = collapse_whitespace(" ".join(p for p in (forenames, keyname, suffix) if p))
     affiliations = [tex_to_unicode(a) for a in (affiliations or []) if a and a.strip()]
-    if is_collaboration_name(name) and (not forenames or _STRONG_COLLABORATION.search(name)):
-        return AuthorSlot(name, name, "", "", affiliations, True)
-    return AuthorSlot(name, keyname, forenames, suffix, affiliations, False)
+    return classify_slot(name, (keyname, forenames, suffix), affiliations)
+
+
+# --- Collaborations (issue 19): a slot names a group, a person writing "for" one, or junk. ---
+
+# Words naming a group of people, singular and plural (issue 19's list).
+_GROUP_WORDS = (
+    r"collaborations?|consortium|consortia|collab\.|teams?|groups?|arrays?|projects?|"
+    r"experiments?|observatory|observatories|surveys?"
+)
+_GROUP = re.compile(rf"(?<!\w)(?:{_GROUP_WORDS})(?!\w)", re.IGNORECASE)
+_STRONG_GROUP = re.compile(r"(?<!\w)(?:collaborations?|consortium|consortia|collab\.)(?!\w)", re.IGNORECASE)
+# "X and Y Collaborations": the names before one plural group word.
+_PLURAL_GROUP = re.compile(
+    r"^(?P<names>.+?)\s+(?P<word>collaborations|consortia|teams|groups|experiments|arrays|projects|surveys)$",
+    re.IGNORECASE,
+)
+_SINGULAR = {"consortia": "consortium", "observatories": "observatory"}
+# "<person> for the X", "<person> on behalf of the X"; the person part may be empty.
+_FOR = re.compile(
+    r"^(?P<person>.*?)[\s,;]*(?<!\w)(?:for|on behalf of)\s+(?P<the>the\s+)?(?P<groups>\S.*)$", re.IGNORECASE
+)
+# A name with no forenames made of capitals and digits: CDF, CMS, D0, BICEP2, NA61/SHINE.
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9]*[A-Z0-9](?:[-/][A-Z0-9]+)*")
+_INITIALS = re.compile(r"(?:[A-Z]\.?(?:-[A-Z]\.?)?\s*)+")
+_TRAILING_ET_AL = re.compile(r"[\s,]+et\.?\s+al\.?$", re.IGNORECASE)
+_LEADING_THE = re.compile(r"^(?:the|for the|for)\s+", re.IGNORECASE)
+# What comes before a group's name and is not part of it: "for the", a lower-case "the",
+# "the team of the" (a capital "The" is kept: "The KESTREL Collaboration", BUGS.md AUTH-03).
+_GROUP_LEAD = re.compile(
+    r"^(?:(?:for|on behalf of)\s+)?(?:(?:the\s+)?(?:team|members)\s+of\s+)?(?:the\s+)?(?=\S)"
+)
+
+
+def is_group_text(text: str) -> bool:
+    """True when ``text`` names a group: it holds one of issue 19's group words
+    (collaboration, consortium, team, group, array, project, experiment, observatory,
+    survey, or a plural), or is a bare acronym (``CDF``, ``D0``, ``BICEP2``)."""
+    text = text.strip()
+    return bool(_GROUP.search(text) or _ACRONYM.fullmatch(text))
+
+
+def is_junk_name(text: str) -> bool:
+    """True when ``text`` has no letter or digit at all (arXiv's ``<keyname>:</keyname>``)."""
+    return not any(char.isalnum() for char in text)
+
+
+def group_names(text: str) -> list[str]:
+    """The collaborations one written piece names, as written, one name each.
+
+    ``"the D0 and CDF Collaborations"`` gives ``["D0 Collaboration", "CDF Collaboration"]``
+    (one group word in the plural after several names means several groups);
+    ``"for the ATLAS Collaboration"`` gives ``["ATLAS Collaboration"]``, ``"the team of the
+    LOFAR Magnetism Key Science Project"`` its project; a capital ``The`` is kept; a single name with
+    a plural word (``"BICEP2 Collaborations"``) stays as written. Junk gives ``[]``.
+    """
+    text = collapse_whitespace(text).strip(" ,;:.")
+    text = _GROUP_LEAD.sub("", text, count=1).strip()
+    if is_junk_name(text):
+        return []
+    match = _PLURAL_GROUP.match(text)
+    if match:
+        names = [n.strip() for n in re.split(r"\s*(?:,|\band\b|&)\s*", match["names"]) if n.strip()]
+        if len(names) > 1:
+            word = match["word"]
+            singular = _SINGULAR.get(word.lower(), word[:-1])
+            singular = singular.capitalize() if word[0].isupper() else singular
+            # A name holding its own group word ("Keck Array") is whole already.
+            return [n if _GROUP.search(n) else f"{n} {singular}" for n in names]
+    return [text]
+
+
+def collaboration_key(name: str) -> str:
+    """The key that makes one collaboration of its spellings across papers.
+
+    Case and accents folded, a leading ``the`` and the word ``collaboration(s)`` dropped,
+    punctuation to spaces: ``"The BABAR Collaboration"``, ``"BaBar collaboration"`` and
+    ``"BABAR"`` all give ``"babar"``; ``"Keck Array"`` gives ``"keck array"`` (a group
+    word other than collaboration is part of the name). Never empty for a non-empty name.
+    """
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    folded = _LEADING_THE.sub("", folded.strip())
+    words = re.sub(r"[^a-z0-9]+", " ", re.sub(r"\bcollab(?:oration)?s?\b\.?", " ", folded)).split()
+    return " ".join(words) or " ".join(re.sub(r"[^a-z0-9]+", " ", folded).split())
+
+
+def _membership(affiliation: str) -> list[str]:
+    """Groups an affiliation string really names as membership ("for the Belle
+    Collaboration", "on behalf of Planck Collaboration"); ``[]`` for a real affiliation."""
+    match = _FOR.match(affiliation.strip(" ()"))
+    if match and not match["person"].strip() and _GROUP.search(match["groups"]):
+        return group_names(match["groups"])
+    return []
+
+
+def _names_group(groups: str, the: bool) -> bool:
+    # "for the X": X names a group even without a group word ("Mark Scott for the NuPRISM").
+    return bool(_GROUP.search(groups) or _ACRONYM.fullmatch(groups.strip()) or (the and groups[:1].isupper()))
+
+
+def classify_slot(name: str, parts: tuple[str, str, str] | None, affiliations: list[str]) -> AuthorSlot:
+    """Decide what one written author slot is (issue 19): a person, a person writing for
+    a collaboration, a collaboration, or junk.
+
+    ``name`` is the whole written name (Unicode); ``parts`` the OAI arXiv format's
+    ``(keyname, forenames, suffix)`` or ``None`` for a piece of an author string (then
+    split with :func:`split_name`). Returns an :class:`AuthorSlot`:
+
+    - punctuation only (``":"``): ``is_collaboration`` with no ``groups`` (no person, no group);
+    - ``"Name for the X Collaboration"`` anywhere in the name: the person ``Name``, ``groups``
+      holding X (membership on this paper); with no ``Name``, the collaboration X;
+    - a group word (:func:`is_group_text`), or no forenames and an acronym keyname: a
+      collaboration. A weaker word (team, group, array, ...) beside forenames made only of
+      initials (``"Group, J."``) stays a person: a family name Group or Team with initials
+      is kept a person, one with a full given name ("Anna Team") is taken for a group;
+    - otherwise a person. Affiliations of the form ``"for the Belle Collaboration"`` become
+      ``groups`` (membership), not affiliations.
+    """
+    kept = [a for a in affiliations if not _membership(a)]
+    members = [g for a in affiliations for g in _membership(a)]
+    keyname, forenames, suffix = parts if parts is not None else ("", "", "")
+    if is_junk_name(name):
+        return AuthorSlot(name, name, "", "", kept, True, [])
+    match = _FOR.match(name)
+    if match and _names_group(match["groups"], bool(match["the"])):
+        groups = group_names(match["groups"])
+        person = match["person"].strip(" ,;")
+        if person and not is_group_text(person):
+            key, fore, suf = split_name(person)
+            return AuthorSlot(person, key, fore, suf, kept, False, groups + members)
+        return AuthorSlot(name, name, "", "", kept, True, group_names(name) if not person else groups)
+    if _is_group_slot(name, keyname, forenames, parts is not None):
+        return AuthorSlot(name, name, "", "", kept, True, group_names(name))
+    if parts is None:
+        keyname, forenames, suffix = split_name(name)
+    return AuthorSlot(name, keyname, forenames, suffix, kept, False, members)
+
+
+def _is_group_slot(name: str, keyname: str, forenames: str, has_parts: bool) -> bool:
+    if _STRONG_GROUP.search(name):
+        return True
+    if has_parts:
+        if not forenames.strip():
+            return bool(_GROUP.search(keyname) or _ACRONYM.fullmatch(keyname.strip()))
+        return bool(_GROUP.search(name)) and not _INITIALS.fullmatch(forenames.strip())
+    if " " not in name.strip() and _ACRONYM.fullmatch(name.strip()):
+        return True
+    return is_collaboration_name(name)

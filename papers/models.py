@@ -377,3 +377,52 @@ class ArxivFetch(models.Model):
         """True when a visitor's request should queue this finished fetch again."""
         at = self.asks_again_at
         return at is not None and (now or timezone.now()) >= at
+
+
+class Collaboration(models.Model):
+    """A collaboration named in author lists ("ATLAS Collaboration", "CDF", "Keck Array"):
+    a group of people, never a person, so never a researcher (issue 19).
+
+    ``key`` (:func:`papers.authors.collaboration_key`) makes one row of its spellings across
+    papers (``"The BABAR Collaboration"`` and ``"BaBar collaboration"`` are ``babar``);
+    ``name`` is the first spelling seen. Its page is ``/collaborations/<id>-<slug>``.
+    """
+
+    name = models.CharField(max_length=300)
+    key = models.CharField(max_length=300, unique=True)
+    slug = models.SlugField(max_length=80)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        """Canonical page, ``/collaborations/<id>-<slug>``."""
+        return f"/collaborations/{self.pk}-{self.slug}"
+
+
+class PaperCollaboration(models.Model):
+    """One collaboration of one paper, in author order.
+
+    ``position`` is the position of the first slot that names the collaboration or writes
+    "for" it (so a paper's collaborations sort among its author slots); ``members`` are the
+    paper's person slots written "for" it ("T. Onogi for the JLQCD Collaboration"): their
+    membership on this paper. Rewritten with the paper's slots (:mod:`papers.collaborations`).
+    """
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="collaborations")
+    collaboration = models.ForeignKey(Collaboration, on_delete=models.CASCADE, related_name="paper_entries")
+    position = models.PositiveIntegerField()
+    members = models.ManyToManyField(PaperAuthor, blank=True, related_name="collaborations")
+
+    class Meta:
+        ordering = ["paper", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "collaboration"], name="papercollaboration_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.collaboration} on {self.paper_id}"

@@ -43,6 +43,7 @@ from wove.bulk import copy_upsert, db_values, gc_paused
 from wove.locks import advisory_xact_locks, lock_key
 
 from .authors import AuthorSlot
+from .collaborations import collaborations_write
 from .models import Category, Paper, PaperAuthor, PaperVersion
 from .records import ArxivRecord, VersionInfo
 from .text import make_slug
@@ -519,6 +520,7 @@ def _write_authors(items: list[_Merged]) -> None:
             update_fields=fields[2:],
         )
     _delete_beyond(PaperAuthor, "position", [(m.paper.pk, len(m.authors or [])) for m in items])
+    collaborations_write(paper_slots=[(m.paper.pk, m.authors or []) for m in items])
 
 
 def _delete_beyond(model, column: str, limits: list[tuple[int, int]]) -> None:

@@ -239,3 +239,23 @@ class SlotReview(models.Model):
 
     def __str__(self) -> str:
         return f"slot {self.slot_id}: one of {self.candidates}"
+
+
+class RetiredResearcher(models.Model):
+    """The tombstone of a researcher removed because its slots were never a person
+    (issue 19): a collaboration ("CMS", "Keck Array") or junk (a ``:`` slot).
+
+    ``id`` is the removed researcher's id, so its old URL still answers: 301 to the
+    ``collaboration`` page, or 410 Gone when there is none (junk). Written by
+    :func:`researchers.retire.collaboration_researchers_retire`, never edited.
+    """
+
+    id = models.BigIntegerField(primary_key=True)
+    display_name = models.CharField(max_length=300)
+    collaboration = models.ForeignKey(
+        "papers.Collaboration", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    retired_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.display_name} ({self.pk}, retired)"

@@ -7,7 +7,7 @@ from django.shortcuts import render
 
 from wove.counts import CachedCountPaginator
 
-from .models import Researcher
+from .models import Researcher, RetiredResearcher
 from .profiles import researcher_profile
 from .selectors import SORTS, researcher_resolve
 
@@ -22,11 +22,22 @@ def _canonical_redirect(request: HttpRequest, researcher: Researcher) -> HttpRes
     return HttpResponsePermanentRedirect(url)
 
 
+def _retired(request: HttpRequest, pk: int) -> HttpResponse:
+    """A researcher removed because it was a collaboration or junk (issue 19): 301 to the
+    collaboration's page, 410 when there is none; 404 for an id never used."""
+    retired = RetiredResearcher.objects.select_related("collaboration").filter(pk=pk).first()
+    if retired is None:
+        raise Http404("no such researcher")
+    if retired.collaboration is not None:
+        return HttpResponsePermanentRedirect(retired.collaboration.get_absolute_url())
+    return render(request, "researchers/retired.html", {"retired": retired}, status=410)
+
+
 def researcher_lookup(request: HttpRequest, pk: str) -> HttpResponse:
     """``/researchers/<id>``: 301 to the canonical page (of the survivor when merged)."""
     researcher, _moved = researcher_resolve(int(pk))
     if researcher is None:
-        raise Http404("no such researcher")
+        return _retired(request, int(pk))
     return _canonical_redirect(request, researcher)
 
 
@@ -38,7 +49,7 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     """
     researcher, moved = researcher_resolve(int(pk))
     if researcher is None:
-        raise Http404("no such researcher")
+        return _retired(request, int(pk))
     if moved or slug != researcher.slug:
         return _canonical_redirect(request, researcher)
     category = request.GET.get("category", "").strip()[:32]

@@ -89,7 +89,7 @@ def indexes() -> list[tuple[str, str]]:
 def wipe() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # TRUNCATE refuses pending FK checks
-        cursor.execute("TRUNCATE papers_paper, papers_harvestrun CASCADE")
+        cursor.execute("TRUNCATE papers_paper, papers_harvestrun, papers_collaboration CASCADE")
 
 
 def counts(run: HarvestRun) -> tuple:

@@ -88,7 +88,7 @@ def table_contents() -> dict[str, list[tuple]]:
 
 
 def wipe_harvest_tables() -> None:
-    tables = [Paper._meta.db_table, HarvestRun._meta.db_table]
+    tables = [Paper._meta.db_table, HarvestRun._meta.db_table, "papers_collaboration"]
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE " + ", ".join(tables) + " CASCADE")
 

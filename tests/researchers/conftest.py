@@ -11,7 +11,7 @@ def matched_sample(django_db_setup, django_db_blocker):
     (no source enabled). Committed once for the package and removed afterwards, so tests
     read it without paying the ~5 s harvest each time; tests must not modify it."""
     from papers import harvest as paper_harvest
-    from papers.models import HarvestRun, Paper
+    from papers.models import Collaboration, HarvestRun, Paper
     from researchers.models import Researcher
     from researchers.services import researchers_match_authors
 
@@ -24,5 +24,6 @@ def matched_sample(django_db_setup, django_db_blocker):
 
         # TRUNCATE: the ORM's cascading delete of 2,800 papers takes tens of seconds.
         tables = [Researcher._meta.db_table, Paper._meta.db_table, HarvestRun._meta.db_table]
+        tables.append(Collaboration._meta.db_table)  # no foreign key to a paper: not cascaded
         with connection.cursor() as cursor:
             cursor.execute(f"TRUNCATE {', '.join(tables)} CASCADE")

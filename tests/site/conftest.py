@@ -16,10 +16,19 @@ def _wipe() -> None:
     from django.db import connection
 
     from institutions.models import AuthorAffiliation, Institution, InstitutionName
-    from papers.models import ArxivFetch, HarvestRun, Paper, PaperAuthor, PaperVersion
+    from papers.models import (
+        ArxivFetch,
+        Collaboration,
+        HarvestRun,
+        Paper,
+        PaperAuthor,
+        PaperCollaboration,
+        PaperVersion,
+    )
     from researchers.models import Authorship, Researcher
 
     models = [AuthorAffiliation, InstitutionName, Institution, Authorship, Researcher, ArxivFetch]
+    models += [PaperCollaboration.members.through, PaperCollaboration, Collaboration]
     models += [PaperAuthor, PaperVersion, Paper, HarvestRun]
     with connection.cursor() as cursor:
         for model in models:

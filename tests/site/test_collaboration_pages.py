@@ -1,0 +1,97 @@
+"""Collaboration pages (issue 19): the page with its papers and members, JSON-LD
+``Organization``, the sitemap section, llms.txt, and the paper page's collaborations."""
+
+from __future__ import annotations
+
+import json
+import re
+from xml.etree import ElementTree
+
+import pytest
+
+from papers import harvest
+from papers.models import Collaboration, Paper, PaperCollaboration
+from researchers.services import researchers_match_local
+
+pytestmark = pytest.mark.django_db
+
+OAI = "arxiv/oai"
+SITEMAP_NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+@pytest.fixture
+def harvested(fixtures_dir):
+    harvest.harvest_files(
+        paths=[
+            # Chudasama; Dutta for the CMS. Then KESTREL, Keck/BICEP2, CDF/D0/CMS.
+            fixtures_dir / OAI / "hepcrawl_sample_arxiv_record9.xml",
+            fixtures_dir / OAI / "edited_arXivRaw_collaboration_forms.xml",
+        ]
+    )
+    researchers_match_local()
+
+
+def _jsonld(html: str) -> list[dict]:
+    blocks = re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    return [json.loads(block) for block in blocks]
+
+
+def test_collaboration_page_lists_papers_members_and_organization(harvested, client, settings):
+    settings.SITE_URL = "https://wove.example"
+    cms = Collaboration.objects.get(key="cms")
+    response = client.get(cms.get_absolute_url())
+    assert response.status_code == 200
+    html = response.content.decode()
+    # Both papers: "Dipanwita Dutta for the CMS" (1607.00786) and the bare "CMS" (0801.3881).
+    assert "/papers/1607.00786-" in html and "/papers/0801.3881-" in html
+    assert ">Dipanwita Dutta</a>" in html
+    org = next(d for d in _jsonld(html) if d.get("@type") == "Organization" and "member" in d)
+    assert org["name"] == "CMS Collaboration"
+    assert org["url"] == f"https://wove.example/collaborations/{cms.pk}-cms-collaboration"
+    assert [m["name"] for m in org["member"]] == ["Dipanwita Dutta"]
+    # A wrong slug and the id alone answer 301 to the canonical page.
+    assert client.get(f"/collaborations/{cms.pk}-wrong")["Location"] == cms.get_absolute_url()
+    assert client.get(f"/collaborations/{cms.pk}")["Location"] == cms.get_absolute_url()
+    assert client.get("/collaborations/999999-x").status_code == 404
+
+
+def test_paper_page_shows_collaborations_in_author_order(harvested, client):
+    # "Keck Array and BICEP2 Collaborations: P. Ade, Z. Ahmed"
+    paper = Paper.objects.get(arxiv_id="0801.3880")
+    html = client.get(paper.get_absolute_url()).content.decode()
+    keck = Collaboration.objects.get(key="keck array")
+    bicep = Collaboration.objects.get(key="bicep2")
+    line = re.search(r'<p class="collaboration-list">(.*?)</p>', html, re.S).group(1)
+    assert line.index(f'href="{keck.get_absolute_url()}"') < line.index(f'href="{bicep.get_absolute_url()}"')
+    graphs = [item for d in _jsonld(html) for item in d.get("@graph", [])]
+    article = next(item for item in graphs if item["@type"] == "ScholarlyArticle")
+    assert article["author"][0]["@type"] == "Organization"
+    assert article["author"][0]["url"].endswith(keck.get_absolute_url())
+    dutta_page = client.get(Paper.objects.get(arxiv_id="1607.00786").get_absolute_url()).content.decode()
+    assert "(for it: Dipanwita Dutta)" in dutta_page
+
+
+def test_harvested_names_are_escaped(client, settings):
+    paper = Paper.objects.create(arxiv_id="0801.3881", slug="x", title="t", categories=["hep-ex"])
+    name = "</script><b>X</b> Collaboration"
+    evil = Collaboration.objects.create(name=name, key="x", slug="x-collaboration")
+    PaperCollaboration.objects.create(paper=paper, collaboration=evil, position=1)
+    html = client.get(evil.get_absolute_url()).content.decode()
+    assert "<b>X</b>" not in html
+    assert "&lt;/script&gt;&lt;b&gt;X&lt;/b&gt; Collaboration" in html
+    assert "\\u003C/script\\u003E" in html  # inside the JSON-LD block
+
+
+def test_sitemap_section_and_llms_txt(harvested, client, settings):
+    settings.SITE_URL = "https://wove.example"
+    index = client.get("/sitemap.xml")
+    sections = [loc.text for loc in ElementTree.fromstring(index.content).iterfind(".//sm:loc", SITEMAP_NS)]
+    assert "https://wove.example/sitemap-collaborations.xml" in sections
+    response = client.get("/sitemap-collaborations.xml")
+    urls = {loc.text for loc in ElementTree.fromstring(response.content).iterfind(".//sm:loc", SITEMAP_NS)}
+    on_papers = Collaboration.objects.filter(paper_entries__isnull=False).distinct()
+    assert urls == {f"https://wove.example{c.get_absolute_url()}" for c in on_papers}
+    ours = {"kestrel", "belle", "keck array", "bicep2", "cdf", "d0", "cms"}
+    assert {f"https://wove.example{c.get_absolute_url()}" for c in on_papers.filter(key__in=ours)} <= urls
+    assert on_papers.filter(key__in=ours).count() == 7
+    assert "`/collaborations/<id>-<name-slug>`" in client.get("/llms.txt").content.decode()
