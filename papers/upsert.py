@@ -473,19 +473,46 @@ def _prefetch_children(existing: dict[str, Paper]) -> None:
     for paper in by_pk.values():
         paper._stored_authors = []
         paper._stored_versions = []
+        paper._slot_identities = {}
     for a in PaperAuthor.objects.filter(paper_id__in=by_pk).order_by("paper_id", "position"):
         by_pk[a.paper_id]._stored_authors.append(
             AuthorSlot(a.name, a.keyname, a.forenames, a.suffix, list(a.affiliations), a.is_collaboration)
         )
+        by_pk[a.paper_id]._slot_identities[a.position] = (a.pk, _slot_identity(a))
     for v in PaperVersion.objects.filter(paper_id__in=by_pk).order_by("paper_id", "version"):
         by_pk[v.paper_id]._stored_versions.append(
             VersionInfo(v.version, v.submitted_at, v.size_kb, v.source_type)
         )
 
 
+def _slot_identity(slot: AuthorSlot | PaperAuthor) -> tuple[str, str, str, bool]:
+    """Who a slot names: its written name and name parts, and whether it is a collaboration
+    (affiliations and suffix left out: they change without the person changing)."""
+    return (slot.name[:500], slot.keyname[:300], slot.forenames[:300], slot.is_collaboration)
+
+
+def _slots_renamed(items: list[_Merged]) -> list[int]:
+    """Ids of stored slots whose position a newer author list gives to someone else (a
+    reordered, inserted or removed author, a person that is now a collaboration). Such a
+    slot is deleted and written anew, so what other apps keep on it (its researcher, its
+    institution links) goes with it by ``CASCADE`` and the pipeline matches the new name:
+    an update in place would leave the old person's researcher on the new name."""
+    renamed = []
+    for m in items:
+        stored = getattr(m.paper, "_slot_identities", None) or {}
+        for position, slot in enumerate(m.authors or [], start=1):
+            held = stored.get(position)
+            if held is not None and held[1] != _slot_identity(slot):
+                renamed.append(held[0])
+    return renamed
+
+
 def _write_authors(items: list[_Merged]) -> None:
     if not items:
         return
+    renamed = _slots_renamed(items)
+    if renamed:
+        PaperAuthor.objects.filter(pk__in=renamed).delete()
     # Plain tuples in ``fields`` order: a model instance per slot cost more than its COPY.
     rows = [
         (
