@@ -31,16 +31,18 @@ from .conftest import EDITED, HEP_TH, RAW_PAGE1
 
 DATA_PAGE = Path(__file__).resolve().parents[2] / "data" / "arxiv" / "oai" / "arxivsync_47001.xml"
 
-# sha256 of the rows listed by _rows_digest, from the implementation before the speed work.
-# The last two are re-pinned for issue 18, where the input changed, not signing: the
-# authors and title fixtures hold v1 only, and a paper now keeps the v2 it already had
-# (versions are never removed), so their snapshot and record land on v2 instead of a paper
-# cut back to v1. The first two rounds still match the old implementation byte for byte.
+# sha256 of the rows listed by _rows_digest. Pinned first from the implementation before the
+# speed work; re-pinned for issue 18 (the authors and title fixtures hold v1 only, and a paper
+# now keeps the v2 it already had) and for issue 19, where again the input changed, not
+# signing: the hep-th page's and the sample's author slots now read collaborations as their
+# own kind (0801.4016's "for the RBC and UKQCD Collaborations" is one collaboration slot;
+# members writing "for" a collaboration keep no such affiliation), so the signed author lists
+# differ. Every round is still checked against the reference builders above, byte for byte.
 GOLDEN = [
-    "3c14505a836212f499677c1f7c20c05292210cb85588010fb01806bfbe6cc07a",  # 1,003 papers, 1,525 versions
-    "166457ca62836ce26fa7b19e71bd03e7658c4c8203f2d1b7c8e7a144b0fb7fc4",  # + 0801.3673v2
-    "2eac339a362426a4ac76bd5b06c6e69663677e4ee4df6494f1c78e9a1ce0ea80",  # + a new snapshot (authors)
-    "656e0254a8088de7677ee2f1ec40eea8defbb4a8bed8b553c46b939f1936130c",  # + a new record (title)
+    "63383498ebb7498f71b1030e789b75f83b44440114f82e09fbaf5f2af9ca6835",  # 1,003 papers, 1,525 versions
+    "f693e337aed337b8a6c0256937d181b9ddc34ce17430d586a1fa21b4da03a154",  # + 0801.3673v2
+    "897bddd55ccc6b766f1fbf070edc5ad5f5494798914e4047d602ff936d6acbc8",  # + a new snapshot (authors)
+    "d4c44b401036c1d03e807b401d94eec839d9eb3e2e69043156c94faf3a09f736",  # + a new record (title)
 ]
 
 

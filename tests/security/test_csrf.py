@@ -47,6 +47,7 @@ OTHER_STATE_CHANGING = [
 READ_ONLY_POST = {"api:batch_papers"}
 # GET/HEAD only (POST answers 405) or POST handled as a read: nothing to forge.
 READ_ONLY = {
+    "pages:collaboration",
     "accounts:following",
     "accounts:feed",
     "accounts:export",
