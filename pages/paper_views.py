@@ -15,6 +15,7 @@ from django.shortcuts import render
 
 from institutions.models import Institution
 from papers import export
+from papers.authors import is_junk_name
 from papers.models import Category, Paper
 from papers.selectors import category_canonical, category_names, paper_for_page, resolve_identifier
 from papers.templatetags.wove import readable_text
@@ -39,7 +40,9 @@ def paper_detail(request: HttpRequest, arxiv_id: str, slug: str) -> HttpResponse
         return gone(request, paper)
     if parsed.id != arxiv_id or slug != paper.slug:
         return HttpResponsePermanentRedirect(paper.get_absolute_url())
-    authors = authors_for_page(paper)
+    # A slot with no letter or digit (arXiv's ``<keyname>:</keyname>`` after "Keck Array and
+    # BICEP2 Collaborations") names no one: kept as harvested, not shown as an author.
+    authors = [item for item in authors_for_page(paper) if not is_junk_name(item["slot"].name)]
     collaborations = paper_collaborations(paper)
     at = {entry.position: entry.collaboration for entry in reversed(collaborations)}
     for item in authors:  # a collaboration slot links to its collaboration's page

@@ -95,3 +95,25 @@ def test_sitemap_section_and_llms_txt(harvested, client, settings):
     assert {f"https://wove.example{c.get_absolute_url()}" for c in on_papers.filter(key__in=ours)} <= urls
     assert on_papers.filter(key__in=ours).count() == 7
     assert "`/collaborations/<id>-<name-slug>`" in client.get("/llms.txt").content.decode()
+
+
+def test_a_punctuation_slot_is_not_shown_as_an_author(client, fixtures_dir):
+    """arXiv's record of 1603.05976 lists "Keck Array", "BICEP2 Collaborations", then a slot
+    whose keyname is ":", then P. Ade ...: the ":" is stored as harvested but the paper page
+    and its JSON-LD show no author named ":" (issue 19: punctuation is no one)."""
+    harvest.harvest_files(paths=[fixtures_dir / OAI / "hepcrawl_sample_arxiv_record4.xml"])
+    paper = Paper.objects.get(arxiv_id="1603.05976")
+    assert paper.authors.filter(name=":").exists()
+    page = client.get(paper.get_absolute_url())
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert ">:</span>" not in html and ">:</a>" not in html
+    blocks = [
+        json.loads(b)
+        for b in re.findall(r'<script type="application/ld\+json"[^>]*>(.*?)</script>', html, re.S)
+    ]
+    nodes = [n for b in blocks for n in (b if isinstance(b, list) else b.get("@graph", [b]))]
+    (article,) = [n for n in nodes if n.get("@type") == "ScholarlyArticle"]
+    names = [a["name"] for a in article["author"]]
+    assert ":" not in names
+    assert names[:3] == ["Keck Array", "BICEP2 Collaborations", "P. Ade"]
