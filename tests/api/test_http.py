@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import django.core.signing
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +121,18 @@ def test_docs_page_serves_swagger_locally_with_its_own_csp(api):
     csp = response["Content-Security-Policy"]
     assert "script-src 'self';" in csp and "style-src 'self' 'unsafe-inline'" in csp
     assert "https:" not in csp
+
+
+def test_a_list_page_keeps_its_etag_from_one_second_to_the_next(api, monkeypatch):
+    """A list page's ``next_cursor`` was signed with a timestamp (``signing.dumps``), so the
+    body and its ``ETag`` changed every second and a conditional GET a second later never
+    answered 304 (the suite's ETag test failed whenever its two requests straddled a second)."""
+    listed = api.get("/api/v1/papers", {"size": 5})
+    assert listed.json()["next_cursor"]
+    later = django.core.signing.time.time() + 5
+    monkeypatch.setattr(django.core.signing.time, "time", lambda: later)
+    again = api.get("/api/v1/papers", {"size": 5}, HTTP_IF_NONE_MATCH=listed["ETag"])
+    assert again.status_code == 304
+    # The cursor still pages on.
+    following = api.get("/api/v1/papers", {"size": 5, "cursor": listed.json()["next_cursor"]})
+    assert following.status_code == 200 and len(following.json()["items"]) == 5
