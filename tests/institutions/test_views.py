@@ -189,3 +189,14 @@ def test_an_unknown_institution_says_so_and_links_the_search(visitor, ror_regist
     assert page.xpath("string(//h1)") == "No institution matches “Nowhere <b>University</b>”"
     assert "/institutions?q=Nowhere%20%3Cb%3EUniversity%3C/b%3E" in page.xpath("//main//a/@href")
     assert "paper may not be in the corpus" not in response.content.decode()
+
+
+def test_social_tags_are_sent_once(visitor, ror_registry):
+    """Issue 21: institution pages sent their ``og:``/``twitter:`` tags and then the site's
+    defaults again (the page filled ``meta``, not the ``social`` block)."""
+    tum = ror_registry["02kkvpp62"]
+    html = visitor.get(tum.get_absolute_url()).content.decode()
+    tags = re.findall(r'<meta (?:property|name)="((?:og|twitter):[a-z:_]+)"', html)
+    assert sorted(tags) == sorted(set(tags))
+    assert '<meta property="og:title" content="Technical University of Munich · wovepaper">' in html
+    assert "og:description" in tags and "og:image" in tags

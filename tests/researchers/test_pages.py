@@ -131,3 +131,18 @@ def test_most_cited_and_per_year_chart(visitor, chablat):
     assert "<title>2007: 8 papers</title>" in html and "<title>2007: 7 citations</title>" in html
     cited = visitor.get(url + "?sort=cited").content.decode()
     assert cited.index("0705.0856") < cited.index("0705.0738") < cited.index("0705.0982")
+
+
+def _social_tags(html: str) -> list[str]:
+    """The ``og:``/``twitter:`` property or name of every social ``<meta>`` in ``html``."""
+    return re.findall(r'<meta (?:property|name)="((?:og|twitter):[a-z:_]+)"', html)
+
+
+def test_social_tags_are_sent_once(visitor, chablat):
+    """Issue 21: researcher pages sent every ``og:``/``twitter:`` tag twice, their own and
+    then the site's defaults (the page filled ``meta``, not the ``social`` block)."""
+    html = visitor.get(chablat.get_absolute_url()).content.decode()
+    tags = _social_tags(html)
+    assert sorted(tags) == sorted(set(tags))
+    assert f'<meta property="og:title" content="{chablat.display_name}">' in html
+    assert "og:image" in tags and "og:site_name" in tags
