@@ -64,7 +64,8 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
     headline (TeX made readable), abstract, authors as ``Person`` (``url`` when matched to a
     researcher, ``affiliation`` from the record), dates, arXiv id and DOIs (arXiv's, then
     each of ``paper.dois``) as ``identifier``, arXiv's pages and each DOI's URL as
-    ``sameAs``, the PDF as ``encoding``, licence, keywords."""
+    ``sameAs``, the PDF as ``encoding``, licence, keywords, and ``creativeWorkStatus``
+    "Withdrawn" for a withdrawn paper."""
     base = settings.SITE_URL
     url = f"{base}{paper.get_absolute_url()}"
     title = readable_text(paper.title)
@@ -102,6 +103,8 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
         "keywords": [code for code, _ in categories],
         "about": [{"@type": "Thing", "name": name, "identifier": code} for code, name in categories],
         "license": paper.license or None,
+        # schema.org's creativeWorkStatus: a withdrawn paper stays listed, marked as such.
+        "creativeWorkStatus": "Withdrawn" if paper.withdrawn else None,
         "isAccessibleForFree": True,
         "inLanguage": "en",
         "isPartOf": {"@id": f"{base}/#website"},

@@ -103,7 +103,7 @@ def test_home_layout_and_site_json_ld(client, settings):
     graph = json.loads(page.xpath("//script[@type='application/ld+json']")[0].text)["@graph"]
     assert [n["@type"] for n in graph] == ["Organization", "WebSite"]
     assert page.xpath("string(//meta[@property='og:site_name']/@content)") == "wovepaper"
-    assert page.xpath("string(//meta[@name='twitter:card']/@content)") == "summary"
+    assert page.xpath("string(//meta[@name='twitter:card']/@content)") == "summary_large_image"
     # The CSP forbids inline script and style: no executable inline script, no style attribute.
     assert not page.xpath("//script[not(@src) and not(@type='application/ld+json')]")
     assert not page.xpath("//*[@style]")
