@@ -112,10 +112,11 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
     }
     if paper.cited_by_count is not None:
         article["citationCount"] = paper.cited_by_count
+    # The trail the page shows: the primary category by its name, the paper itself not a step.
     crumbs = [("wovepaper", f"{base}/"), ("Papers", f"{base}/papers/")]
     if paper.primary_category_id:
-        crumbs.append((paper.primary_category_id, f"{base}/search?category={paper.primary_category_id}"))
-    crumbs.append((title, url))
+        name = dict(categories).get(paper.primary_category_id, paper.primary_category_id)
+        crumbs.append((name, f"{base}/search?category={paper.primary_category_id}"))
     breadcrumbs = {
         "@type": "BreadcrumbList",
         "itemListElement": [
