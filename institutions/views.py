@@ -14,6 +14,8 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.views import not_found
@@ -41,6 +43,25 @@ def json_ld(data: dict[str, Any]) -> SafeString:
     ``<``, ``>``, ``&`` and the JavaScript line separators are \\u-escaped, so harvested
     text can never close the script element."""
     return mark_safe(json.dumps(data, ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES))  # noqa: S308
+
+
+def breadcrumbs_json_ld(institution: Institution) -> dict[str, Any]:
+    """schema.org ``BreadcrumbList`` of the trail the page shows: wovepaper, Institutions,
+    then the institution's country (the list filtered by it) when ROR gives one."""
+    base = settings.SITE_URL
+    listing = base + reverse("institutions:list")
+    crumbs = [("wovepaper", f"{base}/"), ("Institutions", listing)]
+    if institution.country_code:
+        country = institution.country_name or institution.country_code
+        crumbs.append((country, f"{listing}?{urlencode({'country': institution.country_code})}"))
+    return {
+        "@context": "https://schema.org",
+        "@type": "BreadcrumbList",
+        "itemListElement": [
+            {"@type": "ListItem", "position": i, "name": name, "item": link}
+            for i, (name, link) in enumerate(crumbs, start=1)
+        ],
+    }
 
 
 def organization_json_ld(institution: Institution, *, parents: list, page_url: str) -> dict[str, Any]:
@@ -115,6 +136,7 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
         "json_ld": json_ld(
             organization_json_ld(institution, parents=relations.get("parent", []), page_url=page_url)
         ),
+        "breadcrumbs_json_ld": json_ld(breadcrumbs_json_ld(institution)),
     }
     return render(request, "institutions/institution_detail.html", context)
 

@@ -200,3 +200,17 @@ def test_social_tags_are_sent_once(visitor, ror_registry):
     assert sorted(tags) == sorted(set(tags))
     assert '<meta property="og:title" content="Technical University of Munich · wovepaper">' in html
     assert "og:description" in tags and "og:image" in tags
+
+
+def test_breadcrumb_json_ld_is_the_trail_the_page_shows(visitor, ror_registry):
+    """Issue 21: institution pages showed a breadcrumb trail but sent no ``BreadcrumbList``."""
+    tum = ror_registry["02kkvpp62"]
+    html = visitor.get(tum.get_absolute_url()).content.decode()
+    blocks = [
+        json.loads(b) for b in re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    ]
+    (crumbs,) = [b for b in blocks if b.get("@type") == "BreadcrumbList"]
+    names = [item["name"] for item in crumbs["itemListElement"]]
+    assert names == ["wovepaper", "Institutions", "Germany"]
+    assert names == lxml_html.fromstring(html).xpath('//nav[@class="breadcrumbs"]/a/text()')
+    assert crumbs["itemListElement"][2]["item"] == "http://127.0.0.1:8000/institutions/?country=DE"
