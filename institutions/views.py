@@ -20,6 +20,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from papers.views import not_found
 from wove.counts import CachedCountPaginator
+from wove.jsonld import breadcrumb_list
 
 from . import selectors
 from .models import Institution
@@ -54,14 +55,7 @@ def breadcrumbs_json_ld(institution: Institution) -> dict[str, Any]:
     if institution.country_code:
         country = institution.country_name or institution.country_code
         crumbs.append((country, f"{listing}?{urlencode({'country': institution.country_code})}"))
-    return {
-        "@context": "https://schema.org",
-        "@type": "BreadcrumbList",
-        "itemListElement": [
-            {"@type": "ListItem", "position": i, "name": name, "item": link}
-            for i, (name, link) in enumerate(crumbs, start=1)
-        ],
-    }
+    return {"@context": "https://schema.org", **breadcrumb_list(crumbs)}
 
 
 def organization_json_ld(institution: Institution, *, parents: list, page_url: str) -> dict[str, Any]:

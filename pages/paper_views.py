@@ -22,6 +22,7 @@ from papers.templatetags.wove import readable_text
 from papers.views import gone, not_found
 from researchers.models import Authorship, Researcher
 from wove.counts import CachedCountPaginator, cached_when_large, count_cached
+from wove.jsonld import breadcrumb_list
 
 from .selectors import authors_for_page, paper_collaborations
 
@@ -117,16 +118,9 @@ def paper_jsonld(paper: Paper, authors: list[dict], categories: list[tuple[str, 
     if paper.primary_category_id:
         name = dict(categories).get(paper.primary_category_id, paper.primary_category_id)
         crumbs.append((name, f"{base}/search?category={paper.primary_category_id}"))
-    breadcrumbs = {
-        "@type": "BreadcrumbList",
-        "itemListElement": [
-            {"@type": "ListItem", "position": i, "name": name, "item": link}
-            for i, (name, link) in enumerate(crumbs, start=1)
-        ],
-    }
     return {
         "@context": "https://schema.org",
-        "@graph": [{k: v for k, v in article.items() if v not in (None, [], "")}, breadcrumbs],
+        "@graph": [{k: v for k, v in article.items() if v not in (None, [], "")}, breadcrumb_list(crumbs)],
     }
 
 

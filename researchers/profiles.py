@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from wove.jsonld import breadcrumb_list
+
 from .blocks import INSTITUTIONS, researcher_block_items
 from .models import Researcher
 from .selectors import SORTS, make_bars, network_layout, researcher_papers, same_name, years_layout
@@ -78,12 +80,7 @@ def researcher_jsonld(researcher: Researcher, *, description: str) -> dict:
         person["identifier"] = {"@type": "PropertyValue", "propertyID": "ORCID", "value": researcher.orcid}
         person["sameAs"] = [researcher.orcid_url]
     person["mainEntityOfPage"] = {"@id": f"{url}#page"}
-    crumbs = {
-        "@type": "BreadcrumbList",
-        "itemListElement": [
-            {"@type": "ListItem", "position": 1, "name": "wovepaper", "item": site},
-            {"@type": "ListItem", "position": 2, "name": "Researchers", "item": f"{site}/researchers"},
-            {"@type": "ListItem", "position": 3, "name": researcher.display_name, "item": url},
-        ],
-    }
+    crumbs = breadcrumb_list(
+        [("wovepaper", site), ("Researchers", f"{site}/researchers"), (researcher.display_name, url)]
+    )
     return {"@context": "https://schema.org", "@graph": [person, crumbs]}
