@@ -136,6 +136,12 @@ class Authorship(models.Model):
     (0..1) how sure the matcher is; ``source`` names the registry that answered (empty for
     local matches). ``paper`` duplicates ``slot.paper`` so a researcher's papers are one
     indexed join.
+
+    ``evidence`` (issue 20) lists the signals that decided the link, each a dict with a
+    ``kind`` (``orcid``, ``external_id``, ``coauthors``, ``affiliation``, ``institution``,
+    ``categories``, ``years``, ``name``, ``editor``) and that kind's values. ``unconfirmed``
+    marks a guess: the name was the only evidence and the slot's name block holds two or
+    more researchers; the partial index serves the editors' review queue.
     """
 
     slot = models.OneToOneField("papers.PaperAuthor", on_delete=models.CASCADE, related_name="authorship")
@@ -147,11 +153,28 @@ class Authorship(models.Model):
     block = models.CharField(
         max_length=200, db_index=True, help_text="Name block of the slot ('j smith'), for re-runs"
     )
+    # db_default too: the local matcher writes authorships with COPY, naming its columns.
+    evidence = models.JSONField(
+        default=list,
+        db_default=models.Value([], output_field=models.JSONField()),
+        blank=True,
+        help_text="The signals that decided the link, strongest first: a list of {'kind': ..., ...}",
+    )
+    unconfirmed = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="The name alone decided it while its name block holds two or more researchers",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["paper", "slot__position"]
-        indexes = [models.Index(fields=["researcher", "paper"], name="authorship_researcher_idx")]
+        indexes = [
+            models.Index(fields=["researcher", "paper"], name="authorship_researcher_idx"),
+            models.Index(
+                fields=["researcher"], condition=models.Q(unconfirmed=True), name="authorship_unconfirmed_idx"
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(confidence__gte=0) & models.Q(confidence__lte=1),
