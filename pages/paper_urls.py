@@ -14,6 +14,12 @@ urlpatterns = [
         paper_views.paper_detail,
         name="detail",
     ),
+    # Every author of a paper, paged (a 3,000-author paper's page shows the first 50).
+    re_path(
+        r"^(?P<arxiv_id>(?:[a-z]+(?:-[a-z]+)?/\d{7})|(?:\d{4}\.\d{4,5}))-(?P<slug>[a-z0-9-]+)/authors$",
+        paper_views.paper_authors,
+        name="authors",
+    ),
     # Citation exports, any identifier form: /papers/2401.10241/export.bib, .../export.ris.
     re_path(r"^(?P<raw>.+)/export\.(?P<fmt>bib|ris)$", paper_views.paper_export, name="export"),
     # Everything else under /papers/ is resolved (redirect, 404, 410) by the view.

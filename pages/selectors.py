@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 
-from papers.models import Collaboration, Paper, PaperCollaboration
+from papers.models import Collaboration, Paper, PaperAuthor, PaperCollaboration
 from researchers.models import Authorship, Researcher
 from researchers.selectors import authors_with_researchers
 
+MEMBERS_SHOWN = 10
 
-def authors_for_page(paper: Paper) -> list[dict]:
-    """The ordered author slots as dicts ``{slot, researcher, position}``.
+
+def authors_for_page(paper: Paper, *, count: int, start: int = 0, stop: int | None = None) -> list[dict]:
+    """The author slots ``[start:stop]`` in order as dicts ``{slot, researcher, position}``.
 
     ``researcher`` is the researcher the slot is matched to
-    (``researchers.selectors.authors_with_researchers``), ``None`` while unmatched.
+    (``researchers.selectors.authors_with_researchers``), ``None`` while unmatched;
+    ``count`` is the paper's number of slots (for "first"/"last" author positions).
     """
-    slots = list(paper.authors.all())
-    researchers: dict[int, object] = {}
-    for slot, researcher in authors_with_researchers(paper):
-        researchers[slot.pk] = researcher
-    count = len(slots)
     out = []
-    for slot in slots:
+    for slot, researcher in authors_with_researchers(paper, start=start, stop=stop):
         slot._author_count = count
-        out.append({"slot": slot, "researcher": researchers.get(slot.pk), "position": slot.author_position})
+        out.append({"slot": slot, "researcher": researcher, "position": slot.author_position})
     return out
 
 
@@ -59,11 +57,23 @@ def collaboration_members(collaboration: Collaboration, *, limit: int = 200) -> 
 
 
 def paper_collaborations(paper: Paper) -> list[PaperCollaboration]:
-    """The paper's collaboration entries in author order, with the collaboration and the
-    member slots (persons who wrote "for" it) loaded."""
-    return list(
+    """The paper's collaboration entries in author order, with the collaboration, the
+    number of member slots (persons who wrote "for" it) as ``member_count`` and the first
+    ``MEMBERS_SHOWN`` of them as ``members_shown`` (``members_more`` the rest's number)."""
+    entries = list(
         PaperCollaboration.objects.filter(paper=paper)
         .select_related("collaboration")
-        .prefetch_related("members")
+        .annotate(member_count=Count("members"))
+        # A sliced prefetch: the first members by author position, not 3,000 of them.
+        .prefetch_related(
+            Prefetch(
+                "members",
+                queryset=PaperAuthor.objects.order_by("position")[:MEMBERS_SHOWN],
+                to_attr="members_shown",
+            )
+        )
         .order_by("position", "id")
     )
+    for entry in entries:
+        entry.members_more = entry.member_count - len(entry.members_shown)
+    return entries

@@ -7,18 +7,17 @@ from django.db.models import Prefetch
 from wove.errors import ApiError
 
 from .identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
-from .models import Category, Paper, PaperAuthor, PaperVersion
+from .models import Category, Paper, PaperVersion
 
 
 def paper_for_page(arxiv_id: str) -> Paper | None:
-    """The paper with its authors, versions and primary category loaded (3 queries), or
-    ``None`` when the identifier is unknown. Deleted papers are returned (they answer 410)."""
+    """The paper with its versions and primary category loaded (2 queries), or ``None``
+    when the identifier is unknown. Deleted papers are returned (they answer 410). Its
+    author slots are not loaded: the page reads only those it shows (a paper may have
+    3,000)."""
     return (
         Paper.objects.select_related("primary_category")
-        .prefetch_related(
-            Prefetch("authors", queryset=PaperAuthor.objects.order_by("position")),
-            Prefetch("versions", queryset=PaperVersion.objects.order_by("version")),
-        )
+        .prefetch_related(Prefetch("versions", queryset=PaperVersion.objects.order_by("version")))
         .filter(arxiv_id=arxiv_id)
         .first()
     )

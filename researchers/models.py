@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.core.exceptions import ValidationError
@@ -23,6 +25,12 @@ def validate_orcid(value: str) -> None:
         raise ValidationError(str(exc)) from exc
     if normalized != value:
         raise ValidationError(f"store the ORCID iD as {normalized}")
+
+
+@functools.cache
+def _researcher_url_prefix() -> str:
+    """``/researchers/``: the researcher page's path up to its ``<id>-<slug>``."""
+    return reverse("researchers:detail", kwargs={"pk": 1, "slug": "s"}).removesuffix("1-s")
 
 
 class Researcher(models.Model):
@@ -85,7 +93,15 @@ class Researcher(models.Model):
 
     def get_absolute_url(self) -> str:
         """Canonical page, ``/researchers/<id>-<slug>``."""
-        return reverse("researchers:detail", kwargs={"pk": self.pk, "slug": self.slug})
+        return self.url_for(self.pk, self.slug)
+
+    @staticmethod
+    def url_for(pk: int, slug: str) -> str:
+        """The canonical page path of researcher ``pk`` with ``slug``, without loading it.
+
+        ``reverse`` once for the prefix: it costs tens of microseconds a call, which a
+        3,000-author paper's page would pay 3,000 times."""
+        return f"{_researcher_url_prefix()}{pk}-{slug}"
 
     @property
     def orcid_url(self) -> str:

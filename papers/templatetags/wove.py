@@ -9,7 +9,7 @@ from django import template
 from django.conf import settings
 from django.http import QueryDict
 from django.templatetags.static import static
-from django.utils.html import _json_script_escapes, escape
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.text import byline, tex_to_unicode
@@ -74,7 +74,9 @@ def query_with(context, **changes) -> str:
 def ld_json_script(data: dict | list) -> SafeString:
     """``<script type="application/ld+json">`` holding ``data``, escaped as ``json_script``
     escapes (``<``, ``>``, ``&`` as ``\\u003C`` …) so harvested text cannot close the block."""
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_json_script_escapes)
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # Three replaces, not str.translate: a 3,000-author paper's block is 400 KB.
+    body = body.replace("<", "\\u003C").replace(">", "\\u003E").replace("&", "\\u0026")
     return mark_safe(f'<script type="application/ld+json">{body}</script>')  # noqa: S308 (escaped above)
 
 
