@@ -235,7 +235,8 @@ def test_list_query_counts_are_pinned(api, django_assert_num_queries):
 
 
 def test_detail_query_count(api, django_assert_num_queries):
-    with django_assert_num_queries(5):  # paper, slots+researchers, institutions, versions, pith record
+    # paper, slots+researchers, institutions, when the linked rows changed, versions, pith record
+    with django_assert_num_queries(6):
         api.get("/api/v1/papers/0704.0001")
 
 
