@@ -39,6 +39,9 @@ FLACH_A = [("0801.4264", 2), ("0801.4296", 3)]
 SERGEJ = ("0705.0943", 2)
 NAME_ONLY = [{"kind": "name", "name": "S. Flach", "block_researchers": 2}]
 QUEUE = "/admin/curation/unconfirmed/"
+# A page of 50 links: session and user, the count, the page, the block members and their
+# researchers (messages and the admin's own context add a few), whatever the page holds.
+QUEUE_PAGE_QUERIES = 10
 TITLE = "The Fermi-Pasta-Ulam problem: periodic orbits"
 
 
@@ -209,6 +212,11 @@ def test_confirm_through_the_queue_returns_to_next(guess, editor):
     assert response["Location"] == QUEUE and CurationRecord.objects.count() == 1
     assert editor.get(QUEUE + "?page=1").status_code == 200
     assert editor.get(f"{QUEUE}{guess.pk}/confirm/").status_code == 405  # POST only
+    # The log offers the undo; its page says what comes back.
+    record = CurationRecord.objects.get()
+    page = editor.get(f"/admin/curation/undo/{record.pk}/").content.decode()
+    assert "1 authorship(s) get back the method, confidence, mark" in page and "go back to where" not in page
+    assert f'value="Undo curation #{record.pk}"' in page
 
 
 def test_reassign_to_an_existing_researcher_binds_and_undoes(guess, editor_user):
@@ -336,7 +344,7 @@ def test_reassign_page_refuses_a_stale_link(guess, editor, editor_user):
     assert CurationRecord.objects.count() == 1
 
 
-def test_the_queue_pages_and_keeps_the_filter(curation_sample, editor):
+def test_the_queue_pages_and_keeps_the_filter(curation_sample, editor, django_assert_max_num_queries):
     # Every link of the sample's shared name blocks marked, as if the name alone had decided them all.
     shared = (
         Authorship.objects.values("block")
@@ -346,7 +354,8 @@ def test_the_queue_pages_and_keeps_the_filter(curation_sample, editor):
     )
     marked = Authorship.objects.filter(block__in=list(shared)).update(unconfirmed=True, evidence=NAME_ONLY)
     assert marked > 50
-    page = editor.get(QUEUE).content.decode()
+    with django_assert_max_num_queries(QUEUE_PAGE_QUERIES):
+        page = editor.get(QUEUE).content.decode()
     assert f"{marked} unconfirmed links · page 1 of {(marked + 49) // 50}" in page
     assert page.count('<tr id="link-') == 50 and 'href="?page=2"' in page
     page = editor.get(QUEUE + "?page=2").content.decode()
