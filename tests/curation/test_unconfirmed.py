@@ -365,3 +365,26 @@ def test_the_queue_pages_and_keeps_the_filter(curation_sample, editor, django_as
     assert "11 unconfirmed links in block “j lee” · page 1 of 1" in page
     assert page.count('<tr id="link-') == 11 and "and 8 in all" not in page
     assert f"next={quote(QUEUE + '?block=j+lee')}" in page
+
+
+def test_reassign_page_moves_to_a_researcher_of_the_block_or_by_id(guess, editor):
+    flach_a, sergej = guess.researcher_id, researcher_of(*SERGEJ)
+    url = f"{QUEUE}{guess.pk}/reassign/"
+    # "Another existing researcher (id)" needs the id.
+    page = editor.post(url, {"researcher": flach_a, "target": "id", "reason": "Sergej"}).content.decode()
+    assert "Give the id of the researcher" in page and not CurationRecord.objects.exists()
+    # Sergej Flach is offered as a choice of the block; no next: back to the queue.
+    response = editor.post(
+        url, {"researcher": flach_a, "target": str(sergej.pk), "reason": "Sergej's nlin paper"}
+    )
+    assert response.status_code == 302 and response["Location"] == QUEUE
+    record = CurationRecord.objects.get()
+    assert (record.kind, record.changes["source"], record.changes["target"]) == (
+        "reassign",
+        flach_a,
+        sergej.pk,
+    )
+    assert link_of(*GUESSED).researcher_id == sergej.pk
+    # Any link can be reassigned (here one of #A's own): the block's others, an id, a new researcher.
+    page = editor.get(f"{QUEUE}{link_of(*FLACH_A[0]).pk}/reassign/").content.decode()
+    assert 'value="id"' in page and 'value="new"' in page and f'value="{sergej.pk}"' in page
