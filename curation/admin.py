@@ -14,7 +14,7 @@ from researchers.models import Researcher
 from wove.admin_mixins import ReadOnlyAdmin
 
 from .actions import CurationActionsMixin
-from .models import CurationRecord, PairDecision
+from .models import UNDOABLE_KINDS, CurationRecord, PairDecision
 
 # researchers registers its admin first (curation comes later in INSTALLED_APPS, and the
 # admin autodiscovers in that order); curation adds its Merge and Split actions to it.
@@ -65,7 +65,7 @@ class CurationRecordAdmin(ReadOnlyAdmin):
                 reverse("admin:curation_curationrecord_change", args=[undone.pk]),
                 undone.pk,
             )
-        if obj.kind not in (CurationRecord.Kind.MERGE, CurationRecord.Kind.SPLIT):
+        if obj.kind not in UNDOABLE_KINDS:
             return "—"
         return format_html('<a href="{}">Undo…</a>', reverse("curation:undo", args=[obj.pk]))
 

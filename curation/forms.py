@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
+from .confirm import CONFIRM_REASON
+
 
 def parse_ids(values: list[str]) -> list[int]:
     """Researcher ids from query/form values (``ids=1,2`` or repeated ``ids``); bad ones dropped."""
@@ -70,3 +72,42 @@ class DistinctForm(forms.Form):
     a = forms.IntegerField(min_value=1)
     b = forms.IntegerField(min_value=1)
     reason = forms.CharField(max_length=2000, strip=True, initial="Not the same person (same-name queue)")
+
+
+class ConfirmForm(forms.Form):
+    """A one-click confirmation from the review queue: the researcher the editor saw the link
+    to (a link moved since is refused) and the prefilled reason."""
+
+    researcher = forms.IntegerField(min_value=1)
+    reason = forms.CharField(max_length=2000, strip=True, initial=CONFIRM_REASON)
+
+
+class ReassignForm(forms.Form):
+    """Where an unconfirmed link goes: ``target`` is ``new``, ``id`` (``target_id``) or the
+    id of one of the name block's other researchers (offered as choices)."""
+
+    target = forms.ChoiceField(widget=forms.RadioSelect)
+    target_id = forms.IntegerField(required=False, min_value=1, label="Researcher id")
+    display_name = forms.CharField(required=False, max_length=300, label="Name of the new researcher")
+    researcher = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), max_length=2000, strip=True
+    )
+
+    def __init__(self, *args, others=(), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["target"].choices = [
+            *((str(r.pk), f"{r.display_name} (#{r.pk}, {r.paper_count} papers)") for r in others),
+            ("id", "Another existing researcher (id)"),
+            ("new", "A new researcher"),
+        ]
+
+    def clean(self) -> dict:
+        data = super().clean()
+        target = data.get("target")
+        if target == "id" and not data.get("target_id"):
+            self.add_error("target_id", "Give the id of the researcher to move the authorship to.")
+        data["target_researcher"] = (
+            None if target == "new" else data.get("target_id") if target == "id" else int(target or 0) or None
+        )
+        return data

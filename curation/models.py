@@ -18,7 +18,10 @@ CURATE_PERMISSION = "curation.curate_researchers"
 class CurationRecord(models.Model):
     """One editor decision on researcher identities, with exactly what it changed.
 
-    ``kind`` is ``merge``, ``split``, ``undo`` or ``distinct`` ("not the same person").
+    ``kind`` is ``merge``, ``split``, ``undo``, ``distinct`` ("not the same person"),
+    ``confirm`` (an unconfirmed authorship confirmed, :mod:`curation.confirm`) or ``reassign``
+    (an authorship moved to another or a new researcher: a split of one authorship,
+    :mod:`curation.reassign`).
     ``researcher`` is the record the history is shown on (the survivor of a merge, the
     researcher a split took authorships from); ``researcher_ids`` every researcher involved
     (GIN-indexed, so a researcher page finds its history in one query). ``changes`` is the
@@ -38,6 +41,8 @@ class CurationRecord(models.Model):
         SPLIT = "split", "Split"
         UNDO = "undo", "Undo"
         DISTINCT = "distinct", "Not the same person"
+        CONFIRM = "confirm", "Confirm"
+        REASSIGN = "reassign", "Reassign"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     editor = models.ForeignKey(
@@ -75,6 +80,16 @@ class CurationRecord(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_kind_display()} of researcher {self.researcher_id}"
+
+
+# The kinds :func:`curation.undo.curation_undo` can revert (an undo is final, "not the same
+# person" is a decision kept for good).
+UNDOABLE_KINDS = (
+    CurationRecord.Kind.MERGE,
+    CurationRecord.Kind.SPLIT,
+    CurationRecord.Kind.CONFIRM,
+    CurationRecord.Kind.REASSIGN,
+)
 
 
 class PairDecision(models.Model):

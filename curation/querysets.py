@@ -13,5 +13,5 @@ class CurationRecordQuerySet(models.QuerySet):
         return self.filter(researcher_ids__contains=[researcher_id])
 
     def undoable(self) -> CurationRecordQuerySet:
-        """Merges and splits not undone yet."""
-        return self.filter(kind__in=["merge", "split"], undone_by__isnull=True)
+        """Merges, splits, confirmations and reassignments not undone yet."""
+        return self.filter(kind__in=["merge", "split", "confirm", "reassign"], undone_by__isnull=True)

@@ -1,17 +1,19 @@
-"""Curation reads: merge evidence side by side, a researcher's history, the same-name queue."""
+"""Curation reads: merge evidence, a researcher's history, the same-name and unconfirmed queues."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import connection
+from django.db.models import QuerySet
 
 from institutions.selectors import institutions_for_researcher
 from papers.affiliations import affiliation_tokens
 from provenance.models import Event
-from researchers.models import ExternalIdentity, IdentitySource, Researcher
+from researchers.models import Authorship, ExternalIdentity, IdentitySource, Researcher
 from researchers.names import name_similarity, names_compatible, parse_name
 from researchers.selectors import slots_for_review
 
@@ -161,6 +163,12 @@ def _summary(record: CurationRecord, researcher_id: int) -> str:
         if researcher_id == changes.get("target"):
             return f"{noun} split off researcher {changes.get('source')} to this record"
         return f"{noun} split off to researcher {changes.get('target')}"
+    if record.kind == CurationRecord.Kind.REASSIGN:
+        if researcher_id == changes.get("target"):
+            return f"Paper reassigned to this record from researcher {changes.get('source')}"
+        return f"Paper reassigned to researcher {changes.get('target')}"
+    if record.kind == CurationRecord.Kind.CONFIRM:
+        return f"Authorship of {changes.get('arxiv_id', 'a paper')} confirmed by an editor"
     if record.kind == CurationRecord.Kind.UNDO:
         return f"Undid curation #{changes.get('undoes')}"
     return "Declared not the same person as researcher " + str(
@@ -357,3 +365,116 @@ def review_rows(*, limit: int = REVIEW_SHOWN) -> tuple[list[ReviewRow], int]:
     researchers = Researcher.objects.in_bulk({pk for r in shown for pk in r.candidates})
     rows = [ReviewRow(r, [researchers[pk] for pk in r.candidates if pk in researchers]) for r in shown]
     return rows, len(reviews)
+
+
+# --------------------------------------------------------------------------- unconfirmed links
+
+# Other researchers of a name block shown beside an unconfirmed link (most papers first),
+# and how many of them the one-click comparison opens beside the link's researcher.
+BLOCK_OTHERS_SHOWN = 8
+BLOCK_OTHERS_COMPARED = 4
+# Evidence kinds (``Authorship.evidence``) in words, strongest first.
+EVIDENCE_LABELS = {
+    "orcid": "ORCID iD",
+    "external_id": "External author id",
+    "coauthors": "Shared co-authors",
+    "affiliation": "Affiliation",
+    "institution": "Institution",
+    "categories": "Categories",
+    "years": "Years",
+    "name": "Name only",
+    "editor": "Editor",
+}
+
+
+@dataclass
+class UnconfirmedRow:
+    """One unconfirmed link of the review queue: the authorship (slot, paper and researcher
+    loaded), its evidence in words, and the other researchers of its name block (at most
+    :data:`BLOCK_OTHERS_SHOWN`, most papers first; ``others_count`` is all of them)."""
+
+    authorship: Authorship
+    evidence: list[str]
+    others: list[Researcher]
+    others_count: int
+
+    @property
+    def compare_ids(self) -> str:
+        """``"<researcher>,<other>,..."``: the ids the merge comparison opens with."""
+        ids = [self.authorship.researcher_id] + [r.pk for r in self.others[:BLOCK_OTHERS_COMPARED]]
+        return ",".join(str(i) for i in ids)
+
+
+def _value_in_words(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(_value_in_words(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_value_in_words(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _signal_in_words(signal: dict[str, Any]) -> str:
+    kind = str(signal.get("kind", ""))
+    rest = {k: v for k, v in signal.items() if k != "kind" and v not in (None, "", [], {})}
+    if kind == "editor":
+        action = str(rest.get("action", "decided")).capitalize()
+        source = f" from researcher {rest['from_researcher']}" if "from_researcher" in rest else ""
+        record = f" (curation #{rest['curation_id']})" if "curation_id" in rest else ""
+        return f"{action}{source} by editor {rest.get('editor') or 'unknown'}{record}"
+    if kind == "name" and "name" in rest:
+        words = f"Name only: “{rest.pop('name')}”"
+        count = rest.pop("block_researchers", None)
+        if count is not None:
+            words += f", {count} researchers in its name block"
+        return words + "".join(f"; {k.replace('_', ' ')} {_value_in_words(v)}" for k, v in rest.items())
+    label = EVIDENCE_LABELS.get(kind, kind.replace("_", " ").capitalize() or "Signal")
+    if not rest:
+        return label
+    return label + ": " + "; ".join(f"{k.replace('_', ' ')} {_value_in_words(v)}" for k, v in rest.items())
+
+
+def evidence_in_words(evidence: Iterable[dict[str, Any]] | None) -> list[str]:
+    """Each signal of an ``Authorship.evidence`` list as one line for editors, in order:
+    ``{"kind": "name", "name": "D. Mozyrsky", "block_researchers": 2}`` reads “Name only:
+    “D. Mozyrsky”, 2 researchers in its name block”; an ``editor`` signal reads “Confirmed by
+    editor ed (curation #12)”; other kinds read “<label>: <key> <values>”. Entries that are
+    not dicts are skipped."""
+    return [_signal_in_words(s) for s in evidence or () if isinstance(s, dict)]
+
+
+def unconfirmed_authorships(*, block: str = "") -> QuerySet[Authorship]:
+    """Unconfirmed links (``Authorship.unconfirmed``), by name block, paper and author
+    position, with slot, paper and researcher loaded; only name block ``block`` when given."""
+    links = Authorship.objects.filter(unconfirmed=True).select_related("slot", "paper", "researcher")
+    if block:
+        links = links.filter(block=block)
+    return links.order_by("block", "paper__arxiv_id", "slot__position", "pk")
+
+
+def unconfirmed_rows(authorships: Iterable[Authorship]) -> list[UnconfirmedRow]:
+    """:class:`UnconfirmedRow` of each authorship (one page of
+    :func:`unconfirmed_authorships`): its evidence in words and the other researchers of its
+    name block; two queries."""
+    links = list(authorships)
+    members: dict[str, set[int]] = defaultdict(set)
+    for block, rid in (
+        Authorship.objects.filter(block__in={a.block for a in links})
+        .values_list("block", "researcher_id")
+        .distinct()
+    ):
+        members[block].add(rid)
+    researchers = Researcher.objects.in_bulk({rid for ids in members.values() for rid in ids})
+    rows = []
+    for link in links:
+        others = sorted(
+            (
+                researchers[rid]
+                for rid in members[link.block]
+                if rid != link.researcher_id and rid in researchers
+            ),
+            key=lambda r: (-r.paper_count, r.pk),
+        )
+        rows.append(
+            UnconfirmedRow(link, evidence_in_words(link.evidence), others[:BLOCK_OTHERS_SHOWN], len(others))
+        )
+    return rows

@@ -14,6 +14,7 @@ from researchers.names import best_name
 from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError
+from .marks import editor_signal, marks_reassigned, marks_snapshot
 from .models import CurationRecord
 from .records import (
     EVENT_PAPER_ATTEMPTS,
@@ -118,15 +119,22 @@ def _split_constraints(researcher_id: int, target_id: int) -> dict[str, list]:
 
 
 def _split_event(
-    plan: SplitPlan, *, record_id: int, target_id: int, created: int | None, moved_authorships: list[dict]
+    plan: SplitPlan,
+    *,
+    record_id: int,
+    target_id: int,
+    created: int | None,
+    moved_authorships: list[dict],
+    action: str = "split",
 ) -> tuple[str, list[int]]:
-    """Append the signed ``researcher_split`` event; returns its id and the papers tried (at most 10)."""
+    """Append the signed ``researcher_split`` event (``action`` ``split``, or ``reassign`` for
+    :mod:`curation.reassign`); returns its id and the papers tried (at most 10)."""
     paper_ids = list(
         Authorship.objects.filter(pk__in=plan.wanted).order_by("pk").values_list("paper_id", flat=True)[:10]
     )
     payload = {
         "curation_id": record_id,
-        "action": "split",
+        "action": action,
         "source": plan.researcher_id,
         "target": target_id,
         "target_created": created is not None,
@@ -148,17 +156,23 @@ def _split_target(plan: SplitPlan) -> tuple[int, int | None]:
     return target.pk, target.pk
 
 
-def split_do(plan: SplitPlan, *, editor) -> CurationRecord:
+def split_do(plan: SplitPlan, *, editor, reassign: bool = False) -> CurationRecord:
     """Carry out a checked split (in the transaction of :func:`split_check`).
 
     Creates the target when needed, moves the authorships and identities, recomputes both
     records, writes the matcher constraints and the signed event, then sends
     :data:`curation.signals.researcher_split_done` (accounts tells the source's followers;
     the count it returns is stored). Returns the :class:`CurationRecord` (``kind=split``).
+
+    ``reassign`` (:func:`curation.reassign.authorship_reassign`): the moved links become
+    the editor's (:func:`curation.marks.marks_reassigned`; their old method, confidence,
+    mark and evidence kept in ``changes["marks"]`` for the undo), and the record is
+    ``kind=reassign``.
     """
     researcher_id = plan.researcher_id
     target_id, created = _split_target(plan)
     before = {str(pk): researcher_state(r) for pk, r in sorted(plan.rows.items()) if pk != created}
+    marks = marks_snapshot(plan.wanted) if reassign else []
     moved_authorships = [{"id": pk, "from": researcher_id, "to": target_id} for pk, _r, _n in plan.moving]
     Authorship.objects.filter(pk__in=plan.wanted).update(researcher_id=target_id)
     moved_identities = [{"id": pk, "from": researcher_id, "to": target_id} for pk in plan.identities]
@@ -167,8 +181,18 @@ def split_do(plan: SplitPlan, *, editor) -> CurationRecord:
     researchers_refresh(researcher_ids=[researcher_id, target_id])
     constraints = _split_constraints(researcher_id, target_id)
     record_id = next_record_id()
+    if reassign:
+        signal = editor_signal(
+            editor=editor, action="reassigned", record_id=record_id, from_researcher=researcher_id
+        )
+        marks_reassigned(plan.wanted, signal=signal)
     event, paper_ids = _split_event(
-        plan, record_id=record_id, target_id=target_id, created=created, moved_authorships=moved_authorships
+        plan,
+        record_id=record_id,
+        target_id=target_id,
+        created=created,
+        moved_authorships=moved_authorships,
+        action="reassign" if reassign else "split",
     )
     responses = researcher_split_done.send(
         sender=CurationRecord, researcher_id=researcher_id, new_researcher_id=target_id, record_id=record_id
@@ -185,9 +209,11 @@ def split_do(plan: SplitPlan, *, editor) -> CurationRecord:
         "followers_notified": first_response(responses, None),
         "event_papers": paper_ids[:EVENT_PAPER_ATTEMPTS],
     }
+    if reassign:
+        changes["marks"] = [{**mark, "researcher": target_id} for mark in marks]
     return write_record(
         record_id=record_id,
-        kind=CurationRecord.Kind.SPLIT,
+        kind=CurationRecord.Kind.REASSIGN if reassign else CurationRecord.Kind.SPLIT,
         editor=editor,
         reason=plan.reason,
         researcher_id=researcher_id,

@@ -1,4 +1,4 @@
-"""Undoing a merge or split: :func:`undo_check` validates and locks, :func:`undo_do` restores."""
+"""Undoing a curation action: :func:`undo_check` validates and locks, :func:`undo_do` restores."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from researchers.models import Authorship, ExternalIdentity, Researcher
 from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError
-from .models import CurationRecord
+from .marks import marks_restore
+from .models import UNDOABLE_KINDS, CurationRecord
 from .records import append_event, lock_researchers, next_record_id, require_reason, write_record
 from .signals import curation_undone
 
@@ -60,6 +61,9 @@ def _undo_problems(plan: UndoPlan) -> list[str]:
     changes = plan.changes
     problems = _check_moved(Authorship, changes["authorships"], "authorship")
     problems += _check_moved(ExternalIdentity, changes["identities"], "identity")
+    # A confirmed link moved since (reassigned, merged): its old mark belongs to the old link.
+    marked = [{"id": m["id"], "to": m["researcher"]} for m in changes.get("marks") or []]
+    problems += [p for p in _check_moved(Authorship, marked, "authorship") if p not in problems]
     for pk, after in changes["after"].items():
         row = plan.rows.get(int(pk))
         if row is None:
@@ -72,13 +76,13 @@ def _undo_problems(plan: UndoPlan) -> list[str]:
 
 
 def _original_locked(record_id: int) -> CurationRecord:
-    """The record to undo, locked; raises :class:`CurationError` when it is missing, not a
-    merge or split, or undone already."""
+    """The record to undo, locked; raises :class:`CurationError` when it is missing, not
+    undoable (:data:`curation.models.UNDOABLE_KINDS`), or undone already."""
     try:
         original = CurationRecord.objects.select_for_update().get(pk=record_id)
     except CurationRecord.DoesNotExist as exc:
         raise CurationError(f"no curation record {record_id}") from exc
-    if original.kind not in (CurationRecord.Kind.MERGE, CurationRecord.Kind.SPLIT):
+    if original.kind not in UNDOABLE_KINDS:
         raise CurationError(f"a {original.get_kind_display().lower()} record cannot be undone")
     if CurationRecord.objects.filter(undoes=original).exists():
         raise CurationError(f"record {record_id} was already undone")
@@ -163,6 +167,7 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
         deleted_researcher_id=created,
     )
     constraints_revert(changes.get("constraints") or {})
+    marks_restore(changes.get("marks") or [])
     before = changes["before"]
     _restore_researchers(before, created)
     record_id = next_record_id()
@@ -194,9 +199,11 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
 
 
 def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
-    """Undo a merge or split: the state before it comes back exactly, as a new record.
+    """Undo a merge, split, confirmation or reassignment: the state before it comes back
+    exactly, as a new record.
 
-    Restores authorships, external identities, follows (accounts, through
+    Restores authorships (and the method, confidence, mark and evidence an editor's
+    confirmation or reassignment changed), external identities, follows (accounts, through
     :data:`curation.signals.curation_undone`), ORCID iDs, ``merged_into`` (including
     flattened chains), every researcher column of the ``before`` snapshot, the matcher
     constraints the action wrote, changed or dropped, and deletes the researcher a split

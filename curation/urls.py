@@ -12,4 +12,7 @@ urlpatterns = [
     path("undo/<int:pk>/", views.undo_confirm, name="undo"),
     path("queue/", views.same_name_queue_view, name="queue"),
     path("distinct/", views.pair_distinct, name="distinct"),
+    path("unconfirmed/", views.unconfirmed_queue_view, name="unconfirmed"),
+    path("unconfirmed/<int:pk>/confirm/", views.authorship_confirm_view, name="confirm"),
+    path("unconfirmed/<int:pk>/reassign/", views.authorship_reassign_view, name="reassign"),
 ]

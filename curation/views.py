@@ -1,4 +1,4 @@
-"""Curation screens in the admin: merge and split confirmations, undo, the same-name queue."""
+"""Curation screens in the admin: merge, split, undo, the same-name and unconfirmed queues."""
 
 # Each view checks the editor permission (403 otherwise), parses input, calls one service and
 # renders or redirects; the services hold the rules.
@@ -10,17 +10,28 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_POST
 
 from researchers.models import Authorship, Researcher
 
+from .confirm import CONFIRM_REASON, authorship_confirm
 from .errors import CurationError
-from .forms import DistinctForm, MergeForm, ReasonForm, SplitForm, parse_ids
+from .forms import ConfirmForm, DistinctForm, MergeForm, ReasonForm, ReassignForm, SplitForm, parse_ids
 from .merge import researcher_merge
-from .models import CurationRecord
+from .models import UNDOABLE_KINDS, CurationRecord
 from .pairs import pair_mark_distinct
 from .permissions import editor_required
-from .selectors import curation_history, decisions_among, merge_evidence, review_rows, same_name_queue
+from .reassign import authorship_reassign
+from .selectors import (
+    curation_history,
+    decisions_among,
+    merge_evidence,
+    review_rows,
+    same_name_queue,
+    unconfirmed_authorships,
+    unconfirmed_rows,
+)
 from .split import researcher_split
 from .undo import curation_undo
 
@@ -171,6 +182,7 @@ def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
             form=form,
             error=error,
             undone=CurationRecord.objects.filter(undoes=record).first(),
+            undoable=record.kind in UNDOABLE_KINDS,
             history=curation_history(record.researcher_id),
         ),
     )
@@ -219,3 +231,101 @@ def pair_distinct(request: HttpRequest) -> HttpResponse:
     url = reverse("curation:queue")
     page = request.POST.get("page", "")
     return redirect(f"{url}?page={page}" if page.isdigit() else url)
+
+
+def _next_url(request: HttpRequest, default: str) -> str:
+    """The ``next`` parameter (POST, else GET) when it is a URL on this site, else ``default``."""
+    url = request.POST.get("next") or request.GET.get("next") or ""
+    if url and url_has_allowed_host_and_scheme(
+        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return url
+    return default
+
+
+@editor_required
+def unconfirmed_queue_view(request: HttpRequest) -> HttpResponse:
+    """``/admin/curation/unconfirmed/?block=d+mozyrsky&page=2``: unconfirmed links (a name
+    alone decided them in a shared name block), 50 per page, with their evidence, the other
+    researchers of the block and the editor's choices: confirm (one POST), reassign
+    (a confirmation page), compare (the merge page, returning here)."""
+    block = request.GET.get("block", "").strip()
+    page = Paginator(unconfirmed_authorships(block=block), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    query = {"block": block} if block else {}
+    return render(
+        request,
+        "admin/curation/unconfirmed.html",
+        _context(
+            request,
+            "Unconfirmed links",
+            page=page,
+            rows=unconfirmed_rows(page.object_list),
+            block_filter=block,
+            here=request.get_full_path(),
+            page_query=urlencode(query) + "&" if query else "",
+            default_reason=CONFIRM_REASON,
+        ),
+    )
+
+
+@require_POST
+@editor_required
+def authorship_confirm_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """POST ``researcher``, ``reason``, ``next``: confirm unconfirmed link ``pk``; back to
+    ``next`` (a URL on this site), else the review queue."""
+    form = ConfirmForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "A confirmation needs the researcher id and a reason.")
+    else:
+        data = form.cleaned_data
+        try:
+            record = authorship_confirm(
+                authorship_id=pk, researcher_id=data["researcher"], editor=request.user, reason=data["reason"]
+            )
+        except CurationError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(
+                request,
+                f"Authorship {pk} confirmed as researcher {data['researcher']}'s (curation #{record.pk}).",
+            )
+    return redirect(_next_url(request, reverse("curation:unconfirmed")))
+
+
+@editor_required
+def authorship_reassign_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/admin/curation/unconfirmed/<authorship id>/reassign/?next=...``: the link, its
+    evidence and where it could go (the block's other researchers, an id, a new
+    researcher); POST reassigns and returns to ``next``. Cancel goes back to ``next``."""
+    link = Authorship.objects.select_related("slot", "paper", "researcher").filter(pk=pk).first()
+    if link is None:
+        raise Http404("no such authorship")
+    (row,) = unconfirmed_rows([link])
+    back = _next_url(request, reverse("curation:unconfirmed"))
+    form = ReassignForm(request.POST or None, others=row.others, initial={"researcher": link.researcher_id})
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            record = authorship_reassign(
+                authorship_id=link.pk,
+                researcher_id=data["researcher"],
+                editor=request.user,
+                reason=data["reason"],
+                target_id=data["target_researcher"],
+                display_name=data["display_name"],
+            )
+        except CurationError as exc:
+            error = str(exc)
+        else:
+            messages.success(
+                request,
+                f"Authorship {link.pk} moved to researcher {record.changes['target']}"
+                f" (curation #{record.pk}).",
+            )
+            return redirect(back)
+    return render(
+        request,
+        "admin/curation/reassign_confirm.html",
+        _context(request, "Reassign an authorship", row=row, link=link, form=form, error=error, back=back),
+    )

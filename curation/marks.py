@@ -1,0 +1,59 @@
+"""An editor's mark on authorships (confirm, reassign): the editor signal, and what an undo restores."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from researchers.models import Authorship, MatchMethod
+
+# The confidence scale's editor level (0-1, the matcher's levels: ORCID iD 0.98, external
+# author id 0.9, local evidence 0.6 linked / 0.5 alone, see researchers.services): an
+# editor who looked at the paper is surer than a registry's author id, but below an iD the
+# author claimed. Confirming only ever raises a link to it, never lowers one.
+CONFIDENCE_EDITOR = 0.95
+# The authorship columns an editor's mark changes and an undo writes back.
+MARK_FIELDS = ("method", "confidence", "unconfirmed", "evidence")
+
+
+def editor_signal(*, editor, action: str, record_id: int, **extra: Any) -> dict[str, Any]:
+    """The evidence entry of an editor's decision: ``{"kind": "editor", "action":
+    "confirmed"|"reassigned", "editor": username, "curation_id": record id, **extra}``
+    (``extra``: e.g. ``from_researcher`` for a reassignment)."""
+    name = editor.get_username() if editor is not None else ""
+    return {"kind": "editor", "action": action, "editor": name, "curation_id": record_id, **extra}
+
+
+def marks_snapshot(authorship_ids: Iterable[int]) -> list[dict[str, Any]]:
+    """``[{"id", "before": {field: value}}]`` of :data:`MARK_FIELDS` as stored now, by id."""
+    rows = Authorship.objects.filter(pk__in=list(authorship_ids)).order_by("pk").values("pk", *MARK_FIELDS)
+    return [{"id": row.pop("pk"), "before": row} for row in rows]
+
+
+def marks_confirm(authorship_ids: Iterable[int], *, signal: dict[str, Any]) -> None:
+    """Confirm links as they are: ``unconfirmed`` cleared, ``confidence`` raised to
+    :data:`CONFIDENCE_EDITOR` (a higher one is kept), ``signal`` appended to ``evidence``."""
+    for authorship in Authorship.objects.filter(pk__in=list(authorship_ids)).order_by("pk"):
+        Authorship.objects.filter(pk=authorship.pk).update(
+            unconfirmed=False,
+            confidence=max(authorship.confidence, CONFIDENCE_EDITOR),
+            evidence=[*(authorship.evidence or []), signal],
+        )
+
+
+def marks_reassigned(authorship_ids: Iterable[int], *, signal: dict[str, Any]) -> None:
+    """Links an editor made (a reassignment): method ``editor``, confidence
+    :data:`CONFIDENCE_EDITOR`, confirmed, and ``signal`` as their only evidence (the old
+    signals argued for the researcher the editor took them from)."""
+    Authorship.objects.filter(pk__in=list(authorship_ids)).update(
+        method=MatchMethod.EDITOR,
+        confidence=CONFIDENCE_EDITOR,
+        unconfirmed=False,
+        evidence=[signal],
+    )
+
+
+def marks_restore(marks: list[dict[str, Any]]) -> None:
+    """Write the ``before`` values of :func:`marks_snapshot` back (authorships deleted since are skipped)."""
+    for mark in marks:
+        Authorship.objects.filter(pk=mark["id"]).update(**mark["before"])
