@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.contrib import admin, messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -20,7 +22,14 @@ from .merge import researcher_merge
 from .models import CurationRecord
 from .pairs import pair_mark_distinct
 from .permissions import editor_required
-from .selectors import curation_history, decisions_among, merge_evidence, review_rows, same_name_queue
+from .selectors import (
+    QUEUE_TIERS,
+    curation_history,
+    decisions_among,
+    merge_evidence,
+    review_rows,
+    same_name_queue,
+)
 from .split import researcher_split
 from .undo import curation_undo
 
@@ -178,9 +187,12 @@ def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
 
 @editor_required
 def same_name_queue_view(request: HttpRequest) -> HttpResponse:
-    """``/admin/curation/queue/``: same-name pairs ranked by evidence, 50 per page, then the
-    author slots the matcher left for review (a name fitting several researchers)."""
-    page = Paginator(same_name_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    """``/admin/curation/queue/``: same-name pairs in tiers ranked by evidence, 50 per page,
+    with how many pairs each tier holds, then the author slots the matcher left for review
+    (a name fitting several researchers)."""
+    queue = same_name_queue()
+    page = Paginator(queue, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    per_tier = Counter(c.tier for c in queue)
     reviews, review_count = review_rows()
     return render(
         request,
@@ -189,6 +201,7 @@ def same_name_queue_view(request: HttpRequest) -> HttpResponse:
             request,
             "Same-name queue",
             page=page,
+            tiers=[(tier, label, per_tier[tier]) for tier, label in QUEUE_TIERS.items()],
             default_reason=DistinctForm.base_fields["reason"].initial,
             reviews=reviews,
             review_count=review_count,
