@@ -216,14 +216,18 @@ QUEUE_TIERS = {
     3: "same name",
     4: "compatible names",
     5: "given names differ",
+    6: "authors of one paper together",
 }
+# Two slots of one author list are two people (S2AND's hard rule), unless the byline names
+# one person twice: such pairs go last, whatever else they share.
+TOGETHER_TIER = 6
 
 
 @dataclass
 class PairCandidate:
     """Two active researcher records that may be one person, with the evidence.
 
-    ``tier`` (1 best .. 5) and ``score`` order the queue (:func:`same_name_queue`);
+    ``tier`` (1 best .. 6) and ``score`` order the queue (:func:`same_name_queue`);
     ``name_relation`` is one of ``"same name"``, ``"compatible names"``, ``"variant
     spelling"`` (different name blocks: :func:`researchers.family_names.family_variants`)
     or ``"given names differ"``; ``why`` says in words why the names were paired
@@ -241,6 +245,7 @@ class PairCandidate:
     tier: int = 4
     name_relation: str = COMPATIBLE
     why: str = ""
+    together: list[str] = field(default_factory=list)  # arXiv ids of papers both records are authors of
 
     @property
     def tier_label(self) -> str:
@@ -315,10 +320,12 @@ def _variant_pairs(max_block: int) -> dict[tuple[int, int], tuple[int, FamilyVar
     return out
 
 
-def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict]:
+def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict, dict]:
     """Per researcher id: the name blocks of its co-authors, its papers' categories, the
-    words of its slots' affiliations (:func:`papers.affiliations.affiliation_tokens`). Two queries."""
+    words of its slots' affiliations (:func:`papers.affiliations.affiliation_tokens`), its
+    papers' arXiv ids. Two queries."""
     coauthor_blocks: dict[int, set[str]] = defaultdict(set)
+    papers: dict[int, set[str]] = defaultdict(set)
     categories: dict[int, set[str]] = defaultdict(set)
     affiliations: dict[int, set[str]] = defaultdict(set)
     with connection.cursor() as cursor:
@@ -335,7 +342,7 @@ def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict]:
             coauthor_blocks[rid].add(block)
         cursor.execute(
             """
-            SELECT a.researcher_id, p.categories, s.affiliations
+            SELECT a.researcher_id, p.categories, s.affiliations, p.arxiv_id
               FROM researchers_authorship a
               JOIN papers_paper p ON p.id = a.paper_id
               JOIN papers_paperauthor s ON s.id = a.slot_id
@@ -343,10 +350,11 @@ def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict]:
             """,
             [ids],
         )
-        for rid, cats, affs in cursor.fetchall():
+        for rid, cats, affs, arxiv_id in cursor.fetchall():
             categories[rid].update(cats or ())
             affiliations[rid] |= affiliation_tokens(affs or ())
-    return coauthor_blocks, categories, affiliations
+            papers[rid].add(arxiv_id)
+    return coauthor_blocks, categories, affiliations, papers
 
 
 def _name_relation(a: PersonName, b: PersonName) -> tuple[str, str]:
@@ -387,12 +395,14 @@ class _QueueFacts:
     coauthors: dict[int, set[str]]
     categories: dict[int, set[str]]
     affiliations: dict[int, set[str]]
+    papers: dict[int, set[str]]
 
 
 def _candidate(a_id: int, b_id: int, facts: _QueueFacts, variant: FamilyVariant | None) -> PairCandidate:
     a, b = facts.researchers[a_id], facts.researchers[b_id]
     pa, pb = facts.parsed[a_id], facts.parsed[b_id]
     shared_co = sorted(facts.coauthors[a_id] & facts.coauthors[b_id] - {pa.block, pb.block})
+    together = sorted(facts.papers[a_id] & facts.papers[b_id])
     cats_a, cats_b = facts.categories[a_id], facts.categories[b_id]
     shared_cats = sorted(cats_a & cats_b)
     cat_overlap = len(shared_cats) / min(len(cats_a), len(cats_b)) if cats_a and cats_b else 0.0
@@ -415,7 +425,7 @@ def _candidate(a_id: int, b_id: int, facts: _QueueFacts, variant: FamilyVariant 
         + (W_ORCID if orcid == "same person" else -W_ORCID if orcid == "different" else 0.0)
     )
     relation, why = (VARIANT, variant.why) if variant else _name_relation(pa, pb)
-    tier = _tier(relation, bool(shared_co) or orcid == "same person")
+    tier = TOGETHER_TIER if together else _tier(relation, bool(shared_co) or orcid == "same person")
     return PairCandidate(
         a,
         b,
@@ -428,7 +438,43 @@ def _candidate(a_id: int, b_id: int, facts: _QueueFacts, variant: FamilyVariant 
         tier,
         relation,
         why,
+        together,
     )
+
+
+def _undecided_variant_pairs(max_block: int, block_pairs: list[tuple[int, int]]) -> dict:
+    """:func:`_variant_pairs` less the pairs of one block and those an editor decided."""
+    variants = _variant_pairs(max_block)
+    for pair in block_pairs:
+        variants.pop(pair, None)
+    if variants:
+        decided = PairDecision.objects.filter(
+            researcher_low__in={low for low, _ in variants},
+            researcher_high__in={high for _, high in variants},
+        ).values_list("researcher_low", "researcher_high")
+        for pair in decided:
+            variants.pop(pair, None)
+    return variants
+
+
+def _candidate_pairs(max_block: int) -> tuple[list[tuple[int, int, FamilyVariant | None]], dict, dict]:
+    """``([(low id, high id, variant or None)], researchers by id, parsed display names by
+    id)``: the pairs of one block with compatible names, then the variant pairs whose given
+    names agree. At most five queries."""
+    with connection.cursor() as cursor:
+        cursor.execute(_QUEUE_SQL, [max_block])
+        block_pairs = cursor.fetchall()
+    variants = _undecided_variant_pairs(max_block, block_pairs)
+    ids = sorted({i for p in [*block_pairs, *variants] for i in p})
+    researchers = Researcher.objects.in_bulk(ids) if ids else {}
+    parsed = {pk: parse_name(r.display_name) for pk, r in researchers.items()}
+    pairs: list[tuple[int, int, FamilyVariant | None]] = [
+        (a, b, None) for a, b in block_pairs if person_names_compatible(parsed[a], parsed[b])
+    ]
+    for (a, b), (holder, variant) in variants.items():
+        if given_compatible(variant.given, parsed[b if holder == a else a].given):
+            pairs.append((a, b, variant))
+    return pairs, researchers, parsed
 
 
 def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
@@ -455,7 +501,11 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
     3. the same name, no shared co-author;
     4. compatible names or a variant spelling, no shared co-author;
     5. spelled-out first names that differ and agree only as a prefix (``Ari``/``Ariyeh``,
-       ``Jian-Guo``/``Jianping``), no shared co-author: a short form, or two people.
+       ``Jian-Guo``/``Jianping``), no shared co-author: a short form, or two people;
+    6. records that are authors of one paper together (``PairCandidate.together``): two
+       slots of one author list are two people unless the byline names one twice, and
+       their "shared co-authors" are only that paper's other authors. On the sample,
+       ``Jian Wang`` and ``Jian-Sheng Wang`` are authors 1 and 2 of 0704.0702.
 
     An ORCID iD of one record held as an identity by the other counts as a shared co-author
     for the tier. Within a tier, by ``score`` (higher = stronger evidence): ``W_COAUTHOR``
@@ -466,30 +516,9 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
     shared co-authors, then more papers. ``PairCandidate.why`` says why the names were
     paired. At most eight queries, however many pairs.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(_QUEUE_SQL, [max_block])
-        block_pairs = cursor.fetchall()
-    variants = _variant_pairs(max_block)
-    for pair in block_pairs:
-        variants.pop(pair, None)
-    if variants:
-        decided = PairDecision.objects.filter(
-            researcher_low__in={low for low, _ in variants},
-            researcher_high__in={high for _, high in variants},
-        ).values_list("researcher_low", "researcher_high")
-        for pair in decided:
-            variants.pop(pair, None)
-    ids = sorted({i for p in [*block_pairs, *variants] for i in p})
-    if not ids:
+    pairs, researchers, parsed = _candidate_pairs(max_block)
+    if not pairs:
         return []
-    researchers = Researcher.objects.in_bulk(ids)
-    parsed = {pk: parse_name(r.display_name) for pk, r in researchers.items()}
-    pairs: list[tuple[int, int, FamilyVariant | None]] = [
-        (a, b, None) for a, b in block_pairs if person_names_compatible(parsed[a], parsed[b])
-    ]
-    for (a, b), (holder, variant) in variants.items():
-        if given_compatible(variant.given, parsed[b if holder == a else a].given):
-            pairs.append((a, b, variant))
     ids = sorted({i for a, b, _v in pairs for i in (a, b)})
     orcid_ids: dict[int, set[str]] = defaultdict(set)
     for rid, ext in ExternalIdentity.objects.filter(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 from django.utils.text import slugify
 
+from curation.merge import researcher_merge
 from curation.pairs import pair_mark_distinct
 from curation.selectors import same_name_queue
 from researchers.models import Authorship, MatchMethod, Researcher
@@ -37,18 +38,35 @@ def pair_of(queue, first: str, second: str):
 
 def test_sample_same_name_ranks_above_different_given_names(curation_sample):
     """Issue 20: "Jian-Sheng Wang" / "Jian Wang" (score 1.05) came fourth, above "D. Mozyrsky"
-    / "D. Mozyrsky" (0.7), 100th. Neither pair shares a co-author (papers 0704.0650/0651
-    with I. Martin, 0704.0194 with S.A. Gurvitz); an identical name now goes first."""
+    / "D. Mozyrsky" (0.7), 100th. Neither pair shares a co-author on another paper (the
+    Mozyrsky papers 0704.0650/0651 are with I. Martin, 0704.0194 with S.A. Gurvitz), so an
+    identical name now goes first; and Jian Wang and Jian-Sheng Wang are authors 1 and 2 of
+    0704.0702, two people, so their pair goes last."""
     queue = same_name_queue()
     same_at, same = pair_of(queue, "D. Mozyrsky", "D. Mozyrsky")
     diff_at, diff = pair_of(queue, "Jian-Sheng Wang", "Jian Wang")
     assert same_at < diff_at
-    assert (same.tier, same.tier_label, same.name_relation) == (3, "same name", "same name")
-    assert (diff.tier, diff.tier_label, diff.name_relation) == (4, "compatible names", "compatible names")
+    assert (same.tier, same.tier_label, same.name_relation, same.together) == (
+        3,
+        "same name",
+        "same name",
+        [],
+    )
+    assert (diff.tier, diff.tier_label, diff.together) == (6, "authors of one paper together", ["0704.0702"])
+    assert diff.name_relation == "compatible names"
     assert same.shared_coauthors == diff.shared_coauthors == []
     assert same.shared_categories == diff.shared_categories == ["cond-mat.mes-hall"]
     assert diff.score > same.score  # the tier wins over the score
     assert [c.tier for c in queue] == sorted(c.tier for c in queue)
+
+
+def test_sample_coauthors_of_one_paper_are_not_shared_evidence(curation_sample):
+    """ "J. Park" and "J.-H. Park" are authors 5 and 8 of 0704.0533 (and of nothing else):
+    their 16 "shared co-authors" are that paper's other authors. They ranked first; now last."""
+    queue = same_name_queue()
+    _at, pair = pair_of(queue, "J. Park", "J.-H. Park")
+    assert (pair.tier, pair.together, len(pair.shared_coauthors)) == (6, ["0704.0533"], 16)
+    assert queue[0].tier < 6
 
 
 def test_sample_proposes_a_compound_family_name_across_blocks(curation_sample):
@@ -76,6 +94,9 @@ def test_sample_queue_page_shows_tiers_and_why(curation_sample, editor):
     position, _pair = pair_of(queue, "J. Garcia", "Juan Garcia-Bellido")
     page = editor.get(f"/admin/curation/queue/?page={position // 50 + 1}").content.decode()
     assert "Variant spelling: “Garcia” is one part of the family name “Garcia-Bellido”" in page
+    position, _pair = pair_of(queue, "J. Park", "J.-H. Park")
+    page = editor.get(f"/admin/curation/queue/?page={position // 50 + 1}").content.decode()
+    assert "<strong>Authors of 0704.0533 together</strong>" in page
 
 
 # --------------------------------------------------------------------------- constructed rows
@@ -129,6 +150,23 @@ def test_tiers_identical_with_coauthors_then_compatible_with_coauthors_then_the_
     assert compatible.score > same.score
     assert compatible.why == "initials against spelled-out names, or a missing middle name"
     assert rest.shared_coauthors == []
+
+
+def test_authors_of_one_paper_together_go_last():
+    """Srijit Bhattacharya and S. Bhattacharya as authors 1 and 6 of the sample's 0801.3882
+    (three of its co-authors here): two people on one author list, last whatever they share."""
+    kundu, ghosh, pal = ("S. Kundu", "Kundu", "S."), ("T. Ghosh", "Ghosh", "T."), ("S. Pal", "Pal", "S.")
+    srijit, s = ("Srijit Bhattacharya", "Bhattacharya", "Srijit"), ("S. Bhattacharya", "Bhattacharya", "S.")
+    filed("2302.00201", [srijit, kundu, ghosh, pal, s])
+    filed("2302.00202", [("Jian-Sheng Wang", "Wang", "Jian-Sheng")])
+    filed("2302.00203", [("Jian Wang", "Wang", "Jian")])
+    queue = ours(same_name_queue())
+    assert [(c.a.display_name, c.b.display_name, c.tier) for c in queue] == [
+        ("Jian-Sheng Wang", "Jian Wang", 4),
+        ("Srijit Bhattacharya", "S. Bhattacharya", 6),
+    ]
+    assert queue[1].together == ["2302.00201"]
+    assert queue[1].shared_coauthors == ["s kundu", "s pal", "t ghosh"]
 
 
 def test_variant_spelling_across_blocks_with_shared_coauthors(django_assert_max_num_queries):
@@ -197,3 +235,17 @@ def test_variant_blocks_larger_than_the_limit_are_skipped():
     filed("2302.00043", [("M. Vidal#2", "Vidal", "M.")])
     assert len(ours(same_name_queue(max_block=2))) == 3  # two variant pairs and the block pair
     assert [(c.a.display_name, c.b.display_name) for c in ours(same_name_queue(max_block=1))] == []
+
+
+def test_variant_pair_merges_and_leaves_the_queue(editor, editor_user):
+    """The queue's "Compare and merge…" works for two records of different name blocks."""
+    filed("2302.00051", [("M. Vidal", "Vidal", "M.")])
+    filed("2302.00052", [("M. Soler-Vidal", "Soler-Vidal", "M.")])
+    [pair] = ours(same_name_queue())
+    page = editor.get(f"/admin/curation/merge/?ids={pair.a.pk},{pair.b.pk}").content.decode()
+    assert "M. Soler-Vidal" in page and "M. Vidal" in page
+    researcher_merge(
+        survivor_id=pair.b.pk, merged_ids=[pair.a.pk], editor=editor_user, reason="One astronomer"
+    )
+    assert ours(same_name_queue()) == []
+    assert Researcher.objects.get(pk=pair.b.pk).paper_count == 2
