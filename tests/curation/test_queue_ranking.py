@@ -16,7 +16,7 @@ from curation.merge import researcher_merge
 from curation.pairs import pair_mark_distinct
 from curation.selectors import same_name_queue
 from researchers.models import Authorship, MatchMethod, Researcher
-from researchers.services import slot_block
+from researchers.services import researchers_match_local, slot_block
 from tests.researchers.test_bugs_name_parts import paper
 
 pytestmark = pytest.mark.django_db
@@ -249,3 +249,22 @@ def test_variant_pair_merges_and_leaves_the_queue(editor, editor_user):
     )
     assert ours(same_name_queue()) == []
     assert Researcher.objects.get(pk=pair.b.pk).paper_count == 2
+
+
+def test_variant_pair_merge_binds_a_rematch(editor_user):
+    """A merge across name blocks holds when both blocks are matched again from scratch:
+    the merge's must-links join the blocks' anchors."""
+    filed("2302.00061", [("M. Vidal", "Vidal", "M.")])
+    filed("2302.00062", [("M. Soler-Vidal", "Soler-Vidal", "M.")])
+    [pair] = ours(same_name_queue())
+    researcher_merge(
+        survivor_id=pair.b.pk, merged_ids=[pair.a.pk], editor=editor_user, reason="One astronomer"
+    )
+    Authorship.objects.filter(block__in=["m vidal", "m solervidal"]).delete()
+    researchers_match_local()
+    found = set(
+        Authorship.objects.filter(paper__arxiv_id__in=["2302.00061", "2302.00062"]).values_list(
+            "researcher_id", flat=True
+        )
+    )
+    assert len(found) == 1
