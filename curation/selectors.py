@@ -13,8 +13,17 @@ from django.db.models import QuerySet
 from institutions.selectors import institutions_for_researcher
 from papers.affiliations import affiliation_tokens
 from provenance.models import Event
+from researchers.family_names import VARIANT_NAME_REGEX, FamilyVariant, family_variants
 from researchers.models import Authorship, ExternalIdentity, IdentitySource, Researcher
-from researchers.names import name_similarity, names_compatible, parse_name
+from researchers.names import (
+    PersonName,
+    given_compatible,
+    name_similarity,
+    names_compatible,
+    parse_name,
+    person_names_compatible,
+    umlaut_key,
+)
 from researchers.selectors import slots_for_review
 
 from .models import CurationRecord, PairDecision
@@ -204,10 +213,35 @@ def curation_history(researcher: Researcher | int, *, limit: int = HISTORY_SHOWN
 
 # --------------------------------------------------------------------------- same-name queue
 
+# How two records' names relate (PairCandidate.name_relation).
+SAME_NAME = "same name"
+COMPATIBLE = "compatible names"
+VARIANT = "variant spelling"
+SHORT_FORM = "given names differ"
+# The queue's tiers, best first (PairCandidate.tier); same_name_queue's docstring says why.
+QUEUE_TIERS = {
+    1: "same name, shared co-authors",
+    2: "compatible names, shared co-authors",
+    3: "same name",
+    4: "compatible names",
+    5: "given names differ",
+    6: "authors of one paper together",
+}
+# Two slots of one author list are two people (S2AND's hard rule), unless the byline names
+# one person twice: such pairs go last, whatever else they share.
+TOGETHER_TIER = 6
+
 
 @dataclass
 class PairCandidate:
-    """Two active researcher records that may be one person, with the evidence."""
+    """Two active researcher records that may be one person, with the evidence.
+
+    ``tier`` (1 best .. 6) and ``score`` order the queue (:func:`same_name_queue`);
+    ``name_relation`` is one of ``"same name"``, ``"compatible names"``, ``"variant
+    spelling"`` (different name blocks: :func:`researchers.family_names.family_variants`)
+    or ``"given names differ"``; ``why`` says in words why the names were paired
+    (``"“Vidal” is one part of the family name “Soler-Vidal”"``).
+    """
 
     a: Researcher
     b: Researcher
@@ -217,6 +251,15 @@ class PairCandidate:
     shared_affiliation_words: list[str]
     name_similarity: float
     orcid: str  # "same person" (an iD of one is an identity of the other), "different", ""
+    tier: int = 4
+    name_relation: str = COMPATIBLE
+    why: str = ""
+    together: list[str] = field(default_factory=list)  # arXiv ids of papers both records are authors of
+
+    @property
+    def tier_label(self) -> str:
+        """The tier in words (``"same name, shared co-authors"``)."""
+        return QUEUE_TIERS[self.tier]
 
 
 _QUEUE_SQL = """
@@ -235,10 +278,63 @@ _QUEUE_SQL = """
             SELECT 1 FROM curation_pairdecision d
              WHERE d.researcher_low = x.rid AND d.researcher_high = y.rid)
 """
+# Active researchers one of whose spellings may be filed under another family key.
+_VARIANT_NAMES_SQL = """
+    SELECT r.id, r.display_name, r.name_variants
+      FROM researchers_researcher r
+     WHERE r.merged_into_id IS NULL
+       AND EXISTS (SELECT 1 FROM unnest(r.name_variants || r.display_name::varchar) n WHERE n ~ %s)
+     ORDER BY r.id
+"""
+_BLOCK_HOLDERS_SQL = """
+    SELECT DISTINCT a.researcher_id, a.block
+      FROM researchers_authorship a
+      JOIN researchers_researcher r ON r.id = a.researcher_id
+     WHERE r.merged_into_id IS NULL AND a.block = ANY(%s)
+"""
 
 
-def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict]:
+def _variant_pairs(max_block: int) -> dict[tuple[int, int], tuple[int, FamilyVariant]]:
+    """Pairs of active records filed under one family name spelled two ways, across name
+    blocks: ``{(low id, high id): (id of the record whose spelling has the variant, the
+    variant)}``. An index, not all pairs: the records whose names can vary (a hyphen or three
+    words, found in SQL) give their variant blocks (``"m vidal"`` from ``M. Soler-Vidal``);
+    one query finds who is filed under those blocks (``Authorship.block``, indexed). A record
+    already filed under a variant block is a same-block pair (the block query has it); blocks
+    of more than ``max_block`` records are skipped, as there. Given names are checked by the
+    caller. Two queries."""
+    wanted: dict[str, list[tuple[int, FamilyVariant]]] = defaultdict(list)
+    with connection.cursor() as cursor:
+        cursor.execute(_VARIANT_NAMES_SQL, [VARIANT_NAME_REGEX])
+        for rid, display_name, variants in cursor.fetchall():
+            for name in dict.fromkeys([display_name, *variants]):
+                for variant in family_variants(name):
+                    wanted[variant.block].append((rid, variant))
+        if not wanted:
+            return {}
+        cursor.execute(_BLOCK_HOLDERS_SQL, [sorted(wanted)])
+        holders: dict[str, set[int]] = defaultdict(set)
+        for rid, block in cursor.fetchall():
+            holders[block].add(rid)
+    out: dict[tuple[int, int], tuple[int, FamilyVariant]] = {}
+    # Sorted, so a pair found through two variants always says the same why.
+    for block, held in sorted(holders.items()):
+        if len(held) > max_block:
+            continue
+        for rid, variant in wanted[block]:
+            if rid in held:
+                continue
+            for other in sorted(held):
+                out.setdefault((min(rid, other), max(rid, other)), (rid, variant))
+    return out
+
+
+def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict, dict]:
+    """Per researcher id: the name blocks of its co-authors, its papers' categories, the
+    words of its slots' affiliations (:func:`papers.affiliations.affiliation_tokens`), its
+    papers' arXiv ids. Two queries."""
     coauthor_blocks: dict[int, set[str]] = defaultdict(set)
+    papers: dict[int, set[str]] = defaultdict(set)
     categories: dict[int, set[str]] = defaultdict(set)
     affiliations: dict[int, set[str]] = defaultdict(set)
     with connection.cursor() as cursor:
@@ -255,7 +351,7 @@ def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict]:
             coauthor_blocks[rid].add(block)
         cursor.execute(
             """
-            SELECT a.researcher_id, p.categories, s.affiliations
+            SELECT a.researcher_id, p.categories, s.affiliations, p.arxiv_id
               FROM researchers_authorship a
               JOIN papers_paper p ON p.id = a.paper_id
               JOIN papers_paperauthor s ON s.id = a.slot_id
@@ -263,74 +359,195 @@ def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict]:
             """,
             [ids],
         )
-        for rid, cats, affs in cursor.fetchall():
+        for rid, cats, affs, arxiv_id in cursor.fetchall():
             categories[rid].update(cats or ())
             affiliations[rid] |= affiliation_tokens(affs or ())
-    return coauthor_blocks, categories, affiliations
+            papers[rid].add(arxiv_id)
+    return coauthor_blocks, categories, affiliations, papers
+
+
+def _name_relation(a: PersonName, b: PersonName) -> tuple[str, str]:
+    """``(relation, why)`` of two compatible names of one block (see :data:`QUEUE_TIERS`)."""
+    if a.key == b.key and a.given == b.given:
+        return SAME_NAME, "written alike once accents, punctuation and particles are set aside"
+    if (
+        a.has_full_given
+        and b.has_full_given
+        and umlaut_key(a.given[0]) != umlaut_key(b.given[0])
+        and umlaut_key("".join(a.given)) != umlaut_key("".join(b.given))
+    ):
+        # Compatible only as a prefix ("Ari"/"Ariyeh", "Jian-Guo"/"Jianping"): a short
+        # form, or two people (S2AND calls different spelled-out first names incompatible).
+        return SHORT_FORM, f"“{a.given_form}” and “{b.given_form}”: a short form, or two people"
+    if not a.given or not b.given:
+        return COMPATIBLE, "a name without given names"
+    if a.key != b.key:
+        return COMPATIBLE, "a family name split or ordered differently"
+    return COMPATIBLE, "initials against spelled-out names, or a missing middle name"
+
+
+def _tier(relation: str, linked: bool) -> int:
+    if relation == SAME_NAME:
+        return 1 if linked else 3
+    if relation == SHORT_FORM:
+        return 2 if linked else 5
+    return 2 if linked else 4
+
+
+@dataclass
+class _QueueFacts:
+    """What :func:`_candidate` reads for every pair: loaded once by :func:`same_name_queue`."""
+
+    researchers: dict[int, Researcher]
+    parsed: dict[int, PersonName]
+    orcid_ids: dict[int, set[str]]
+    coauthors: dict[int, set[str]]
+    categories: dict[int, set[str]]
+    affiliations: dict[int, set[str]]
+    papers: dict[int, set[str]]
+
+
+def _candidate(a_id: int, b_id: int, facts: _QueueFacts, variant: FamilyVariant | None) -> PairCandidate:
+    a, b = facts.researchers[a_id], facts.researchers[b_id]
+    pa, pb = facts.parsed[a_id], facts.parsed[b_id]
+    shared_co = sorted(facts.coauthors[a_id] & facts.coauthors[b_id] - {pa.block, pb.block})
+    together = sorted(facts.papers[a_id] & facts.papers[b_id])
+    cats_a, cats_b = facts.categories[a_id], facts.categories[b_id]
+    shared_cats = sorted(cats_a & cats_b)
+    cat_overlap = len(shared_cats) / min(len(cats_a), len(cats_b)) if cats_a and cats_b else 0.0
+    affs_a, affs_b = facts.affiliations[a_id], facts.affiliations[b_id]
+    shared_affs = sorted(affs_a & affs_b)
+    aff_jaccard = len(shared_affs) / len(affs_a | affs_b) if affs_a and affs_b else 0.0
+    similarity = name_similarity(pa, pb)
+    same_given = bool(pa.has_full_given and pb.has_full_given and pa.given[0] == pb.given[0])
+    orcid = ""
+    if (a.orcid and a.orcid in facts.orcid_ids[b_id]) or (b.orcid and b.orcid in facts.orcid_ids[a_id]):
+        orcid = "same person"
+    elif a.orcid and b.orcid:
+        orcid = "different"
+    score = (
+        W_COAUTHOR * min(len(shared_co), 4)
+        + W_CATEGORY * cat_overlap
+        + W_AFFILIATION * aff_jaccard
+        + W_NAME * similarity
+        + (W_SAME_GIVEN if same_given else 0.0)
+        + (W_ORCID if orcid == "same person" else -W_ORCID if orcid == "different" else 0.0)
+    )
+    relation, why = (VARIANT, variant.why) if variant else _name_relation(pa, pb)
+    tier = TOGETHER_TIER if together else _tier(relation, bool(shared_co) or orcid == "same person")
+    return PairCandidate(
+        a,
+        b,
+        round(score, 3),
+        shared_co,
+        shared_cats,
+        shared_affs,
+        round(similarity, 2),
+        orcid,
+        tier,
+        relation,
+        why,
+        together,
+    )
+
+
+def _undecided_variant_pairs(max_block: int, block_pairs: list[tuple[int, int]]) -> dict:
+    """:func:`_variant_pairs` less the pairs of one block and those an editor decided."""
+    variants = _variant_pairs(max_block)
+    for pair in block_pairs:
+        variants.pop(pair, None)
+    if variants:
+        decided = PairDecision.objects.filter(
+            researcher_low__in={low for low, _ in variants},
+            researcher_high__in={high for _, high in variants},
+        ).values_list("researcher_low", "researcher_high")
+        for pair in decided:
+            variants.pop(pair, None)
+    return variants
+
+
+def _candidate_pairs(max_block: int) -> tuple[list[tuple[int, int, FamilyVariant | None]], dict, dict]:
+    """``([(low id, high id, variant or None)], researchers by id, parsed display names by
+    id)``: the pairs of one block with compatible names, then the variant pairs whose given
+    names agree. At most five queries."""
+    with connection.cursor() as cursor:
+        cursor.execute(_QUEUE_SQL, [max_block])
+        block_pairs = cursor.fetchall()
+    variants = _undecided_variant_pairs(max_block, block_pairs)
+    ids = sorted({i for p in [*block_pairs, *variants] for i in p})
+    researchers = Researcher.objects.in_bulk(ids) if ids else {}
+    parsed = {pk: parse_name(r.display_name) for pk, r in researchers.items()}
+    pairs: list[tuple[int, int, FamilyVariant | None]] = [
+        (a, b, None) for a, b in block_pairs if person_names_compatible(parsed[a], parsed[b])
+    ]
+    for (a, b), (holder, variant) in variants.items():
+        if given_compatible(variant.given, parsed[b if holder == a else a].given):
+            pairs.append((a, b, variant))
+    return pairs, researchers, parsed
 
 
 def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
     """Candidate pairs of active researcher records that may be one person, best first.
 
-    Candidates share a name block (``"d chablat"``) on some authorship and have compatible
-    display names (:func:`researchers.names.names_compatible`); pairs an editor declared
-    distinct (:class:`PairDecision`) never appear. Score (higher = more likely one person):
-    ``W_COAUTHOR`` per shared co-author name block (at most 4), ``W_CATEGORY`` times the
-    category overlap coefficient, ``W_AFFILIATION`` times the Jaccard index of affiliation
-    words, ``W_NAME`` times the name similarity (0..1), ``+W_ORCID`` when one record's ORCID
-    iD is an ORCID identity of the other, ``-W_ORCID`` for two different iDs. Blocks of more
-    than ``max_block`` records are skipped; ties go to pairs with more papers. A fixed number
-    of queries.
+    **Candidates.** Two records filed under one name block (``"d chablat"``) on some
+    authorship, with names compatible by :func:`researchers.names.person_names_compatible`
+    (S2AND-like: different initials or different spelled-out first names, ``John``/``James``,
+    are never proposed); and, across name blocks, one family name spelled two ways
+    (:func:`researchers.family_names.family_variants`: ``M. Vidal`` ~ ``M. Soler-Vidal``,
+    ``Juan Garcia Lopez`` ~ ``J. Garcia-Lopez``, ``de la Cruz`` ~ ``Delacruz``) with
+    compatible given names (:func:`researchers.names.given_compatible`). Pairs an editor
+    declared distinct (:class:`PairDecision`) never appear. Blocks of more than
+    ``max_block`` records are skipped.
+
+    **Order: tiers, then evidence.** A shared co-author is the evidence that best tells one
+    person from two of the same name, and an identical name is stronger than a compatible
+    one, so the tiers (:data:`QUEUE_TIERS`, ``PairCandidate.tier``) are:
+
+    1. the same name (equal given names and family key) with shared co-authors;
+    2. compatible names (initials against spelled-out names, a missing middle name, a
+       variant spelling of the family name, a given name that may be a short form) with
+       shared co-authors;
+    3. the same name, no shared co-author;
+    4. compatible names or a variant spelling, no shared co-author;
+    5. spelled-out first names that differ and agree only as a prefix (``Ari``/``Ariyeh``,
+       ``Jian-Guo``/``Jianping``), no shared co-author: a short form, or two people;
+    6. records that are authors of one paper together (``PairCandidate.together``): two
+       slots of one author list are two people unless the byline names one twice, and
+       their "shared co-authors" are only that paper's other authors. On the sample,
+       ``Jian Wang`` and ``Jian-Sheng Wang`` are authors 1 and 2 of 0704.0702.
+
+    An ORCID iD of one record held as an identity by the other counts as a shared co-author
+    for the tier. Within a tier, by ``score`` (higher = stronger evidence): ``W_COAUTHOR``
+    per shared co-author name block (at most 4), ``W_CATEGORY`` times the category overlap
+    coefficient, ``W_AFFILIATION`` times the Jaccard index of affiliation words, ``W_NAME``
+    times the name similarity (0..1), ``W_SAME_GIVEN`` for the same spelled-out first name,
+    ``+W_ORCID`` for the ORCID link above, ``-W_ORCID`` for two different iDs; then more
+    shared co-authors, then more papers. ``PairCandidate.why`` says why the names were
+    paired. At most eight queries, however many pairs.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(_QUEUE_SQL, [max_block])
-        pairs = cursor.fetchall()
+    pairs, researchers, parsed = _candidate_pairs(max_block)
     if not pairs:
         return []
-    ids = sorted({i for p in pairs for i in p})
-    researchers = Researcher.objects.in_bulk(ids)
-    parsed = {pk: parse_name(r.display_name) for pk, r in researchers.items()}
-    pairs = [(a, b) for a, b in pairs if names_compatible(parsed[a], parsed[b])]
-    ids = sorted({i for p in pairs for i in p})
+    ids = sorted({i for a, b, _v in pairs for i in (a, b)})
     orcid_ids: dict[int, set[str]] = defaultdict(set)
     for rid, ext in ExternalIdentity.objects.filter(
         researcher_id__in=ids, source=IdentitySource.ORCID
     ).values_list("researcher_id", "external_id"):
         orcid_ids[rid].add(ext)
-    coauthors, categories, affiliations = _evidence_sets(ids)
-    out = []
-    for a_id, b_id in pairs:
-        a, b = researchers[a_id], researchers[b_id]
-        shared_co = sorted(coauthors[a_id] & coauthors[b_id] - {parsed[a_id].block, parsed[b_id].block})
-        cats_a, cats_b = categories[a_id], categories[b_id]
-        shared_cats = sorted(cats_a & cats_b)
-        cat_overlap = len(shared_cats) / min(len(cats_a), len(cats_b)) if cats_a and cats_b else 0.0
-        affs_a, affs_b = affiliations[a_id], affiliations[b_id]
-        shared_affs = sorted(affs_a & affs_b)
-        aff_jaccard = len(shared_affs) / len(affs_a | affs_b) if affs_a and affs_b else 0.0
-        similarity = name_similarity(parsed[a_id], parsed[b_id])
-        given_a, given_b = parsed[a_id].given, parsed[b_id].given
-        same_given = bool(given_a and given_b and len(given_a[0]) > 1 and given_a[0] == given_b[0])
-        orcid = ""
-        if (a.orcid and a.orcid in orcid_ids[b_id]) or (b.orcid and b.orcid in orcid_ids[a_id]):
-            orcid = "same person"
-        elif a.orcid and b.orcid:
-            orcid = "different"
-        score = (
-            W_COAUTHOR * min(len(shared_co), 4)
-            + W_CATEGORY * cat_overlap
-            + W_AFFILIATION * aff_jaccard
-            + W_NAME * similarity
-            + (W_SAME_GIVEN if same_given else 0.0)
-            + (W_ORCID if orcid == "same person" else -W_ORCID if orcid == "different" else 0.0)
+    facts = _QueueFacts(researchers, parsed, orcid_ids, *_evidence_sets(ids))
+    out = [_candidate(a, b, facts, variant) for a, b, variant in pairs]
+    # Ties: more shared co-authors, then the pair with more papers (more to compare, more
+    # readers affected), then ids, so the order is stable.
+    out.sort(
+        key=lambda c: (
+            c.tier,
+            -c.score,
+            -len(c.shared_coauthors),
+            -(c.a.paper_count + c.b.paper_count),
+            c.a.pk,
+            c.b.pk,
         )
-        out.append(
-            PairCandidate(
-                a, b, round(score, 3), shared_co, shared_cats, shared_affs, round(similarity, 2), orcid
-            )
-        )
-    # Ties: the pair with more papers first (more to compare, more readers affected).
-    out.sort(key=lambda c: (-c.score, -(c.a.paper_count + c.b.paper_count), c.a.pk, c.b.pk))
+    )
     return out
 
 

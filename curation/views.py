@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.contrib import admin, messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -24,6 +26,7 @@ from .pairs import pair_mark_distinct
 from .permissions import editor_required
 from .reassign import authorship_reassign
 from .selectors import (
+    QUEUE_TIERS,
     curation_history,
     decisions_among,
     merge_evidence,
@@ -190,9 +193,12 @@ def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
 
 @editor_required
 def same_name_queue_view(request: HttpRequest) -> HttpResponse:
-    """``/admin/curation/queue/``: same-name pairs ranked by evidence, 50 per page, then the
-    author slots the matcher left for review (a name fitting several researchers)."""
-    page = Paginator(same_name_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    """``/admin/curation/queue/``: same-name pairs in tiers ranked by evidence, 50 per page,
+    with how many pairs each tier holds, then the author slots the matcher left for review
+    (a name fitting several researchers)."""
+    queue = same_name_queue()
+    page = Paginator(queue, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    per_tier = Counter(c.tier for c in queue)
     reviews, review_count = review_rows()
     return render(
         request,
@@ -201,6 +207,7 @@ def same_name_queue_view(request: HttpRequest) -> HttpResponse:
             request,
             "Same-name queue",
             page=page,
+            tiers=[(tier, label, per_tier[tier]) for tier, label in QUEUE_TIERS.items()],
             default_reason=DistinctForm.base_fields["reason"].initial,
             reviews=reviews,
             review_count=review_count,
