@@ -32,6 +32,26 @@ def test_every_person_slot_matched_and_collaborations_skipped(matched_sample):
     assert researcher_of("0704.0533", 5) != researcher_of("0704.0533", 8)
 
 
+def test_srijit_and_s_bhattacharya_are_two_authors_of_one_paper(matched_sample):
+    # Issue 20 asked for "Srijit Bhattacharya" and "S. Bhattacharya" (ten shared co-authors)
+    # to end as one researcher. In the sample both names occur once, as the 1st and the 6th
+    # of 15 authors of one paper, 0801.3882 (nucl-ex, Phys. Rev. C 77, 024318): their
+    # co-authors are shared because the paper is. An author list names a person once, so
+    # they are two people and stay two researchers.
+    paper = Paper.objects.get(arxiv_id="0801.3882")
+    names = list(paper.authors.order_by("position").values_list("position", "name"))
+    assert names[0] == (1, "Srijit Bhattacharya") and names[5] == (6, "S. Bhattacharya")
+    srijit, s = researcher_of("0801.3882", 1), researcher_of("0801.3882", 6)
+    assert srijit != s
+    everywhere = PaperAuthor.objects.filter(keyname__iexact="Bhattacharya")
+    assert sorted(
+        everywhere.filter(name__in=["Srijit Bhattacharya", "S. Bhattacharya"]).values_list(
+            "paper__arxiv_id", flat=True
+        )
+    ) == ["0801.3882", "0801.3882"]
+    assert (srijit.paper_count, s.paper_count) == (1, 1)
+
+
 def test_chosen_paper_slots_map_to_the_right_researchers(matched_sample):
     # arXiv 0705.0856 (OAI arXiv record): Bouyer, Caro, Chablat, Angeles, all cs.RO.
     slots = [
