@@ -39,8 +39,9 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
     """Read an S2AND folder into mentions, gold labels and seed constraints.
 
     Returns ``(mentions, gold, must_link, cannot_link)`` where ``gold`` maps signature id to
-    gold cluster id. Co-authors come from ``papers.json`` authors (other positions), the
-    venue stands in for arXiv categories.
+    gold cluster id. Co-authors come from ``papers.json`` authors (other positions), with
+    the given names written in each of their blocks; the venue stands in for arXiv
+    categories.
     """
     signatures = json.loads((directory / "signatures.json").read_text())
     clusters = json.loads((directory / "clusters.json").read_text())
@@ -59,11 +60,15 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
         whole = not given and " " in last.strip()
         name = parse_name(last) if whole else parse_name(f"{given} {last}".strip(), family=last, given=given)
         paper = papers.get(str(sig["paper_id"])) or {}
-        coauthors = frozenset(
-            parse_name(a["author_name"]).block
+        others = [
+            parse_name(a["author_name"])
             for a in paper.get("authors", [])
             if a.get("position") != info.get("position") and a.get("author_name")
-        ) - {name.block}
+        ]
+        coauthors = frozenset(o.block for o in others) - {name.block}
+        givens: dict[str, list] = defaultdict(list)
+        for other in others:
+            givens[other.block].append(other.given)
         venue = fold(paper.get("venue") or paper.get("journal_name") or "")
         mentions.append(
             Mention(
@@ -74,6 +79,7 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
                 categories=frozenset([venue]) if venue else frozenset(),
                 year=paper.get("year"),
                 paper=sig.get("paper_id"),
+                coauthor_givens={b: tuple(g) for b, g in givens.items()} if paper else None,
             )
         )
 

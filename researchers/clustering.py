@@ -221,10 +221,14 @@ class Mention:
 
     ``id`` is the caller's key (a PaperAuthor pk, an S2AND signature id). ``coauthors``
     holds the blocks (:attr:`PersonName.block`) of the other authors on the paper;
-    ``categories`` arXiv categories or venue names; ``group`` a fixed identity (an
-    existing researcher's id): mentions with one group stay together and two groups never
-    merge. ``orcid`` is a normalised ORCID iD. ``paper`` identifies the paper: two authors
-    of one paper are two people, so mentions sharing a paper never merge.
+    ``coauthor_givens``, when the caller has them, maps each of those blocks to the given
+    names written there (``{"s bhattacharya": (("srijit",),)}``), so that a shared block
+    counts as a shared co-author only when the given names can be one person ("S." and
+    "Srijit" can, "Wei" and "Wen" cannot); ``categories`` arXiv categories or venue names;
+    ``group`` a fixed identity (an existing researcher's id): mentions with one group stay
+    together and two groups never merge. ``orcid`` is a normalised ORCID iD. ``paper``
+    identifies the paper: two authors of one paper are two people, so mentions sharing a
+    paper never merge.
     """
 
     id: Hashable
@@ -236,6 +240,7 @@ class Mention:
     orcid: str | None = None
     group: Hashable | None = None
     paper: Hashable | None = None
+    coauthor_givens: dict[str, tuple[tuple[str, ...], ...]] | None = None
     aff_tokens: frozenset[str] = field(default=frozenset(), init=False)
     aff_keys: frozenset[str] = field(default=frozenset(), init=False)
     aff_core: frozenset[str] = field(default=frozenset(), init=False)
@@ -380,6 +385,24 @@ def _aff_similarity(
     return 0.5 * num / math.sqrt(den_a * den_b) + 0.5 * num / min(den_a, den_b)
 
 
+def shared_coauthors(a: Mention, b: Mention, *, at_most: int | None = None) -> int:
+    """How many co-authors two mentions share: blocks both papers carry, counted only when
+    some given names written there are compatible (:func:`given_compatible`: initials meet
+    full names, ``Wei`` never meets ``Wen``); every shared block counts when either mention
+    has no :attr:`Mention.coauthor_givens`. Stops counting at ``at_most``."""
+    shared = a.coauthors & b.coauthors
+    if not shared or a.coauthor_givens is None or b.coauthor_givens is None:
+        return len(shared) if at_most is None else min(len(shared), at_most)
+    found = 0
+    for block in shared:
+        left, right = a.coauthor_givens.get(block, ((),)), b.coauthor_givens.get(block, ((),))
+        if any(given_compatible(x, y) for x in left for y in right):
+            found += 1
+            if found == at_most:
+                break
+    return found
+
+
 def pair_score(
     a: Mention,
     b: Mention,
@@ -398,7 +421,7 @@ def pair_score(
     """
     score = W_AFFILIATION * _aff_similarity(a, b, idf, institutions)
     if a.coauthors and b.coauthors:
-        score += W_COAUTHOR * min(len(a.coauthors & b.coauthors), 2)
+        score += W_COAUTHOR * shared_coauthors(a, b, at_most=2)
     if a.categories and b.categories:
         shared = len(a.categories & b.categories)
         score += W_CATEGORY * shared / min(len(a.categories), len(b.categories))

@@ -2,7 +2,7 @@
 
 import math
 
-from researchers.clustering import ClusterSettings, Mention, NamePriors, cluster_mentions
+from researchers.clustering import ClusterSettings, Mention, NamePriors, cluster_mentions, shared_coauthors
 from researchers.names import parse_name
 
 
@@ -212,3 +212,23 @@ def test_a_mention_without_evidence_joins_a_large_enough_group_only():
     # The largest group holds 2 of 7 mentions (0.29): under a 0.3 share the mention stays alone.
     alone = ClusterSettings(few_groups=1, lone_share=0.3)
     assert [7] in as_sets(cluster_mentions(mentions, settings=alone))
+
+
+def test_coauthors_are_shared_when_their_given_names_can_be_one_person():
+    def with_coauthor(id, given):
+        return Mention(
+            id=id,
+            name=parse_name("Li Chen"),
+            coauthors=frozenset({"w wang", "j smith"}),
+            coauthor_givens={"w wang": (given,), "j smith": (("john",),)},
+        )
+
+    wei, w, wen = with_coauthor(1, ("wei",)), with_coauthor(2, ("w",)), with_coauthor(3, ("wen",))
+    # "J. Smith"/"John Smith" and "Wei Wang"/"W. Wang" are one co-author each: an initial
+    # meets the full name, as S2AND's name rules allow.
+    assert shared_coauthors(wei, w) == 2
+    # "Wei Wang" and "Wen Wang" share a block, not a person.
+    assert shared_coauthors(wei, wen) == 1
+    # Without given names (a caller that has only blocks) every shared block counts.
+    blocks_only = Mention(id=4, name=parse_name("Li Chen"), coauthors=frozenset({"w wang", "j smith"}))
+    assert shared_coauthors(wei, blocks_only) == 2 and shared_coauthors(wei, wen, at_most=1) == 1
