@@ -52,6 +52,17 @@ def test_srijit_and_s_bhattacharya_are_two_authors_of_one_paper(matched_sample):
     assert (srijit.paper_count, s.paper_count) == (1, 1)
 
 
+def test_a_shared_co_author_block_with_other_given_names_links_no_one(matched_sample):
+    # Xue-Qian Li (0704.0016, hep-ph, 3rd) and Xuebin Li (0704.0285, cond-mat, 6th): "Xue" is
+    # a prefix of "Xuebin", and each paper has a co-author in block "t li", but "Tong Li" and
+    # "Tianbo Li" are two people, so the papers share no co-author. Both pairs below were one
+    # researcher when a shared block counted as a shared co-author.
+    assert researcher_of("0704.0016", 3) != researcher_of("0704.0285", 6)
+    # J. Lee of the KIMS author list (0704.0423, 16th) and Jae-Joon Lee (0704.0706, 4th):
+    # blocks "h lee" and "m lee" on both, but "H. S."/"Ho-Gyu" and "M. J."/"Myung Gyoon" differ.
+    assert researcher_of("0704.0423", 16) != researcher_of("0704.0706", 4)
+
+
 def test_chosen_paper_slots_map_to_the_right_researchers(matched_sample):
     # arXiv 0705.0856 (OAI arXiv record): Bouyer, Caro, Chablat, Angeles, all cs.RO.
     slots = [
