@@ -1,6 +1,6 @@
 """Author-disambiguation quality of the matcher's clustering on S2AND-layout data.
 
-Usage: ``python bench/disambiguation.py DIR [--threshold 0.5] [--baseline] [--halves]``
+Usage: ``python bench/disambiguation.py DIR [--threshold 0.5] [--baseline] [--halves] [--cv K]``
 
 ``DIR`` holds ``signatures.json`` and ``clusters.json`` (gold persons), and optionally
 ``papers.json`` (co-authors, venue, year) and ``cluster_seeds.json`` (``require`` /
@@ -16,18 +16,22 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
+import math
+import statistics
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
+from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from papers.text import fold  # noqa: E402
-from researchers.clustering import THRESHOLD, Mention, cluster_mentions  # noqa: E402
+from researchers.clustering import THRESHOLD, ClusterSettings, Mention, cluster_mentions  # noqa: E402
 from researchers.names import parse_name  # noqa: E402
 
 
@@ -35,8 +39,9 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
     """Read an S2AND folder into mentions, gold labels and seed constraints.
 
     Returns ``(mentions, gold, must_link, cannot_link)`` where ``gold`` maps signature id to
-    gold cluster id. Co-authors come from ``papers.json`` authors (other positions), the
-    venue stands in for arXiv categories.
+    gold cluster id. Co-authors come from ``papers.json`` authors (other positions), with
+    the given names written in each of their blocks; the venue stands in for arXiv
+    categories.
     """
     signatures = json.loads((directory / "signatures.json").read_text())
     clusters = json.loads((directory / "clusters.json").read_text())
@@ -55,11 +60,15 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
         whole = not given and " " in last.strip()
         name = parse_name(last) if whole else parse_name(f"{given} {last}".strip(), family=last, given=given)
         paper = papers.get(str(sig["paper_id"])) or {}
-        coauthors = frozenset(
-            parse_name(a["author_name"]).block
+        others = [
+            parse_name(a["author_name"])
             for a in paper.get("authors", [])
             if a.get("position") != info.get("position") and a.get("author_name")
-        ) - {name.block}
+        ]
+        coauthors = frozenset(o.block for o in others) - {name.block}
+        givens: dict[str, list] = defaultdict(list)
+        for other in others:
+            givens[other.block].append(other.given)
         venue = fold(paper.get("venue") or paper.get("journal_name") or "")
         mentions.append(
             Mention(
@@ -70,6 +79,7 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
                 categories=frozenset([venue]) if venue else frozenset(),
                 year=paper.get("year"),
                 paper=sig.get("paper_id"),
+                coauthor_givens={b: tuple(g) for b, g in givens.items()} if paper else None,
             )
         )
 
@@ -85,6 +95,97 @@ def load_mentions(directory: Path) -> tuple[list[Mention], dict[str, str], list,
 def half_of(block: str) -> int:
     """0 or 1: the half a name block falls in (parity of the MD5 of its key), stable across runs."""
     return int(hashlib.md5(block.encode()).hexdigest(), 16) % 2
+
+
+def fold_of(block: str, k: int) -> int:
+    """0..k-1: the cross-validation fold of a name block inside a half (the MD5 bits above
+    the one :func:`half_of` reads), stable across runs."""
+    return (int(hashlib.md5(block.encode()).hexdigest(), 16) >> 1) % k
+
+
+# The settings --cv searches (ClusterSettings fields); the rest keep their defaults.
+GRID = {
+    "threshold": (0.4, 0.5, 0.6),
+    "few_groups": (2, 3, 4, 6, 8),
+    "few_groups_common": (1, 2),
+    "common_name": (math.inf, 0.02, 0.05),
+    "dominant_share": (0.3, 0.5),
+    "small_group": (2, 3),
+    "lone_share": (0.0, 0.3),
+}
+
+
+def _grid() -> list[ClusterSettings]:
+    keys = list(GRID)
+    out = []
+    for values in itertools.product(*(GRID[k] for k in keys)):
+        chosen = dict(zip(keys, values, strict=True))
+        if chosen.get("common_name") == math.inf and chosen.get("few_groups_common", 1) != 1:
+            continue  # no name is common: few_groups_common is never read
+        out.append(ClusterSettings(**chosen))
+    return out
+
+
+def _subset_scores(labels: dict, gold: dict, ids: set) -> dict[str, float]:
+    return scores({k: v for k, v in labels.items() if k in ids}, {k: v for k, v in gold.items() if k in ids})
+
+
+def _changed(setting: ClusterSettings) -> int:
+    """How many fields of ``setting`` differ from the defaults (the simpler, the fewer)."""
+    default = ClusterSettings()
+    return sum(getattr(setting, key) != getattr(default, key) for key in GRID)
+
+
+def choose(rows: list[tuple[ClusterSettings, list[float]]]) -> ClusterSettings:
+    """The one-standard-error rule: of the settings whose mean F1 over the folds is within one
+    standard error (sd / sqrt(folds)) of the best mean, the one changing fewest defaults
+    (then the best mean). A grid this flat otherwise picks fold noise."""
+    means = [statistics.fmean(f) for _s, f in rows]
+    best = max(range(len(rows)), key=means.__getitem__)
+    folds = rows[best][1]
+    bar = means[best] - statistics.stdev(folds) / math.sqrt(len(folds))
+    near = [i for i in range(len(rows)) if means[i] >= bar]
+    return rows[min(near, key=lambda i: (_changed(rows[i][0]), -means[i]))][0]
+
+
+def cross_validate(mentions: list[Mention], gold: dict, k: int) -> dict:
+    """Choose :class:`ClusterSettings` by ``k``-fold cross-validation over name blocks.
+
+    Every setting of :data:`GRID` clusters ``mentions`` once (the name priors, IDF and
+    institution names are learned from these unlabelled mentions); its B-cubed F1 is then
+    computed on each fold's mentions (a fold is a set of name blocks, :func:`fold_of`).
+    Returns ``{"rows": [(settings, [F1 per fold])], "chosen": :func:`choose` over all folds,
+    "nested": [F1 of fold i under the setting chosen on the other folds]}``: the nested list
+    estimates what the choosing itself is worth on blocks it did not see.
+    """
+    folds = [{m.id for m in mentions if fold_of(m.name.block, k) == i} for i in range(k)]
+    rows = []
+    for setting in _grid():
+        labels = _labels(cluster_mentions(mentions, settings=setting))
+        rows.append((setting, [_subset_scores(labels, gold, ids)["bcubed_f1"] for ids in folds]))
+    nested = []
+    for i in range(k):
+        chosen = choose([(s, [f for j, f in enumerate(folds) if j != i]) for s, folds in rows])
+        nested.append(next(folds[i] for s, folds in rows if s == chosen))
+    return {"rows": rows, "chosen": choose(rows), "nested": nested}
+
+
+def _print_cv(result: dict, k: int, top: int = 15) -> None:
+    rows = sorted(result["rows"], key=lambda r: -statistics.fmean(r[1]))
+    print(f"--cv {k} over the name blocks of h0: {len(rows)} settings, best {top} by mean B3 F1")
+    for setting, folds in rows[:top]:
+        shown = {key: value for key, value in asdict(setting).items() if key in GRID}
+        print(
+            f"  {statistics.fmean(folds):.3f} (sd {statistics.stdev(folds):.3f}) "
+            f"{' '.join(f'{f:.3f}' for f in folds)}  {shown}"
+        )
+    chosen = result["chosen"]
+    folds = next(f for s, f in result["rows"] if s == chosen)
+    print(f"chosen (one-standard-error rule): {statistics.fmean(folds):.3f} {asdict(chosen)}")
+    print(
+        f"nested estimate (each fold under the setting chosen on the others): "
+        f"{statistics.fmean(result['nested']):.3f} ({' '.join(f'{f:.3f}' for f in result['nested'])})"
+    )
 
 
 def _labels(clusters: Iterable[Iterable[Hashable]]) -> dict[Hashable, int]:
@@ -197,9 +298,19 @@ def main(argv: list[str] | None = None) -> int:
         "--halves", action="store_true", help="also score each half of the name blocks (h0, h1)"
     )
     parser.add_argument("--no-seeds", action="store_true", help="ignore cluster_seeds.json constraints")
+    parser.add_argument(
+        "--cv",
+        type=int,
+        metavar="K",
+        help="choose the settings by K-fold cross-validation over the name blocks of h0 only",
+    )
     args = parser.parse_args(argv)
 
     mentions, gold, must, cannot = load_mentions(args.directory)
+    if args.cv:
+        h0 = [m for m in mentions if half_of(m.name.block) == 0]
+        _print_cv(cross_validate(h0, {m.id: gold[m.id] for m in h0}, args.cv), args.cv)
+        return 0
     if args.no_seeds:
         must, cannot = [], []
     started = time.perf_counter()

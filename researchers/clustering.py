@@ -23,10 +23,13 @@ Method (S2AND-style blocking, then constrained agglomeration):
 4. A mention with no evidence at all joins the largest group with the same spelled name
    (the likeliest person), else stays alone; small leftovers join a dominant group.
 5. A spelled-out given name left in at most :data:`FEW_GROUPS` groups is one person who
-   moved (unless the groups' fields are disjoint, each seen on :data:`FIELD_PAPERS` papers).
+   moved (unless the groups' fields are disjoint, each seen on :data:`FIELD_PAPERS` papers);
+   a name the archive shows to be common (:class:`NamePriors`, learned from the unlabelled
+   mentions) may be held to fewer groups (:data:`COMMON_NAME`).
 
-Measured with ``bench/disambiguation.py --halves`` on S2AND's Qian development half: the
-settings were chosen on the h0 half of the name blocks and checked on h1.
+The settings (:class:`ClusterSettings`) are chosen by ``bench/disambiguation.py --cv 5``:
+cross-validation over the name blocks of half h0 of S2AND's Qian development set, with the
+one-standard-error rule; ``--halves`` then scores h0 and the held-out h1.
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ YEAR_GAP = 12
 # Leftover groups this small join their name's dominant group (one holding this share).
 SMALL_GROUP = 2
 DOMINANT_SHARE = 0.5
+# A mention with no evidence joins its name's largest group when that holds this share.
+LONE_SHARE = 0.0
 # A name read the other way round this many times as often is turned round (Wang Wei).
 SWAP_RATIO = 2
 # A spelled-out name found in at most this many groups after scoring is one person.
@@ -65,6 +70,69 @@ FEW_GROUPS = 4
 FIELD_PAPERS = 2
 # An affiliation string written verbatim in this many name blocks is an institution's name.
 INSTITUTION_BLOCKS = 2
+# A spelled name more common than this (:meth:`NamePriors.commonness`) is kept to at most
+# FEW_GROUPS_COMMON groups by the few-groups rule (step 5); chosen by ``bench/disambiguation.py --cv``.
+COMMON_NAME = math.inf
+FEW_GROUPS_COMMON = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSettings:
+    """The tunable settings of :func:`cluster_mentions` (defaults: the module constants).
+
+    ``threshold`` is the evidence score at which two mentions merge; ``few_groups`` the most
+    groups a spelled-out name may be left in and still be taken for one person who moved
+    (step 5), ``few_groups_common`` the same for a name whose :meth:`NamePriors.commonness`
+    exceeds ``common_name``; ``small_group``, ``dominant_share`` and ``lone_share`` the
+    leftover rule (step 4).
+    Chosen by cross-validation over the name blocks of the development half
+    (``bench/disambiguation.py --cv``), never on the held-out half.
+    """
+
+    threshold: float = THRESHOLD
+    few_groups: int = FEW_GROUPS
+    few_groups_common: int = FEW_GROUPS_COMMON
+    common_name: float = COMMON_NAME
+    small_group: int = SMALL_GROUP
+    dominant_share: float = DOMINANT_SHARE
+    lone_share: float = LONE_SHARE
+
+
+@dataclass(frozen=True, slots=True)
+class NamePriors:
+    """How common spelled names are, learned from unlabelled mentions (never from gold).
+
+    ``family_givens`` maps a family key to how many distinct spelled-out first given names
+    are written with it (``wang``: many; ``chablat``: one), ``given_families`` a spelled-out
+    first given name to how many distinct family keys carry it, ``names`` the number of
+    distinct (first given, family key) names. Built by :meth:`of` from the mentions being
+    clustered, or from a whole archive by a caller that has it.
+    """
+
+    family_givens: dict[str, int]
+    given_families: dict[str, int]
+    names: int
+
+    @classmethod
+    def of(cls, mentions: Iterable[Mention]) -> NamePriors:
+        """The priors of ``mentions`` (initials are no spelled name and are not counted)."""
+        pairs = {(m.name.given[0], m.name.key) for m in mentions if m.name.has_full_given and m.name.key}
+        return cls(
+            family_givens=dict(Counter(key for _given, key in pairs)),
+            given_families=dict(Counter(given for given, _key in pairs)),
+            names=len(pairs),
+        )
+
+    def commonness(self, name: PersonName) -> float:
+        """How many people may write ``name``: distinct first names of its family times
+        distinct families of its first name, over all distinct names (independence of the
+        two parts, as name-frequency priors assume); ``inf`` for initials (any of many)."""
+        if not name.has_full_given or not self.names:
+            return math.inf
+        givens = self.family_givens.get(name.key, 1)
+        families = self.given_families.get(name.given[0], 1)
+        return givens * families / self.names
+
 
 # Words that say what kind of place an affiliation is, or where, not which one: two
 # affiliations sharing only these ("Hong Kong University of Science and Technology",
@@ -153,10 +221,14 @@ class Mention:
 
     ``id`` is the caller's key (a PaperAuthor pk, an S2AND signature id). ``coauthors``
     holds the blocks (:attr:`PersonName.block`) of the other authors on the paper;
-    ``categories`` arXiv categories or venue names; ``group`` a fixed identity (an
-    existing researcher's id): mentions with one group stay together and two groups never
-    merge. ``orcid`` is a normalised ORCID iD. ``paper`` identifies the paper: two authors
-    of one paper are two people, so mentions sharing a paper never merge.
+    ``coauthor_givens``, when the caller has them, maps each of those blocks to the given
+    names written there (``{"s bhattacharya": (("srijit",),)}``), so that a shared block
+    counts as a shared co-author only when the given names can be one person ("S." and
+    "Srijit" can, "Wei" and "Wen" cannot); ``categories`` arXiv categories or venue names;
+    ``group`` a fixed identity (an existing researcher's id): mentions with one group stay
+    together and two groups never merge. ``orcid`` is a normalised ORCID iD. ``paper``
+    identifies the paper: two authors of one paper are two people, so mentions sharing a
+    paper never merge.
     """
 
     id: Hashable
@@ -168,6 +240,7 @@ class Mention:
     orcid: str | None = None
     group: Hashable | None = None
     paper: Hashable | None = None
+    coauthor_givens: dict[str, tuple[tuple[str, ...], ...]] | None = None
     aff_tokens: frozenset[str] = field(default=frozenset(), init=False)
     aff_keys: frozenset[str] = field(default=frozenset(), init=False)
     aff_core: frozenset[str] = field(default=frozenset(), init=False)
@@ -312,6 +385,24 @@ def _aff_similarity(
     return 0.5 * num / math.sqrt(den_a * den_b) + 0.5 * num / min(den_a, den_b)
 
 
+def shared_coauthors(a: Mention, b: Mention, *, at_most: int | None = None) -> int:
+    """How many co-authors two mentions share: blocks both papers carry, counted only when
+    some given names written there are compatible (:func:`given_compatible`: initials meet
+    full names, ``Wei`` never meets ``Wen``); every shared block counts when either mention
+    has no :attr:`Mention.coauthor_givens`. Stops counting at ``at_most``."""
+    shared = a.coauthors & b.coauthors
+    if not shared or a.coauthor_givens is None or b.coauthor_givens is None:
+        return len(shared) if at_most is None else min(len(shared), at_most)
+    found = 0
+    for block in shared:
+        left, right = a.coauthor_givens.get(block, ((),)), b.coauthor_givens.get(block, ((),))
+        if any(given_compatible(x, y) for x in left for y in right):
+            found += 1
+            if found == at_most:
+                break
+    return found
+
+
 def pair_score(
     a: Mention,
     b: Mention,
@@ -330,7 +421,7 @@ def pair_score(
     """
     score = W_AFFILIATION * _aff_similarity(a, b, idf, institutions)
     if a.coauthors and b.coauthors:
-        score += W_COAUTHOR * min(len(a.coauthors & b.coauthors), 2)
+        score += W_COAUTHOR * shared_coauthors(a, b, at_most=2)
     if a.categories and b.categories:
         shared = len(a.categories & b.categories)
         score += W_CATEGORY * shared / min(len(a.categories), len(b.categories))
@@ -377,7 +468,13 @@ def _candidate_pairs(members: list[int], mentions: list[Mention]) -> Iterable[tu
     yield from sorted(seen, key=lambda p: (order[p[0]], order[p[1]]))
 
 
-def _attach_to_dominant(clusterer: _Clusterer, members: list[int], mentions: list[Mention]) -> None:
+def _attach_to_dominant(
+    clusterer: _Clusterer,
+    members: list[int],
+    mentions: list[Mention],
+    settings: ClusterSettings,
+    priors: NamePriors,
+) -> None:
     """Give small leftover groups to the dominant person of their spelled name.
 
     A mention without evidence, or a group of at most ``SMALL_GROUP`` mentions whose
@@ -396,17 +493,18 @@ def _attach_to_dominant(clusterer: _Clusterer, members: list[int], mentions: lis
         ((top, top_size),) = sizes.most_common(1)
         if not given or (len(given[0]) < 2):
             continue  # initials alone name too many people to lean on a prior
-        dominant = top_size >= DOMINANT_SHARE * len(same)
+        dominant = top_size >= settings.dominant_share * len(same)
         for root, size in list(sizes.items()):
             if root == top:
                 continue
             group = clusterer.groups[clusterer.find(root)]
             no_evidence = size == 1 and not mentions[group.members[0]].has_evidence
             # "Dominant" needs a group clearly larger than the leftover: two singletons are a tie.
-            small = len(group.members) <= SMALL_GROUP and top_size > len(group.members)
-            if no_evidence or (dominant and small):
+            small = len(group.members) <= settings.small_group and top_size > len(group.members)
+            if (no_evidence and top_size >= settings.lone_share * len(same)) or (dominant and small):
                 clusterer.union(top, root)
-        _merge_few(clusterer, same, mentions)
+        common = priors.commonness(mentions[same[0]].name) > settings.common_name
+        _merge_few(clusterer, same, mentions, settings.few_groups_common if common else settings.few_groups)
 
 
 def _categories(clusterer: _Clusterer, root: int, mentions: list[Mention]) -> tuple[set[str], int]:
@@ -415,8 +513,8 @@ def _categories(clusterer: _Clusterer, root: int, mentions: list[Mention]) -> tu
     return {c for m in members for c in m.categories}, len(members)
 
 
-def _merge_few(clusterer: _Clusterer, same: list[int], mentions: list[Mention]) -> None:
-    """A spelled-out name left in at most ``FEW_GROUPS`` groups is taken for one person.
+def _merge_few(clusterer: _Clusterer, same: list[int], mentions: list[Mention], few: int) -> None:
+    """A spelled-out name left in at most ``few`` groups is taken for one person.
 
     Authors move: the same person writes from two or three institutions over the years, and
     a full name (not initials) shared by two people in one archive is rarer than one person
@@ -425,7 +523,7 @@ def _merge_few(clusterer: _Clusterer, same: list[int], mentions: list[Mention]) 
     venue is one sample of a person's fields, and says little). Never across a constraint.
     """
     roots = sorted({clusterer.find(mi) for mi in same}, key=lambda r: -len(clusterer.groups[r].members))
-    if len(roots) < 2 or len(roots) > FEW_GROUPS:
+    if len(roots) < 2 or len(roots) > few:
         return
     top = roots[0]
     for root in roots[1:]:
@@ -476,16 +574,22 @@ def cluster_mentions(
     must_link: Iterable[tuple[Hashable, Hashable]] = (),
     cannot_link: Iterable[tuple[Hashable, Hashable]] = (),
     threshold: float = THRESHOLD,
+    settings: ClusterSettings | None = None,
+    priors: NamePriors | None = None,
 ) -> list[list[Hashable]]:
     """Cluster mentions into persons; returns lists of mention ids, one list per person.
 
     ``must_link``/``cannot_link`` are pairs of mention ids (editor curation, S2AND
     ``cluster_seeds``: ``require``/``disallow``); a must-link is applied first and wins
-    over name incompatibility, a cannot-link is never violated by the scoring. Order of the
-    output: clusters in order of their first mention, ids in input order. Pure function:
-    no database access.
+    over name incompatibility, a cannot-link is never violated by the scoring. ``settings``
+    overrides the module's settings (``threshold`` is kept for callers that set only it);
+    ``priors`` gives name commonness learned from a whole archive (default: learned from
+    ``mentions``). Order of the output: clusters in order of their first mention, ids in
+    input order. Pure function: no database access.
     """
+    settings = settings or ClusterSettings(threshold=threshold)
     mentions = _reorder_names(mentions)
+    priors = priors or NamePriors.of(mentions)
     cannot: dict[Hashable, set[Hashable]] = defaultdict(set)
     for a, b in cannot_link:
         cannot[a].add(b)
@@ -523,13 +627,13 @@ def cluster_mentions(
             if not given_compatible(a.name.given, b.name.given):
                 continue
             score = pair_score(a, b, idf, small_block=small_block, institutions=institutions)
-            if score >= threshold:
+            if score >= settings.threshold:
                 pairs.append((score, mi, mj))
         pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
         for _score, mi, mj in pairs:
             clusterer.union(mi, mj)
 
-        _attach_to_dominant(clusterer, members, mentions)
+        _attach_to_dominant(clusterer, members, mentions, settings, priors)
 
     out: dict[int, list[Hashable]] = {}
     for i, m in enumerate(mentions):

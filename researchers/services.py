@@ -786,6 +786,17 @@ class _LocalEvidence:
     mentions: list[Mention]
 
 
+def _givens_by_block(rows: list[tuple], name_of: Callable[..., PersonName]) -> dict[str, tuple]:
+    """The given names a paper's person slots write in each name block (one dict per paper,
+    shared by its slots' mentions: no per-slot copy on a paper of thousands of authors)."""
+    givens: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for row in rows:
+        if not row[7]:
+            name = name_of(row[3], row[4], row[5])
+            givens[name.block[:200]].append(name.given)
+    return {block: tuple(found) for block, found in givens.items()}
+
+
 def _local_evidence(cursor, pending: list[tuple], name_of: Callable[..., PersonName]) -> _LocalEvidence:
     """The mentions of the pending slots and of the slots already attached in their name
     blocks (fixed groups), with co-authors, categories, year and affiliations; four queries."""
@@ -802,6 +813,7 @@ def _local_evidence(cursor, pending: list[tuple], name_of: Callable[..., PersonN
         pid: [(r[0], name_of(r[3], r[4], r[5]).block[:200]) for r in rows if not r[7]]
         for pid, rows in slots_by_paper.items()
     }
+    paper_givens = {pid: _givens_by_block(rows, name_of) for pid, rows in slots_by_paper.items()}
 
     mentions: list[Mention] = []
     for slot_id in list(blocks) + list(fixed):
@@ -817,6 +829,7 @@ def _local_evidence(cursor, pending: list[tuple], name_of: Callable[..., PersonN
                 name=name_of(name, keyname, forenames),
                 affiliations=tuple(affiliations or ()),
                 coauthors=frozenset(b for s, b in paper_blocks.get(paper_id, ()) if s != slot_id),
+                coauthor_givens=paper_givens.get(paper_id),
                 categories=categories,
                 year=year,
                 orcid=orcid,

@@ -1,6 +1,8 @@
 """The clustering shared by the local matcher and the bench, on hand-made hard cases."""
 
-from researchers.clustering import Mention, cluster_mentions
+import math
+
+from researchers.clustering import ClusterSettings, Mention, NamePriors, cluster_mentions, shared_coauthors
 from researchers.names import parse_name
 
 
@@ -159,3 +161,74 @@ def test_shared_kind_of_place_words_are_no_evidence():
     assert pair("University of New South Wales", "Central South University") == [[1], [2]]
     assert pair("Indiana University – Purdue University Indianapolis", "Purdue University") == [[1, 2]]
     assert pair(hkust, "Dept. of Comput. Sci., Hong Kong Univ. of Sci. & Technol.") == [[1, 2]]
+
+
+def test_name_priors_count_spelled_names_only():
+    mentions = [
+        m(1, "Wei Wang"),
+        m(2, "Wei Wang"),
+        m(3, "Jun Wang"),
+        m(4, "Wei Zhang"),
+        m(5, "W. Wang"),  # initials: no spelled name, not counted
+        m(6, "Damien Chablat"),
+    ]
+    priors = NamePriors.of(mentions)
+    # Distinct spelled names: wei wang, jun wang, wei zhang, damien chablat.
+    assert priors.names == 4
+    assert priors.family_givens == {"wang": 2, "zhang": 1, "chablat": 1}
+    assert priors.given_families == {"wei": 2, "jun": 1, "damien": 1}
+    # "Wei Wang": two first names with wang times two families with wei, over 4 names.
+    assert priors.commonness(parse_name("Wei Wang")) == 2 * 2 / 4
+    assert priors.commonness(parse_name("Damien Chablat")) == 1 * 1 / 4
+    assert priors.commonness(parse_name("W. Wang")) == math.inf
+
+
+def test_common_names_are_held_to_fewer_groups():
+    # The same spelled name at two unrelated places: one person who moved by default (two
+    # groups), two people once the name counts as common and common names keep one group.
+    moved = [
+        m(1, "Wei Wang", aff=["Fudan University"], cats=()),
+        m(2, "Wei Wang", aff=["Fudan University"], cats=()),
+        m(3, "Wei Wang", aff=["Stanford University"], cats=()),
+        m(4, "Wei Wang", aff=["Stanford University"], cats=()),
+    ]
+    assert as_sets(cluster_mentions(moved)) == [[1, 2, 3, 4]]
+    common = ClusterSettings(common_name=0.5, few_groups_common=1)
+    # One spelled name in the data: commonness 1 * 1 / 1 = 1.0 > 0.5.
+    assert as_sets(cluster_mentions(moved, settings=common)) == [[1, 2], [3, 4]]
+    # Priors from a larger archive, where "Wei Wang" is one name of many, make it rare again.
+    archive = NamePriors.of(moved + [m(10 + i, f"Anna Berg{i}") for i in range(9)])
+    assert as_sets(cluster_mentions(moved, settings=common, priors=archive)) == [[1, 2, 3, 4]]
+
+
+def test_a_mention_without_evidence_joins_a_large_enough_group_only():
+    # Three "Wei Wang" groups of two and one mention with no affiliation, co-author or field.
+    mentions = [
+        m(i, "Wei Wang", aff=[place], cats=())
+        for i, place in enumerate(["Fudan", "Fudan", "Stanford", "Stanford", "Oxford", "Oxford"], 1)
+    ] + [m(7, "Wei Wang", cats=())]
+    spread = ClusterSettings(few_groups=1)
+    assert [7] not in as_sets(cluster_mentions(mentions, settings=spread))
+    # The largest group holds 2 of 7 mentions (0.29): under a 0.3 share the mention stays alone.
+    alone = ClusterSettings(few_groups=1, lone_share=0.3)
+    assert [7] in as_sets(cluster_mentions(mentions, settings=alone))
+
+
+def test_coauthors_are_shared_when_their_given_names_can_be_one_person():
+    def with_coauthor(id, given):
+        return Mention(
+            id=id,
+            name=parse_name("Li Chen"),
+            coauthors=frozenset({"w wang", "j smith"}),
+            coauthor_givens={"w wang": (given,), "j smith": (("john",),)},
+        )
+
+    wei, w, wen = with_coauthor(1, ("wei",)), with_coauthor(2, ("w",)), with_coauthor(3, ("wen",))
+    # "J. Smith"/"John Smith" and "Wei Wang"/"W. Wang" are one co-author each: an initial
+    # meets the full name, as S2AND's name rules allow.
+    assert shared_coauthors(wei, w) == 2
+    # "Wei Wang" and "Wen Wang" share a block, not a person.
+    assert shared_coauthors(wei, wen) == 1
+    # Without given names (a caller that has only blocks) every shared block counts.
+    blocks_only = Mention(id=4, name=parse_name("Li Chen"), coauthors=frozenset({"w wang", "j smith"}))
+    assert shared_coauthors(wei, blocks_only) == 2 and shared_coauthors(wei, wen, at_most=1) == 1

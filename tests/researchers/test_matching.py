@@ -32,6 +32,37 @@ def test_every_person_slot_matched_and_collaborations_skipped(matched_sample):
     assert researcher_of("0704.0533", 5) != researcher_of("0704.0533", 8)
 
 
+def test_srijit_and_s_bhattacharya_are_two_authors_of_one_paper(matched_sample):
+    # Issue 20 asked for "Srijit Bhattacharya" and "S. Bhattacharya" (ten shared co-authors)
+    # to end as one researcher. In the sample both names occur once, as the 1st and the 6th
+    # of 15 authors of one paper, 0801.3882 (nucl-ex, Phys. Rev. C 77, 024318): their
+    # co-authors are shared because the paper is. An author list names a person once, so
+    # they are two people and stay two researchers.
+    paper = Paper.objects.get(arxiv_id="0801.3882")
+    names = list(paper.authors.order_by("position").values_list("position", "name"))
+    assert names[0] == (1, "Srijit Bhattacharya") and names[5] == (6, "S. Bhattacharya")
+    srijit, s = researcher_of("0801.3882", 1), researcher_of("0801.3882", 6)
+    assert srijit != s
+    everywhere = PaperAuthor.objects.filter(keyname__iexact="Bhattacharya")
+    assert sorted(
+        everywhere.filter(name__in=["Srijit Bhattacharya", "S. Bhattacharya"]).values_list(
+            "paper__arxiv_id", flat=True
+        )
+    ) == ["0801.3882", "0801.3882"]
+    assert (srijit.paper_count, s.paper_count) == (1, 1)
+
+
+def test_a_shared_co_author_block_with_other_given_names_links_no_one(matched_sample):
+    # Xue-Qian Li (0704.0016, hep-ph, 3rd) and Xuebin Li (0704.0285, cond-mat, 6th): "Xue" is
+    # a prefix of "Xuebin", and each paper has a co-author in block "t li", but "Tong Li" and
+    # "Tianbo Li" are two people, so the papers share no co-author. Both pairs below were one
+    # researcher when a shared block counted as a shared co-author.
+    assert researcher_of("0704.0016", 3) != researcher_of("0704.0285", 6)
+    # J. Lee of the KIMS author list (0704.0423, 16th) and Jae-Joon Lee (0704.0706, 4th):
+    # blocks "h lee" and "m lee" on both, but "H. S."/"Ho-Gyu" and "M. J."/"Myung Gyoon" differ.
+    assert researcher_of("0704.0423", 16) != researcher_of("0704.0706", 4)
+
+
 def test_chosen_paper_slots_map_to_the_right_researchers(matched_sample):
     # arXiv 0705.0856 (OAI arXiv record): Bouyer, Caro, Chablat, Angeles, all cs.RO.
     slots = [
