@@ -9,6 +9,9 @@ from html import unescape
 import pytest
 
 import curation.selectors
+from curation.models import CurationRecord
+from curation.selectors import same_name_queue
+from researchers.models import Authorship
 
 from .conftest import researcher_of
 
@@ -84,3 +87,201 @@ def test_comparison_queries_do_not_grow_with_papers(curation_sample, editor, dja
     with django_assert_max_num_queries(13) as large:
         compare(editor, chablat, wenger)
     assert len(large.captured_queries) == len(small.captured_queries)
+
+
+def merge_cieza(client, reason: str = "Same astronomer", **extra):
+    a, b = cieza()
+    data = {"ids": f"{a.pk},{b.pk}", "survivor": b.pk, "reason": reason, **extra}
+    return a, b, client.post("/admin/curation/merge/", data)
+
+
+def test_after_a_merge_the_record_reads_as_sentences(curation_sample, editor):
+    a, b, response = merge_cieza(editor)
+    record = CurationRecord.objects.get()
+    assert response["Location"] == f"/admin/curation/curationrecord/{record.pk}/change/"
+    page = editor.get(response["Location"]).content.decode()
+    shown = text(page)
+    assert (
+        f"Merged researcher {a.pk} (Lucas A. Cieza, 1 paper) into researcher {b.pk} (Lucas Cieza, 2 papers)"
+        " because “Same astronomer”." in shown
+    )
+    assert (
+        f"Moved 1 paper to researcher {b.pk}: 0801.4572 The Evolution of Primordial Circumstellar Disks"
+        " (2008)." in shown
+    )
+    assert f"The merged record's page now redirects to researcher {b.pk}." in shown
+    # Links: researchers to their admin and public pages, the paper to its page.
+    assert f'<a href="/admin/researchers/researcher/{a.pk}/change/">{a.pk}</a>' in page
+    assert f'<a href="/researchers/{a.pk}">Lucas A. Cieza</a>' in page
+    assert '<a href="/papers/0801.4572-' in page
+    # The success message links the record; no empty "Override orcid" field; the raw JSON
+    # is kept for auditors, collapsed.
+    assert f"Merged researcher {a.pk} into researcher {b.pk} (curation #{record.pk})." in shown
+    assert "Override orcid" not in page
+    details = page.index("<details")
+    assert "Stored record (for auditors)" in page[details:]
+    assert page.index("&quot;survivor&quot;: ") > details
+
+
+def chablat_split(client):
+    """Move Damien Chablat's 0705.0738 and 0705.0982 to a new record through the split page."""
+    chablat = researcher_of("0705.0856", 3)
+    moving = list(
+        Authorship.objects.filter(
+            researcher=chablat, paper__arxiv_id__in=["0705.0738", "0705.0982"]
+        ).values_list("pk", flat=True)
+    )
+    data = {
+        "authorships": moving,
+        "target": "new",
+        "display_name": "D. Chablat (2)",
+        "reason": "Other person",
+    }
+    return chablat, client.post(f"/admin/curation/split/{chablat.pk}/", data)
+
+
+def test_after_a_split_the_record_reads_as_sentences(curation_sample, editor):
+    chablat, response = chablat_split(editor)
+    record = CurationRecord.objects.get()
+    target = record.changes["target"]
+    assert response["Location"] == f"/admin/curation/curationrecord/{record.pk}/change/"
+    shown = text(editor.get(response["Location"]).content.decode())
+    assert (
+        f"Moved 2 papers from researcher {chablat.pk} (Damien Chablat, 8 papers) to new researcher {target}"
+        " (D. Chablat (2), 2 papers) because “Other person”." in shown
+    )
+    assert (
+        "The papers: 0705.0982 A New Three-DOF Parallel Mechanism: Milling Machine Applications (2007);"
+        " 0705.0738 The Optimization of a Novel Prismatic Drive (2007)." in shown
+    )
+    assert f"Moved 2 papers to researcher {target} (curation #{record.pk})." in shown  # the message
+
+
+def test_undo_page_speaks_in_sentences_and_the_undo_record_too(curation_sample, editor):
+    a, b, _response = merge_cieza(editor, reason="Same astronomer.")
+    record = CurationRecord.objects.get()
+    page = editor.get(f"/admin/curation/undo/{record.pk}/").content.decode()
+    shown = text(page)
+    assert (
+        f"Researcher {a.pk} (Lucas A. Cieza, 1 paper) becomes a separate record again;"
+        f" its page stops redirecting to researcher {b.pk}." in shown
+    )
+    assert f"1 paper goes back to researcher {a.pk}." in shown
+    # The reason keeps its own full stop and nothing doubles it; no "(s)" plurals.
+    assert "because “Same astronomer.” Moved" in shown
+    assert ".”." not in shown and "(s)" not in shown and ".." not in shown
+    response = editor.post(f"/admin/curation/undo/{record.pk}/", {"reason": "Different people"})
+    undo = CurationRecord.objects.get(undoes=record)
+    assert response["Location"] == f"/admin/curation/curationrecord/{undo.pk}/change/"
+    shown = text(editor.get(response["Location"]).content.decode())
+    assert f"Undid curation #{record.pk} (a merge) because “Different people”." in shown
+    assert (
+        f"Restored researchers {a.pk} (Lucas A. Cieza, 1 paper) and {b.pk} (Lucas Cieza, 2 papers)"
+        " as they were before it." in shown
+    )
+
+
+def test_split_undo_page_says_what_goes_back(curation_sample, editor):
+    chablat, _response = chablat_split(editor)
+    record = CurationRecord.objects.get()
+    shown = text(editor.get(f"/admin/curation/undo/{record.pk}/").content.decode())
+    assert f"2 papers go back to researcher {chablat.pk}." in shown
+    assert f"Researcher {record.changes['target']}, which the split created, is deleted." in shown
+
+
+def cancel_of(page: str) -> str:
+    found = re.findall(r'<a href="([^"]*)" class="button cancel-link">Cancel</a>', page)
+    assert len(found) == 1, found
+    return unescape(found[0])
+
+
+def test_every_confirmation_page_has_cancel_back_to_where_the_editor_came_from(curation_sample, editor):
+    a, b = cieza()
+    chablat = researcher_of("0705.0856", 3)
+    changelist = "/admin/researchers/researcher/?q=cieza"
+    # Merge: back to the page it was opened from (Referer), else the researcher list.
+    page = editor.get(
+        f"/admin/curation/merge/?ids={a.pk},{b.pk}", HTTP_REFERER=f"http://testserver{changelist}"
+    )
+    assert cancel_of(page.content.decode()) == f"http://testserver{changelist}"
+    assert cancel_of(compare(editor, a, b)) == "/admin/researchers/researcher/"
+    # A refused POST keeps the Cancel the GET found.
+    data = {"ids": f"{a.pk},{b.pk}", "survivor": b.pk, "reason": "", "cancel": changelist}
+    assert cancel_of(editor.post("/admin/curation/merge/", data).content.decode()) == changelist
+    # Split: the researcher's admin page by default.
+    page = editor.get(f"/admin/curation/split/{chablat.pk}/").content.decode()
+    assert cancel_of(page) == f"/admin/researchers/researcher/{chablat.pk}/change/"
+    # Undo: the record by default, or where the editor came from.
+    merge_cieza(editor)
+    record = CurationRecord.objects.get()
+    page = editor.get(f"/admin/curation/undo/{record.pk}/").content.decode()
+    assert cancel_of(page) == f"/admin/curation/curationrecord/{record.pk}/change/"
+    page = editor.get(
+        f"/admin/curation/undo/{record.pk}/", HTTP_REFERER="http://testserver/admin/curation/curationrecord/"
+    ).content.decode()
+    assert cancel_of(page) == "http://testserver/admin/curation/curationrecord/"
+    # Distinct: offered on the comparison of two records, whose Cancel is above.
+    c, d = researcher_of("0801.4403", 2), researcher_of("0705.0982", 2)
+    page = compare(editor, c, d)
+    assert 'formaction="/admin/curation/distinct/" value="Not the same person"' in page
+
+
+def test_queue_opens_the_comparison_and_comes_back_after_a_merge(curation_sample, editor):
+    a, b = cieza()
+    low, high = sorted((a.pk, b.pk))
+    position = [(c.a.pk, c.b.pk) for c in same_name_queue()].index((low, high))
+    queue = f"/admin/curation/queue/?page={position // 50 + 1}"
+    back = f"{queue}#row-{position % 50 + 1}"
+    page = editor.get(queue).content.decode()
+    encoded = back.replace("?", "%3F").replace("=", "%3D").replace("#", "%23")
+    link = f"/admin/curation/merge/?ids={low},{high}&amp;next={encoded}"
+    assert f'href="{link}"' in page and f'<tr id="row-{position % 50 + 1}">' in page
+    page = editor.get(unescape(link)).content.decode()
+    assert cancel_of(page) == back
+    assert f'<input type="hidden" name="next" value="{back}">' in page
+    response = editor.post(
+        "/admin/curation/merge/",
+        {"ids": f"{low},{high}", "survivor": b.pk, "reason": "Same astronomer", "next": back},
+    )
+    record = CurationRecord.objects.get()
+    assert response.status_code == 302 and response["Location"] == back
+    page = editor.get(back).content.decode()
+    assert (
+        f"Merged researcher {a.pk} into researcher {b.pk}"
+        f' (<a href="/admin/curation/curationrecord/{record.pk}/change/">curation #{record.pk}</a>).' in page
+    )
+
+
+def test_not_the_same_person_from_the_comparison_comes_back_to_next(curation_sample, editor):
+    a, b = cieza()
+    low, high = sorted((a.pk, b.pk))
+    back = "/admin/curation/unconfirmed/?page=2#row-7"  # any admin URL: the review queue's, say
+    page = compare(editor, a, b, extra="&next=%2Fadmin%2Fcuration%2Funconfirmed%2F%3Fpage%3D2%23row-7")
+    assert (
+        f'<input type="hidden" name="a" value="{low}"><input type="hidden" name="b" value="{high}">' in page
+    )
+    response = editor.post(
+        "/admin/curation/distinct/",
+        {"a": low, "b": high, "ids": f"{low},{high}", "reason": "Two people", "next": back},
+    )
+    record = CurationRecord.objects.get(kind="distinct")
+    assert response["Location"] == back
+    # Without next the editor lands on the record, which reads as sentences.
+    assert (
+        text(editor.get(f"/admin/curation/curationrecord/{record.pk}/change/").content.decode()).count(
+            f"Declared researchers {low} ("
+        )
+        == 1
+    )
+
+
+def test_next_off_the_site_is_ignored(curation_sample, editor):
+    a, b = cieza()
+    page = compare(editor, a, b, extra="&next=https%3A%2F%2Fevil.example%2F")
+    assert cancel_of(page) == "/admin/researchers/researcher/" and "evil.example" not in page
+    response = editor.post(
+        "/admin/curation/merge/",
+        {"ids": f"{a.pk},{b.pk}", "survivor": b.pk, "reason": "Same", "next": "//evil.example/x"},
+    )
+    record = CurationRecord.objects.get()
+    assert response["Location"] == f"/admin/curation/curationrecord/{record.pk}/change/"
