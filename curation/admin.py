@@ -56,6 +56,9 @@ class CurationRecordAdmin(ReadOnlyAdmin):
     ]
     readonly_fields = [name for _title, options in fieldsets for name in options["fields"]]
 
+    class Media:
+        css = {"all": ["curation/curation.css"]}
+
     @admin.display(description="what happened")
     def story(self, obj: CurationRecord) -> str:
         """The record as sentences with links (:func:`curation.stories.record_story`)."""
