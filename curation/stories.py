@@ -246,6 +246,22 @@ def _distinct_story(record: CurationRecord) -> list[SafeString]:
     ]
 
 
+def _other_story(record: CurationRecord) -> list[SafeString]:
+    """A kind without its own story: what it was, on whom, why, and the papers it moved."""
+    moved = (record.changes or {}).get("authorships") or []
+    lines = [
+        format_html(
+            "{} on {}{}",
+            record.get_kind_display(),
+            _researchers(record.researcher_ids or [record.researcher_id], {}),
+            _because(record.reason),
+        )
+    ]
+    if moved:
+        lines.append(format_html("Moved {}: {}.", _count(len(moved), "paper"), _moved_papers(moved)))
+    return lines
+
+
 _PURPOSE = {
     CurationRecord.Kind.MERGE: "a re-run keeps these authorships together",
     CurationRecord.Kind.SPLIT: "a re-run keeps the two records apart",
@@ -261,25 +277,38 @@ def record_story(record: CurationRecord) -> list[SafeString]:
     constraints written. Reads only ``record.changes`` (the snapshots written by
     :mod:`curation.merge`, :mod:`curation.split`, :mod:`curation.undo`,
     :mod:`curation.pairs`) plus one query for paper titles or researcher names."""
-    kind = record.kind
+    kind, changes = record.kind, record.changes or {}
     if kind == CurationRecord.Kind.MERGE:
         lines = _merge_story(record)
-    elif kind == CurationRecord.Kind.SPLIT:
-        lines = _split_story(record)
     elif kind == CurationRecord.Kind.UNDO:
         lines = _undo_story(record)
-    else:
+    elif kind == CurationRecord.Kind.DISTINCT:
         lines = _distinct_story(record)
-    constraints = _constraints((record.changes or {}).get("constraints"), _PURPOSE.get(kind, ""))
+    elif "source" in changes and "target" in changes:
+        # A split, or any later kind that moves authorships from one record to another.
+        lines = _split_story(record)
+    else:
+        lines = _other_story(record)
+    marks = changes.get("marks") or []
+    if marks:
+        lines.append(
+            format_html(
+                "{} now the editor's decision; the old method, confidence and mark are kept for an undo.",
+                _count(len(marks), "link is", "links are"),
+            )
+        )
+    constraints = _constraints(
+        changes.get("constraints"), _PURPOSE.get(kind, "a re-run follows this decision")
+    )
     return lines + ([constraints] if constraints else [])
 
 
 def undo_preview(record: CurationRecord) -> list[SafeString]:
-    """What undoing ``record`` (a merge or split) will do, as sentences (HTML, escaped):
-    which records become separate again, what goes back, what is deleted. ``[]`` for other kinds."""
+    """What undoing ``record`` will do, as sentences (HTML, escaped), read off the shape of
+    its ``changes`` (so any undoable kind is told): which records become separate again,
+    which papers go back where, which marks come back, what is deleted. Whether the record
+    can be undone at all is :func:`curation.undo.curation_undo`'s business."""
     changes = record.changes or {}
-    if record.kind not in (CurationRecord.Kind.MERGE, CurationRecord.Kind.SPLIT):
-        return []
     lines = []
     merged = changes.get("merged") or []
     states = changes.get("before") or {}
@@ -307,6 +336,15 @@ def undo_preview(record: CurationRecord) -> list[SafeString]:
         lines.append(
             format_html(
                 "{} {} back too.", _count(identities, "external id"), "goes" if identities == 1 else "go"
+            )
+        )
+    marks = changes.get("marks") or []
+    if marks:
+        lines.append(
+            format_html(
+                "{} back the method, confidence and mark {} before.",
+                _count(len(marks), "link gets", "links get"),
+                "it had" if len(marks) == 1 else "they had",
             )
         )
     created = changes.get("created_researcher")

@@ -247,6 +247,8 @@ def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
             undone=CurationRecord.objects.filter(undoes=record).first(),
             story=record_story(record),
             preview=undo_preview(record),
+            # The kinds curation_undo accepts (it says why it refuses the others).
+            undoable=record.kind in (CurationRecord.Kind.MERGE, CurationRecord.Kind.SPLIT),
             next_url=next_url,
             cancel_url=_cancel_url(request, next_url, _record_url(record)),
         ),

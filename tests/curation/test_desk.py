@@ -9,6 +9,7 @@ from html import unescape
 import pytest
 
 import curation.selectors
+from curation import stories
 from curation.models import CurationRecord
 from curation.selectors import same_name_queue
 from researchers.models import Authorship
@@ -189,8 +190,8 @@ def test_split_undo_page_says_what_goes_back(curation_sample, editor):
     assert f"Researcher {record.changes['target']}, which the split created, is deleted." in shown
 
 
-def cancel_of(page: str) -> str:
-    found = re.findall(r'<a href="([^"]*)" class="button cancel-link">Cancel</a>', page)
+def cancel_of(page: str, label: str = "Cancel") -> str:
+    found = re.findall(rf'<a href="([^"]*)" class="button cancel-link">{label}</a>', page)
     assert len(found) == 1, found
     return unescape(found[0])
 
@@ -285,3 +286,45 @@ def test_next_off_the_site_is_ignored(curation_sample, editor):
     )
     record = CurationRecord.objects.get()
     assert response["Location"] == f"/admin/curation/curationrecord/{record.pk}/change/"
+
+
+def test_a_decision_cannot_be_undone_and_the_page_says_so(curation_sample, editor):
+    a, b = cieza()
+    editor.post("/admin/curation/distinct/", {"a": a.pk, "b": b.pk, "reason": "Two people"})
+    record = CurationRecord.objects.get()
+    page = editor.get(f"/admin/curation/undo/{record.pk}/").content.decode()
+    assert f"Curation #{record.pk} (not the same person) cannot be undone." in text(page)
+    assert 'name="reason"' not in page and cancel_of(page, "Back") == (
+        f"/admin/curation/curationrecord/{record.pk}/change/"
+    )
+
+
+def test_a_kind_moving_links_between_records_is_told_by_its_shape(curation_sample):
+    """Kinds added later (the review queue's reassignment moves one authorship like a split
+    and keeps the old marks) read as sentences without a story of their own."""
+    chablat = researcher_of("0705.0856", 3)
+    moved = Authorship.objects.get(researcher=chablat, paper__arxiv_id="0705.0738")
+    record = CurationRecord(
+        kind="reassign",
+        reason="Another Chablat",
+        researcher_id=chablat.pk,
+        researcher_ids=[chablat.pk, 1],
+        changes={
+            "source": chablat.pk,
+            "target": 1,
+            "before": {str(chablat.pk): {"display_name": "Damien Chablat", "paper_count": 8}},
+            "after": {"1": {"display_name": "D. Chablat", "paper_count": 1}},
+            "authorships": [{"id": moved.pk, "from": chablat.pk, "to": 1}],
+            "identities": [],
+            "marks": [{"id": moved.pk, "researcher": 1}],
+        },
+    )
+    shown = text(" ".join(stories.record_story(record)))
+    assert (
+        f"Moved 1 paper from researcher {chablat.pk} (Damien Chablat, 8 papers) to researcher 1"
+        " (D. Chablat, 1 paper) because “Another Chablat”." in shown
+    )
+    assert "1 link is now the editor's decision" in shown
+    assert "1 link gets back the method, confidence and mark it had before." in text(
+        " ".join(stories.undo_preview(record))
+    )
