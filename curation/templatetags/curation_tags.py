@@ -23,7 +23,8 @@ def curation_history_for(researcher) -> list:
 @register.simple_tag(takes_context=True)
 def desk_here(context, row: int | str = "") -> str:
     """``{% desk_here row=forloop.counter %}``: this page's path and query string with the
-    anchor ``#row-<row>`` (the page's ``<tr id="row-<n>">``): the ``next`` a desk link or
+    anchor ``#row-<row>`` (an element of the page's row ``n`` with ``id="row-<n>"``; the
+    same-name queue puts it on the row's Compare link): the ``next`` a desk link or
     form carries so the editor comes back to this page, at this row. Needs ``request`` in
     the context (the admin has it)."""
     path = context["request"].get_full_path()

@@ -236,7 +236,7 @@ def test_queue_opens_the_comparison_and_comes_back_after_a_merge(curation_sample
     page = editor.get(queue).content.decode()
     encoded = back.replace("?", "%3F").replace("=", "%3D").replace("#", "%23")
     link = f"/admin/curation/merge/?ids={low},{high}&amp;next={encoded}"
-    assert f'href="{link}"' in page and f'<tr id="row-{position % 50 + 1}">' in page
+    assert f'<a class="button" id="row-{position % 50 + 1}" href="{link}">' in page
     page = editor.get(unescape(link)).content.decode()
     assert cancel_of(page) == back
     assert f'<input type="hidden" name="next" value="{back}">' in page
