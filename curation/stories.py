@@ -9,7 +9,7 @@ from typing import Any
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
-from django.utils.text import Truncator
+from django.utils.text import Truncator, capfirst
 
 from researchers.models import Authorship, Researcher
 
@@ -247,16 +247,29 @@ def _distinct_story(record: CurationRecord) -> list[SafeString]:
 
 
 def _other_story(record: CurationRecord) -> list[SafeString]:
-    """A kind without its own story: what it was, on whom, why, and the papers it moved."""
-    moved = (record.changes or {}).get("authorships") or []
-    lines = [
-        format_html(
+    """A kind without its own story: what it was, on whom, why, and the papers it moved; a
+    decision on one author slot (``changes`` with ``arxiv_id`` and ``researcher``, as the
+    review queue's confirmation writes) names the paper."""
+    changes = record.changes or {}
+    moved = changes.get("authorships") or []
+    arxiv_id, researcher = changes.get("arxiv_id"), changes.get("researcher")
+    if arxiv_id and researcher:
+        first = format_html(
+            '{}: researcher {} is an author of <a href="{}">arXiv {}</a>{}',
+            capfirst(record.get_kind_display()),
+            researcher_phrase(researcher, (changes.get("before") or {}).get(str(researcher))),
+            reverse("papers:lookup", kwargs={"raw": arxiv_id}),
+            arxiv_id,
+            _because(record.reason),
+        )
+    else:
+        first = format_html(
             "{} on {}{}",
-            record.get_kind_display(),
+            capfirst(record.get_kind_display()),
             _researchers(record.researcher_ids or [record.researcher_id], {}),
             _because(record.reason),
         )
-    ]
+    lines = [first]
     if moved:
         lines.append(format_html("Moved {}: {}.", _count(len(moved), "paper"), _moved_papers(moved)))
     return lines

@@ -328,3 +328,24 @@ def test_a_kind_moving_links_between_records_is_told_by_its_shape(curation_sampl
     assert "1 link gets back the method, confidence and mark it had before." in text(
         " ".join(stories.undo_preview(record))
     )
+
+
+def test_a_decision_on_one_author_slot_names_the_paper(curation_sample):
+    """The review queue's confirmation (issue 20) writes the slot's paper and researcher."""
+    b = researcher_of("0801.4403", 1)
+    record = CurationRecord(
+        kind="confirm",
+        reason="Right person",
+        researcher_id=b.pk,
+        researcher_ids=[b.pk],
+        changes={
+            "researcher": b.pk,
+            "arxiv_id": "0801.4403",
+            "before": {str(b.pk): {"display_name": "Lucas Cieza", "paper_count": 2}},
+            "authorships": [],
+            "marks": [{"id": 1, "researcher": b.pk}],
+        },
+    )
+    page = " ".join(stories.record_story(record))
+    assert f"Confirm: researcher {b.pk} (Lucas Cieza, 2 papers) is an author of arXiv 0801.4403" in text(page)
+    assert '<a href="/papers/0801.4403">arXiv 0801.4403</a>' in page
