@@ -355,8 +355,9 @@ def undo_preview(record: CurationRecord) -> list[SafeString]:
     if marks:
         lines.append(
             format_html(
-                "{} back the method, confidence and mark {} before.",
-                _count(len(marks), "link gets", "links get"),
+                "{} back the method, confidence, mark (unconfirmed or not) and evidence {}"
+                " before this decision.",
+                _count(len(marks), "authorship gets", "authorships get"),
                 "it had" if len(marks) == 1 else "they had",
             )
         )

@@ -325,8 +325,9 @@ def test_a_kind_moving_links_between_records_is_told_by_its_shape(curation_sampl
         " (D. Chablat, 1 paper) because “Another Chablat”." in shown
     )
     assert "1 link is now the editor's decision" in shown
-    assert "1 link gets back the method, confidence and mark it had before." in text(
-        " ".join(stories.undo_preview(record))
+    assert (
+        "1 authorship gets back the method, confidence, mark (unconfirmed or not) and evidence it had"
+        in text(" ".join(stories.undo_preview(record)))
     )
 
 
