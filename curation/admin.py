@@ -7,7 +7,7 @@ import json
 
 from django.contrib import admin
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from researchers.admin import ResearcherAdmin
 from researchers.models import Researcher
@@ -15,6 +15,7 @@ from wove.admin_mixins import ReadOnlyAdmin
 
 from .actions import CurationActionsMixin
 from .models import UNDOABLE_KINDS, CurationRecord, PairDecision
+from .stories import record_story
 
 # researchers registers its admin first (curation comes later in INSTALLED_APPS, and the
 # admin autodiscovers in that order); curation adds its Merge and Split actions to it.
@@ -33,20 +34,39 @@ class CurationRecordAdmin(ReadOnlyAdmin):
     search_fields = ["=id", "=researcher_id", "reason", "editor_name"]
     list_select_related = ["undone_by"]
     autocomplete_fields: list[str] = []
-    fields = [
-        "kind",
-        "researcher_id",
-        "researcher_ids",
-        "editor_name",
-        "created_at",
-        "reason",
-        "override_orcid",
-        "undoes",
-        "provenance_event",
-        "undo_link",
-        "changes_pretty",
+    # The record reads as sentences first; the stored fields and the raw JSON the undo works
+    # from stay one click away (collapsed) for auditors.
+    fieldsets = [
+        (None, {"fields": ["story", "reason", "editor_name", "created_at", "undo_link"]}),
+        (
+            "Stored record (for auditors)",
+            {
+                "classes": ["collapse"],
+                "fields": [
+                    "kind",
+                    "researcher_id",
+                    "researcher_ids",
+                    "orcid_override",
+                    "undoes",
+                    "provenance_event",
+                    "changes_pretty",
+                ],
+            },
+        ),
     ]
-    readonly_fields = fields
+    readonly_fields = [name for _title, options in fieldsets for name in options["fields"]]
+
+    class Media:
+        css = {"all": ["curation/curation.css"]}
+
+    @admin.display(description="what happened")
+    def story(self, obj: CurationRecord) -> str:
+        """The record as sentences with links (:func:`curation.stories.record_story`)."""
+        return format_html_join("", "<p>{}</p>", ((line,) for line in record_story(obj)))
+
+    @admin.display(description="ORCID override")
+    def orcid_override(self, obj: CurationRecord) -> str:
+        return "yes: merged despite different ORCID iDs" if obj.override_orcid else "no"
 
     @admin.display(description="researcher")
     def researcher_link(self, obj: CurationRecord) -> str:
@@ -69,7 +89,7 @@ class CurationRecordAdmin(ReadOnlyAdmin):
             return "—"
         return format_html('<a href="{}">Undo…</a>', reverse("curation:undo", args=[obj.pk]))
 
-    @admin.display(description="changes")
+    @admin.display(description="changes (JSON)")
     def changes_pretty(self, obj: CurationRecord) -> str:
         return format_html("<pre>{}</pre>", json.dumps(obj.changes, indent=2, sort_keys=True, default=str))
 

@@ -8,10 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Count, F, QuerySet, Window
+from django.db.models.functions import RowNumber
+from django.urls import reverse
 
 from institutions.selectors import institutions_for_researcher
 from papers.affiliations import affiliation_tokens
+from papers.models import Paper, PaperAuthor
 from provenance.models import Event
 from researchers.family_names import VARIANT_NAME_REGEX, FamilyVariant, family_variants
 from researchers.models import Authorship, ExternalIdentity, IdentitySource, Researcher
@@ -19,7 +22,6 @@ from researchers.names import (
     PersonName,
     given_compatible,
     name_similarity,
-    names_compatible,
     parse_name,
     person_names_compatible,
     umlaut_key,
@@ -30,6 +32,10 @@ from .models import CurationRecord, PairDecision
 
 HISTORY_SHOWN = 5
 CATEGORIES_SHOWN = 8
+# The merge comparison lists each record's newest papers (the rest as a count) and, per
+# paper, the first co-authors (the rest as a count: a 3,000-author paper stays one line).
+PAPERS_SHOWN = 20
+PAPER_COAUTHORS_SHOWN = 8
 # Name blocks held by more researcher records than this are skipped by the queue: common
 # initials-and-surname blocks ("y wang") give pairs by the thousand and little evidence.
 QUEUE_MAX_BLOCK = 40
@@ -40,6 +46,31 @@ W_AFFILIATION = 1.0
 W_NAME = 0.5
 W_ORCID = 3.0
 W_SAME_GIVEN = 0.2  # the first given name spelled out identically ("Lucas"), not just an initial
+
+
+@dataclass
+class PaperCoauthor:
+    """A co-author on one paper: the name as written, the researcher page (``""`` unmatched)."""
+
+    name: str
+    url: str
+
+
+@dataclass
+class PaperLine:
+    """One paper of a record on the merge comparison: the paper (``arxiv_id``, ``title``,
+    ``get_absolute_url``), its submission ``year``, the record's author slot on it (``position``
+    of ``author_count``, ``name`` as written, the slot's raw ``affiliations`` strings), the
+    first co-authors in author order and how many more there are."""
+
+    paper: Paper
+    year: int | None
+    position: int
+    author_count: int
+    name: str
+    affiliations: list[str]
+    coauthors: list[PaperCoauthor] = field(default_factory=list)
+    more_coauthors: int = 0
 
 
 @dataclass
@@ -56,6 +87,8 @@ class ResearcherEvidence:
     paper_count: int
     coauthors: list[tuple[int, str, int]]  # (researcher id, name, shared papers)
     shared_coauthors: list[str] = field(default_factory=list)
+    papers: list[PaperLine] = field(default_factory=list)  # newest first, at most PAPERS_SHOWN
+    more_papers: int = 0  # the record's other papers, not listed
 
 
 def _coauthors(researcher_ids: Sequence[int]) -> dict[int, list[tuple[int, str, int]]]:
@@ -99,18 +132,84 @@ def _facts(researcher_ids: Sequence[int]) -> dict[int, dict]:
     return out
 
 
+def _paper_lines(researcher_ids: Sequence[int]) -> dict[int, list[PaperLine]]:
+    """Per researcher, its :data:`PAPERS_SHOWN` newest papers (withdrawn ones included,
+    deleted ones not) with their co-authors; two queries whatever the counts."""
+    newest = Window(
+        RowNumber(),
+        partition_by=[F("researcher_id")],
+        order_by=[F("paper__submitted_at").desc(nulls_last=True), F("paper__arxiv_id").desc(), F("pk")],
+    )
+    authorships = list(
+        Authorship.objects.filter(researcher_id__in=researcher_ids, paper__deleted=False)
+        .select_related("paper", "slot")
+        .only(
+            "researcher_id",
+            "paper__arxiv_id",
+            "paper__slug",
+            "paper__title",
+            "paper__submitted_at",
+            "slot__position",
+            "slot__name",
+            "slot__affiliations",
+        )
+        .annotate(rank=newest)
+        .filter(rank__lte=PAPERS_SHOWN)
+        .order_by("researcher_id", "rank")
+    )
+    # The first authors of each listed paper: one more than shown, as one is the record itself.
+    in_order = Window(RowNumber(), partition_by=[F("paper_id")], order_by=[F("position")])
+    slots = (
+        PaperAuthor.objects.filter(paper_id__in={a.paper_id for a in authorships})
+        .annotate(rank=in_order, total=Window(Count("pk"), partition_by=[F("paper_id")]))
+        .filter(rank__lte=PAPER_COAUTHORS_SHOWN + 1)
+        .order_by("paper_id", "position")
+        .values_list(
+            "paper_id", "pk", "name", "authorship__researcher_id", "authorship__researcher__slug", "total"
+        )
+    )
+    by_paper: dict[int, list[tuple]] = defaultdict(list)
+    totals: dict[int, int] = {}
+    for paper_id, slot_id, name, rid, slug, total in slots:
+        url = reverse("researchers:detail", kwargs={"pk": rid, "slug": slug}) if rid and slug else ""
+        by_paper[paper_id].append((slot_id, PaperCoauthor(name, url)))
+        totals[paper_id] = total
+    out: dict[int, list[PaperLine]] = defaultdict(list)
+    for a in authorships:
+        others = [c for slot_id, c in by_paper[a.paper_id] if slot_id != a.slot_id]
+        shown = others[:PAPER_COAUTHORS_SHOWN]
+        count = totals.get(a.paper_id, 1)
+        out[a.researcher_id].append(
+            PaperLine(
+                paper=a.paper,
+                year=a.paper.submitted_at.year if a.paper.submitted_at else None,
+                position=a.slot.position,
+                author_count=count,
+                name=a.slot.name,
+                affiliations=list(a.slot.affiliations or []),
+                coauthors=shown,
+                more_coauthors=max(count - 1 - len(shown), 0),
+            )
+        )
+    return out
+
+
 def merge_evidence(researcher_ids: Iterable[int]) -> list[ResearcherEvidence]:
     """The evidence for the merge confirmation page, one :class:`ResearcherEvidence` per
     existing record in ``researcher_ids`` (id order): names and variants, ORCID iD,
     external ids, categories (most frequent first), years, institutions
     (:func:`institutions.selectors.institutions_for_researcher`), paper counts, top
     co-authors, and ``shared_coauthors``: co-author names this record shares with another
-    of the selected records. A constant number of queries per record."""
+    of the selected records; ``papers``: the :data:`PAPERS_SHOWN` newest papers of each
+    (:class:`PaperLine`: title, year, the slot's name and affiliation strings, the first
+    :data:`PAPER_COAUTHORS_SHOWN` co-authors) and ``more_papers``, how many are not listed.
+    A constant number of queries per record (institutions), the rest fixed."""
     ids = sorted({int(i) for i in researcher_ids})
     researchers = list(Researcher.objects.filter(pk__in=ids).order_by("pk").prefetch_related("identities"))
     ids = [r.pk for r in researchers]
     coauthors = _coauthors(ids)
     facts = _facts(ids)
+    papers = _paper_lines(ids)
     out = []
     for r in researchers:
         f = facts[r.pk]
@@ -125,6 +224,8 @@ def merge_evidence(researcher_ids: Iterable[int]) -> list[ResearcherEvidence]:
                 institutions=institutions_for_researcher(r.pk),
                 paper_count=len(f["papers"]),
                 coauthors=[c for c in coauthors.get(r.pk, []) if c[0] not in ids][:12],
+                papers=papers.get(r.pk, []),
+                more_papers=max(len(f["papers"]) - len({p.paper.pk for p in papers.get(r.pk, [])}), 0),
             )
         )
     # A co-author (researcher id) who wrote with two of the selected records.

@@ -6,12 +6,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from urllib.parse import urlsplit
 
 from django.contrib import admin, messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_POST
 
@@ -27,7 +29,6 @@ from .permissions import editor_required
 from .reassign import authorship_reassign
 from .selectors import (
     QUEUE_TIERS,
-    curation_history,
     decisions_among,
     merge_evidence,
     review_rows,
@@ -36,6 +37,7 @@ from .selectors import (
     unconfirmed_rows,
 )
 from .split import researcher_split
+from .stories import record_story, undo_preview
 from .undo import curation_undo
 
 QUEUE_PAGE_SIZE = 50
@@ -50,18 +52,75 @@ def _record_url(record: CurationRecord) -> str:
     return reverse("admin:curation_curationrecord_change", args=[record.pk])
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _local(request: HttpRequest, url: str) -> str:
+    """``url`` when it stays on this site (Django's ``url_has_allowed_host_and_scheme``:
+    a path, or this host and an allowed scheme), else ``""``."""
+    allowed = url_has_allowed_host_and_scheme(
+        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return url if url and allowed else ""
+
+
+def desk_next(request: HttpRequest) -> str:
+    """The ``next`` of a desk page (the POST field, else the query parameter), validated
+    by :func:`_local`; ``""`` when missing or pointing off the site."""
+    return _local(request, request.POST.get("next") or request.GET.get("next") or "")
+
+
+def _cancel_url(request: HttpRequest, next_url: str, default: str) -> str:
+    """Where Cancel goes: ``next``; else the page the editor came from (the ``cancel``
+    field the first GET wrote into the form, or that GET's ``Referer`` unless it is this
+    very page); else ``default``. Every candidate is validated by :func:`_local`."""
+    if next_url:
+        return next_url
+    carried = _local(request, request.POST.get("cancel", ""))
+    if carried:
+        return carried
+    referer = _local(request, request.headers.get("Referer", "")) if request.method == "GET" else ""
+    if referer and urlsplit(referer).path != request.path:
+        return referer
+    return default
+
+
+def _done(request: HttpRequest, record: CurationRecord, text: str, next_url: str) -> HttpResponse:
+    """Say ``text`` with a link to the record, then go to ``next_url`` or, without one, to
+    the record itself (it reads as sentences, :func:`curation.stories.record_story`)."""
+    messages.success(
+        request, format_html('{} (<a href="{}">curation #{}</a>).', text, _record_url(record), record.pk)
+    )
+    return redirect(next_url or _record_url(record))
+
+
 @editor_required
 def merge_confirm(request: HttpRequest) -> HttpResponse:
     """``/admin/curation/merge/?ids=1,2``: the records side by side; POST merges.
 
-    POST fields: ``ids``, ``survivor``, ``reason``, ``override_orcid``. A refused merge
-    (ORCID iDs differ, a record merged meanwhile) re-renders the page with the reason.
+    POST fields: ``ids``, ``survivor``, ``reason``, ``override_orcid``, ``next``. A refused
+    merge (ORCID iDs differ, a record merged meanwhile) re-renders the page with the reason.
+    With exactly two active records the page also offers "Not the same person" (the same
+    form posted to :func:`pair_distinct`, fields ``a``, ``b``, ``reason``, ``next``).
+
+    The desk's contract for queues that link here (the same-name queue, the unconfirmed-links
+    queue, any admin page): ``?ids=<id>,<id>[,...]&next=<url>``, ``next`` any URL of this
+    site, typically the queue's own path and query with a ``#row-<n>`` anchor (the template
+    tag ``{% desk_compare_url a b row=forloop.counter %}`` of ``curation_tags`` builds it and
+    ``{% desk_here row=... %}`` the bare ``next``). ``next`` is checked with
+    ``url_has_allowed_host_and_scheme`` (anything else is ignored) and carried through the
+    form: Cancel goes there, and after a merge or a "not the same person" decision the
+    editor is sent there with the success message (linking the new curation record).
+    Without ``next``, Cancel goes back to the page the editor came from (its ``Referer``),
+    else the researcher list, and a merge lands on the curation record.
     """
     ids = parse_ids(request.POST.getlist("ids") if request.method == "POST" else request.GET.getlist("ids"))
+    next_url = desk_next(request)
     evidence = merge_evidence(ids)
     if len(evidence) < 2:
         messages.error(request, "Select at least two researchers to merge.")
-        return redirect("admin:researchers_researcher_changelist")
+        return redirect(next_url or reverse("admin:researchers_researcher_changelist"))
     orcids = {e.researcher.orcid for e in evidence if e.researcher.orcid}
     default_survivor = max(
         evidence, key=lambda e: (bool(e.researcher.orcid), e.paper_count, -e.researcher.pk)
@@ -70,10 +129,11 @@ def merge_confirm(request: HttpRequest) -> HttpResponse:
     error = ""
     if request.method == "POST" and form.is_valid():
         survivor = form.cleaned_data["survivor"]
+        merged = [i for i in ids if i != survivor]
         try:
             record = researcher_merge(
                 survivor_id=survivor,
-                merged_ids=[i for i in ids if i != survivor],
+                merged_ids=merged,
                 editor=request.user,
                 reason=form.cleaned_data["reason"],
                 override_orcid=form.cleaned_data["override_orcid"],
@@ -81,11 +141,11 @@ def merge_confirm(request: HttpRequest) -> HttpResponse:
         except CurationError as exc:
             error = str(exc)
         else:
-            messages.success(
-                request,
-                f"Merged {len(ids) - 1} record(s) into researcher {survivor} (curation #{record.pk}).",
-            )
-            return redirect(_record_url(record))
+            noun = "researcher" if len(merged) == 1 else "researchers"
+            text = f"Merged {noun} {', '.join(map(str, merged))} into researcher {survivor}"
+            return _done(request, record, text, next_url)
+    inactive = [e.researcher for e in evidence if e.researcher.merged_into_id]
+    decisions = decisions_among(e.researcher.pk for e in evidence)
     return render(
         request,
         "admin/curation/merge_confirm.html",
@@ -97,15 +157,22 @@ def merge_confirm(request: HttpRequest) -> HttpResponse:
             form=form,
             error=error,
             orcid_conflict=len(orcids) > 1,
-            inactive=[e.researcher for e in evidence if e.researcher.merged_into_id],
-            decisions=decisions_among(e.researcher.pk for e in evidence),
+            inactive=inactive,
+            decisions=decisions,
+            pair=[e.researcher.pk for e in evidence]
+            if len(evidence) == 2 and not (inactive or decisions)
+            else [],
+            next_url=next_url,
+            cancel_url=_cancel_url(request, next_url, reverse("admin:researchers_researcher_changelist")),
         ),
     )
 
 
 @editor_required
 def split_confirm(request: HttpRequest, pk: int) -> HttpResponse:
-    """``/admin/curation/split/<id>/``: pick authorships (and identities) to move; POST splits."""
+    """``/admin/curation/split/<id>/``: pick authorships (and identities) to move; POST splits
+    and lands on the curation record. ``next`` (validated as on :func:`merge_confirm`) or
+    the page the editor came from is where Cancel goes, else the researcher's admin page."""
     researcher = Researcher.objects.filter(pk=pk).first()
     if researcher is None:
         raise Http404("no such researcher")
@@ -136,12 +203,9 @@ def split_confirm(request: HttpRequest, pk: int) -> HttpResponse:
         except CurationError as exc:
             error = str(exc)
         else:
-            messages.success(
-                request,
-                f"Moved {len(data['authorships'])} authorship(s) to researcher "
-                f"{record.changes['target']} (curation #{record.pk}).",
-            )
-            return redirect(_record_url(record))
+            moved = _plural(len(data["authorships"]), "paper")
+            return _done(request, record, f"Moved {moved} to researcher {record.changes['target']}", "")
+    next_url = desk_next(request)
     chosen = {int(v) for v in form["authorships"].value() or [] if str(v).isdigit()}
     return render(
         request,
@@ -155,13 +219,20 @@ def split_confirm(request: HttpRequest, pk: int) -> HttpResponse:
             chosen=chosen,
             form=form,
             error=error,
+            next_url=next_url,
+            cancel_url=_cancel_url(
+                request, next_url, reverse("admin:researchers_researcher_change", args=[researcher.pk])
+            ),
         ),
     )
 
 
 @editor_required
 def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
-    """``/admin/curation/undo/<record id>/``: what the undo restores; POST (reason) undoes."""
+    """``/admin/curation/undo/<record id>/``: what the record did and what undoing it
+    restores, as sentences; POST (reason) undoes and lands on the new record. Cancel goes to
+    ``next`` (validated as on :func:`merge_confirm`), the page the editor came from, else
+    the record."""
     record = CurationRecord.objects.filter(pk=pk).first()
     if record is None:
         raise Http404("no such curation record")
@@ -173,8 +244,8 @@ def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
         except CurationError as exc:
             error = str(exc)
         else:
-            messages.success(request, f"Curation #{record.pk} undone (curation #{undo.pk}).")
-            return redirect(_record_url(undo))
+            return _done(request, undo, f"Undid curation #{record.pk}", "")
+    next_url = desk_next(request)
     return render(
         request,
         "admin/curation/undo_confirm.html",
@@ -185,8 +256,12 @@ def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
             form=form,
             error=error,
             undone=CurationRecord.objects.filter(undoes=record).first(),
+            story=record_story(record),
+            preview=undo_preview(record),
+            # The kinds curation_undo accepts (it says why it refuses the others).
             undoable=record.kind in UNDOABLE_KINDS,
-            history=curation_history(record.researcher_id),
+            next_url=next_url,
+            cancel_url=_cancel_url(request, next_url, _record_url(record)),
         ),
     )
 
@@ -218,26 +293,28 @@ def same_name_queue_view(request: HttpRequest) -> HttpResponse:
 @require_POST
 @editor_required
 def pair_distinct(request: HttpRequest) -> HttpResponse:
-    """POST ``a``, ``b``, ``reason``: record "not the same person"; back to the queue."""
+    """POST ``a``, ``b``, ``reason``, ``next``: record "not the same person".
+
+    Then to ``next`` (validated as on :func:`merge_confirm`: the queue page and row the
+    editor decided from) with the message, or without it to the new curation record. A
+    refused decision goes back to ``next``, else the same-name queue, with the reason.
+    """
+    next_url = desk_next(request)
     form = DistinctForm(request.POST)
     if not form.is_valid():
         messages.error(request, "A decision needs two researcher ids and a reason.")
-    else:
-        data = form.cleaned_data
-        try:
-            record = pair_mark_distinct(
-                researcher_ids=[data["a"], data["b"]], editor=request.user, reason=data["reason"]
-            )
-        except CurationError as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(
-                request,
-                f"Researchers {data['a']} and {data['b']} are not the same person (curation #{record.pk}).",
-            )
-    url = reverse("curation:queue")
-    page = request.POST.get("page", "")
-    return redirect(f"{url}?page={page}" if page.isdigit() else url)
+        return redirect(next_url or reverse("curation:queue"))
+    data = form.cleaned_data
+    try:
+        record = pair_mark_distinct(
+            researcher_ids=[data["a"], data["b"]], editor=request.user, reason=data["reason"]
+        )
+    except CurationError as exc:
+        messages.error(request, str(exc))
+        return redirect(next_url or reverse("curation:queue"))
+    return _done(
+        request, record, f"Researchers {data['a']} and {data['b']} are not the same person", next_url
+    )
 
 
 def _next_url(request: HttpRequest, default: str) -> str:

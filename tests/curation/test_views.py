@@ -43,7 +43,7 @@ def test_merge_through_the_page_then_undo(curation_sample, editor):
     assert f"/admin/curation/undo/{record.pk}/" in page
 
     page = editor.get(f"/admin/curation/undo/{record.pk}/").content.decode()
-    assert "1 authorship(s) and 0 external id(s) go back" in page
+    assert f"1 paper goes back to researcher {a.pk}." in page
     response = editor.post(f"/admin/curation/undo/{record.pk}/", {"reason": "Different people"})
     assert response.status_code == 302
     assert Researcher.objects.get(pk=a.pk).merged_into_id is None
@@ -94,10 +94,12 @@ def test_queue_lists_pairs_and_records_not_the_same_person(curation_sample, edit
     position = [(c.a.pk, c.b.pk) for c in same_name_queue()].index((low, high))
     page = editor.get(f"/admin/curation/queue/?page={position // 50 + 1}").content.decode()
     assert link in page and "Not the same person" in page
+    back = f"/admin/curation/queue/?page={position // 50 + 1}#row-{position % 50 + 1}"
     response = editor.post(
-        "/admin/curation/distinct/", {"a": low, "b": high, "reason": "Not the same person (same-name queue)"}
+        "/admin/curation/distinct/",
+        {"a": low, "b": high, "reason": "Not the same person (same-name queue)", "next": back},
     )
-    assert response.status_code == 302 and response["Location"] == "/admin/curation/queue/"
+    assert response.status_code == 302 and response["Location"] == back
     assert PairDecision.objects.filter(researcher_low=low, researcher_high=high).exists()
     page = editor.get(f"/admin/curation/queue/?page={position // 50 + 1}").content.decode()
     assert link not in page

@@ -1,0 +1,374 @@
+"""A curation record told as sentences with links, for editors (the record page, the undo page)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.text import Truncator, capfirst
+
+from researchers.models import Authorship, Researcher
+
+from .models import CurationRecord
+
+# Papers named in a sentence about moved authorships; the rest are counted.
+STORY_PAPERS_SHOWN = 10
+TITLE_CHARS = 120
+
+
+def _count(n: int, noun: str, plural: str = "") -> str:
+    """``1 paper``, ``2 papers`` (``plural`` for irregular nouns)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def _and(items: Sequence[SafeString | str]) -> SafeString:
+    """``a``, ``a and b``, ``a, b and c`` (items escaped unless safe)."""
+    items = list(items)
+    if len(items) < 2:
+        return format_html_join("", "{}", ((item,) for item in items))
+    return format_html("{} and {}", format_html_join(", ", "{}", ((item,) for item in items[:-1])), items[-1])
+
+
+def _because(reason: str) -> SafeString:
+    """`` because “reason”.``, without a second full stop when the reason has its own."""
+    reason = (reason or "").strip()
+    return format_html(" because “{}”{}", reason, "" if reason[-1:] in ".!?…" else ".")
+
+
+def researcher_phrase(pk: int, state: dict[str, Any] | None, *, link: bool = True) -> SafeString:
+    """``7239 (A. Name, 3 papers)``: the id linked to the researcher's admin page, the name
+    to its public page (``/researchers/<id>``, which follows a merge); ``state`` is a
+    snapshot of :func:`curation.records.researcher_state` (``None``: the id alone);
+    ``link=False`` for a record that no longer exists."""
+    number = format_html('<a href="{}">{}</a>', reverse("admin:researchers_researcher_change", args=[pk]), pk)
+    if not link:
+        number = format_html("{}", pk)
+    if not state:
+        return number
+    name = state.get("display_name") or "unnamed"
+    if link:
+        name = format_html('<a href="{}">{}</a>', reverse("researchers:lookup", args=[pk]), name)
+    papers = state.get("paper_count")
+    if papers is None:
+        return format_html("{} ({})", number, name)
+    return format_html("{} ({}, {})", number, name, _count(papers, "paper"))
+
+
+def _researchers(pks: Sequence[int], states: dict[str, dict], *, capital: bool = False) -> SafeString:
+    """``researcher 7239 (…)`` or ``researchers 7239 (…) and 7240 (…)`` (``Researcher…``
+    with ``capital``)."""
+    noun = "researcher" if len(pks) == 1 else "researchers"
+    noun = noun.capitalize() if capital else noun
+    return format_html("{} {}", noun, _and([researcher_phrase(pk, states.get(str(pk))) for pk in pks]))
+
+
+def _moved_papers(moved: list[dict]) -> SafeString:
+    """The papers of moved authorships, named (at most :data:`STORY_PAPERS_SHOWN`, linked,
+    with their year) and the rest counted; one query."""
+    ids = [m["id"] for m in moved[:STORY_PAPERS_SHOWN]]
+    by_id = {a.pk: a.paper for a in Authorship.objects.filter(pk__in=ids).select_related("paper")}
+    named = [
+        format_html(
+            '<a href="{}">{}</a> {}{}',
+            paper.get_absolute_url(),
+            paper.arxiv_id,
+            Truncator(paper.title).chars(TITLE_CHARS),
+            f" ({paper.submitted_at.year})" if paper.submitted_at else "",
+        )
+        for paper in (by_id[pk] for pk in ids if pk in by_id)
+    ]
+    rest = len(moved) - len(named)
+    if rest:
+        named.append(format_html("{} more", rest) if named else format_html("{}", _count(rest, "paper")))
+    return format_html_join("; ", "{}", ((n,) for n in named))
+
+
+def _constraints(constraints: dict[str, list] | None, purpose: str) -> SafeString | None:
+    """``Wrote 4 matcher constraints and removed 1 so that …`` (``None`` when nothing changed)."""
+    constraints = constraints or {}
+    written = len(constraints.get("created", [])) + len(constraints.get("changed", []))
+    removed = len(constraints.get("deleted", []))
+    if not written and not removed:
+        return None
+    parts = []
+    if written:
+        parts.append(f"wrote {_count(written, 'matcher constraint')}")
+    if removed:
+        parts.append(f"removed {removed}" if written else f"removed {_count(removed, 'matcher constraint')}")
+    sentence = " and ".join(parts)
+    return format_html("{}{} so that {}.", sentence[0].upper(), sentence[1:], purpose)
+
+
+def _merge_story(record: CurationRecord) -> list[SafeString]:
+    changes = record.changes or {}
+    states = changes.get("before") or {}
+    survivor, merged = changes.get("survivor"), changes.get("merged") or []
+    lines = [
+        format_html(
+            "Merged {} into {}{}",
+            _researchers(merged, states),
+            _researchers([survivor], states),
+            _because(record.reason),
+        )
+    ]
+    moved = changes.get("authorships") or []
+    if moved:
+        lines.append(
+            format_html(
+                "Moved {} to researcher {}: {}.", _count(len(moved), "paper"), survivor, _moved_papers(moved)
+            )
+        )
+    identities = changes.get("identities") or []
+    if identities:
+        lines.append(format_html("Moved {} as well.", _count(len(identities), "external id")))
+    follows = (changes.get("follows") or {}).get("before") or []
+    followed = sum(1 for row in follows if row.get("researcher_id") in merged)
+    if followed:
+        lines.append(format_html("Moved {} to researcher {}.", _count(followed, "reader's follow"), survivor))
+    if record.override_orcid:
+        lines.append(
+            format_html("{}", "The records held different ORCID iDs; the editor merged them anyway.")
+        )
+    orcid = changes.get("orcid")
+    if orcid:
+        lines.append(
+            format_html(
+                "Researcher {} took the ORCID iD {} from {}.", orcid["to"], orcid["orcid"], orcid["from"]
+            )
+        )
+    kept = changes.get("orcid_identities") or []
+    if kept:
+        lines.append(
+            format_html(
+                "Kept {} of the others as identities of researcher {}.",
+                _count(len(kept), "ORCID iD"),
+                survivor,
+            )
+        )
+    flattened = changes.get("flattened") or []
+    if flattened:
+        lines.append(
+            format_html(
+                "Re-pointed {} merged earlier into {} at {}.",
+                _count(len(flattened), "record"),
+                _and([str(f["from"]) for f in flattened]),
+                survivor,
+            )
+        )
+    variants = changes.get("variants_added") or []
+    if variants:
+        lines.append(
+            format_html(
+                "Researcher {} gained the name {} {}.",
+                survivor,
+                "variant" if len(variants) == 1 else "variants",
+                _and([f"“{v}”" for v in variants]),
+            )
+        )
+    lines.append(
+        format_html(
+            "The merged {} to researcher {}.",
+            "record's page now redirects" if len(merged) == 1 else "records' pages now redirect",
+            survivor,
+        )
+    )
+    return lines
+
+
+def _split_story(record: CurationRecord) -> list[SafeString]:
+    changes = record.changes or {}
+    source, target = changes.get("source"), changes.get("target")
+    states = {**(changes.get("after") or {}), **(changes.get("before") or {})}
+    moved = changes.get("authorships") or []
+    created = changes.get("created_researcher")
+    lines = [
+        format_html(
+            "Moved {} from researcher {} to {}researcher {}{}",
+            _count(len(moved), "paper"),
+            researcher_phrase(source, states.get(str(source))),
+            "new " if created else "",
+            researcher_phrase(target, (changes.get("after") or {}).get(str(target))),
+            _because(record.reason),
+        ),
+        format_html("The papers: {}.", _moved_papers(moved)),
+    ]
+    identities = changes.get("identities") or []
+    if identities:
+        lines.append(format_html("Moved {} with them.", _count(len(identities), "external id")))
+    told = changes.get("followers_notified")
+    if told:
+        lines.append(format_html("Told {} of researcher {}.", _count(told, "follower"), source))
+    return lines
+
+
+def _undo_story(record: CurationRecord) -> list[SafeString]:
+    changes = record.changes or {}
+    original = record.undoes
+    restored = changes.get("restored") or {}
+    what = f"a {original.get_kind_display().lower()}" if original else "a record"
+    lines = [
+        format_html(
+            'Undid <a href="{}">curation #{}</a> ({}){}',
+            reverse("admin:curation_curationrecord_change", args=[changes.get("undoes")]),
+            changes.get("undoes"),
+            what,
+            _because(record.reason),
+        ),
+        format_html(
+            "Restored {} as {} before it.",
+            _researchers(sorted(int(pk) for pk in restored), restored),
+            "it was" if len(restored) == 1 else "they were",
+        ),
+    ]
+    deleted = changes.get("deleted_researcher")
+    if deleted:
+        lines.append(format_html("Deleted researcher {}, which the split had created.", deleted))
+    return lines
+
+
+def _distinct_story(record: CurationRecord) -> list[SafeString]:
+    pair = (record.changes or {}).get("pair") or record.researcher_ids
+    states = {
+        str(r.pk): {"display_name": r.display_name, "paper_count": r.paper_count}
+        for r in Researcher.objects.filter(pk__in=pair)
+    }
+    return [
+        format_html(
+            "Declared {} not the same person{}",
+            _researchers(sorted(pair), states),
+            _because(record.reason),
+        ),
+        format_html("{}", "The same-name queue no longer offers the pair."),
+    ]
+
+
+def _other_story(record: CurationRecord) -> list[SafeString]:
+    """A kind without its own story: what it was, on whom, why, and the papers it moved; a
+    decision on one author slot (``changes`` with ``arxiv_id`` and ``researcher``, as the
+    review queue's confirmation writes) names the paper."""
+    changes = record.changes or {}
+    moved = changes.get("authorships") or []
+    arxiv_id, researcher = changes.get("arxiv_id"), changes.get("researcher")
+    if arxiv_id and researcher:
+        first = format_html(
+            '{}: researcher {} is an author of <a href="{}">arXiv {}</a>{}',
+            capfirst(record.get_kind_display()),
+            researcher_phrase(researcher, (changes.get("before") or {}).get(str(researcher))),
+            reverse("papers:lookup", kwargs={"raw": arxiv_id}),
+            arxiv_id,
+            _because(record.reason),
+        )
+    else:
+        first = format_html(
+            "{} on {}{}",
+            capfirst(record.get_kind_display()),
+            _researchers(record.researcher_ids or [record.researcher_id], {}),
+            _because(record.reason),
+        )
+    lines = [first]
+    if moved:
+        lines.append(format_html("Moved {}: {}.", _count(len(moved), "paper"), _moved_papers(moved)))
+    return lines
+
+
+_PURPOSE = {
+    CurationRecord.Kind.MERGE: "a re-run keeps these authorships together",
+    CurationRecord.Kind.SPLIT: "a re-run keeps the two records apart",
+    CurationRecord.Kind.DISTINCT: "a re-run never joins the two",
+}
+
+
+def record_story(record: CurationRecord) -> list[SafeString]:
+    """What ``record`` did, as sentences (HTML, escaped, each ending with its full stop):
+    the first names the action, the researchers (id linked to the admin, name to the public
+    page, paper counts at the time), and the reason; the next ones what moved (papers linked,
+    at most :data:`STORY_PAPERS_SHOWN`), ORCID iDs, name variants, follows and the matcher
+    constraints written. Reads only ``record.changes`` (the snapshots written by
+    :mod:`curation.merge`, :mod:`curation.split`, :mod:`curation.undo`,
+    :mod:`curation.pairs`) plus one query for paper titles or researcher names."""
+    kind, changes = record.kind, record.changes or {}
+    if kind == CurationRecord.Kind.MERGE:
+        lines = _merge_story(record)
+    elif kind == CurationRecord.Kind.UNDO:
+        lines = _undo_story(record)
+    elif kind == CurationRecord.Kind.DISTINCT:
+        lines = _distinct_story(record)
+    elif "source" in changes and "target" in changes:
+        # A split, or any later kind that moves authorships from one record to another.
+        lines = _split_story(record)
+    else:
+        lines = _other_story(record)
+    marks = changes.get("marks") or []
+    if marks:
+        lines.append(
+            format_html(
+                "{} now the editor's decision; the old method, confidence and mark are kept for an undo.",
+                _count(len(marks), "link is", "links are"),
+            )
+        )
+    constraints = _constraints(
+        changes.get("constraints"), _PURPOSE.get(kind, "a re-run follows this decision")
+    )
+    return lines + ([constraints] if constraints else [])
+
+
+def undo_preview(record: CurationRecord) -> list[SafeString]:
+    """What undoing ``record`` will do, as sentences (HTML, escaped), read off the shape of
+    its ``changes`` (so any undoable kind is told): which records become separate again,
+    which papers go back where, which marks come back, what is deleted. Whether the record
+    can be undone at all is :func:`curation.undo.curation_undo`'s business."""
+    changes = record.changes or {}
+    lines = []
+    merged = changes.get("merged") or []
+    states = changes.get("before") or {}
+    if merged:
+        lines.append(
+            format_html(
+                "{} {} again; {} redirecting to researcher {}.",
+                _researchers(merged, states, capital=True),
+                "becomes a separate record" if len(merged) == 1 else "become separate records",
+                "its page stops" if len(merged) == 1 else "their pages stop",
+                changes.get("survivor"),
+            )
+        )
+    for source, count in sorted(Counter(m["from"] for m in changes.get("authorships") or []).items()):
+        lines.append(
+            format_html(
+                "{} {} back to researcher {}.",
+                _count(count, "paper"),
+                "goes" if count == 1 else "go",
+                source,
+            )
+        )
+    identities = len(changes.get("identities") or [])
+    if identities:
+        lines.append(
+            format_html(
+                "{} {} back too.", _count(identities, "external id"), "goes" if identities == 1 else "go"
+            )
+        )
+    marks = changes.get("marks") or []
+    if marks:
+        lines.append(
+            format_html(
+                "{} back the method, confidence, mark (unconfirmed or not) and evidence {}"
+                " before this decision.",
+                _count(len(marks), "authorship gets", "authorships get"),
+                "it had" if len(marks) == 1 else "they had",
+            )
+        )
+    created = changes.get("created_researcher")
+    if created:
+        lines.append(format_html("Researcher {}, which the split created, is deleted.", created))
+    lines.append(
+        format_html(
+            "{}",
+            "Follows and the matcher constraints it changed are restored; "
+            "the original record stays in the log.",
+        )
+    )
+    return lines
