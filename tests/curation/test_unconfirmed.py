@@ -215,7 +215,7 @@ def test_confirm_through_the_queue_returns_to_next(guess, editor):
     # The log offers the undo; its page says what comes back.
     record = CurationRecord.objects.get()
     page = editor.get(f"/admin/curation/undo/{record.pk}/").content.decode()
-    assert "1 authorship(s) get back the method, confidence, mark" in page and "go back to where" not in page
+    assert "1 authorship gets back the method, confidence, mark" in page and "go back to where" not in page
     assert f'value="Undo curation #{record.pk}"' in page
 
 
