@@ -9,6 +9,11 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
+# gunicorn's maximum (its default is 4,094): a longer line than settings.MAX_REQUEST_LINE
+# reaches Django, whose middleware answers 414 in the API's JSON Error shape; gunicorn's
+# own 414 is an HTML page (issue 21). Lines over 8,190 bytes still get that page.
+limit_request_line = 8190
+
 
 def post_worker_init(worker: Any) -> None:
     """gunicorn hook: in each worker, after the fork and after ``wove.wsgi`` has loaded
