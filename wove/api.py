@@ -91,6 +91,11 @@ class WoveNinjaAPI(NinjaAPI):
                 if 400 not in responses and "400" not in responses:
                     # wove.middleware answers 400 to a NUL or too many parameters, anywhere.
                     responses[400] = {"description": "Bad Request", "content": _ERROR_CONTENT}
+                # ... and 414 to a request line over settings.MAX_REQUEST_LINE bytes.
+                responses[414] = {
+                    "description": "URI Too Long (request line over 4,094 bytes)",
+                    "content": _ERROR_CONTENT,
+                }
                 for status, answer in responses.items():
                     headers = answer.setdefault("headers", {})
                     for name, text in _RATE_HEADERS.items():

@@ -55,3 +55,16 @@ def test_gunicorn_answers_long_lines_as_json():
     assert api.json() == {"status": 414, "code": "uri_too_long", "detail": DETAIL, "errors": None}
     assert page.status_code == 414
     assert "<h1>This address is too long</h1>" in page.text
+
+
+def test_every_operation_documents_the_414(client):
+    schema = client.get("/openapi.json").json()
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            answer = operation["responses"]["414"]
+            assert answer["content"]["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/Error"
+            }, (
+                path,
+                method,
+            )
