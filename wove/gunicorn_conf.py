@@ -11,8 +11,11 @@ logger = logging.getLogger(__name__)
 
 # gunicorn's maximum (its default is 4,094): a longer line than settings.MAX_REQUEST_LINE
 # reaches Django, whose middleware answers 414 in the API's JSON Error shape; gunicorn's
-# own 414 is an HTML page (issue 21). Lines over 8,190 bytes still get that page.
+# own 414 is an HTML page (issue 21).
 limit_request_line = 8190
+# Over that, gunicorn refuses the line itself: this worker (gthread, as --threads chose)
+# answers that in the API's JSON Error shape too, not gunicorn's HTML.
+worker_class = "wove.gunicorn_worker.JsonErrorThreadWorker"
 
 
 def post_worker_init(worker: Any) -> None:

@@ -71,9 +71,10 @@ class RequestLineLimitMiddleware:
     promise of JSON errors; it now accepts lines up to its maximum (8,190 bytes,
     ``wove.gunicorn_conf.limit_request_line``) and this middleware answers instead: the
     ``Error`` JSON (``code`` ``uri_too_long``) under ``/api/`` and for ``/openapi.json``, the
-    site's 414 page elsewhere. Lines over 8,190 bytes still get gunicorn's HTML answer: no
-    request reaches Django there. The length counted is the raw request target gunicorn
-    saw (``RAW_URI``), else Django's rebuilt ``get_full_path()`` (the test client).
+    site's 414 page elsewhere. Lines over 8,190 bytes never reach Django: the Procfile's
+    worker (``wove.gunicorn_worker``) answers them with the same JSON. The length counted is
+    the raw request target gunicorn saw (``RAW_URI``), else Django's rebuilt
+    ``get_full_path()`` (the test client).
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):

@@ -50,6 +50,15 @@ def test_gunicorn_answers_long_lines_as_json():
     ):
         api = http.get(LONG_API)
         page = http.get(LONG_PAGE)
+        beyond = http.get("/api/v1/papers?q=" + "a" * 9000)  # over gunicorn's own 8,190
+    assert beyond.status_code == 414
+    assert beyond.headers["Content-Type"] == "application/json; charset=utf-8"
+    assert beyond.json() == {
+        "status": 414,
+        "code": "uri_too_long",
+        "detail": "The request line is over 8,190 bytes long; this server reads at most 4,094.",
+        "errors": None,
+    }
     assert api.status_code == 414
     assert api.headers["Content-Type"] == "application/json; charset=utf-8"
     assert api.json() == {"status": 414, "code": "uri_too_long", "detail": DETAIL, "errors": None}
