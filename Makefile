@@ -18,7 +18,7 @@ export SITE_URL ?= http://$(WOVE_BIND)
 SAMPLE_OAI := data/arxiv/oai/arxivsync_436115-5001.xml data/arxiv/oai/arxivsync_47001.xml
 SAMPLE_KAGGLE := data/arxiv/kaggle/weaviate_metadata_1000.lines0001-0800.json
 
-.PHONY: install run demo sample migrate test lint bench clean services
+.PHONY: install run demo sample migrate test lint bench clean services stop
 
 # Semantic search (torch CPU + all-MiniLM-L6-v2, about 1.4 GB) installs by default;
 # `make install SEMANTIC=0` is the slim install: keyword search only, nothing else changes.
@@ -55,9 +55,15 @@ demo: sample
 # The worker sends one sweep of every stage when it starts; beat then harvests daily and
 # sweeps every 15 minutes.
 run: export PIPELINE_SWEEP_ON_WORKER_START := 1
+# Ctrl-C stops them all, then the embedded PostgreSQL they started (wove.embedded run): it
+# would otherwise keep running after make returns. `make stop` stops it by hand.
 run: demo
-	@echo "wovepaper: serving on http://$(WOVE_BIND) (Ctrl-C stops web, worker, beat)"
-	$(BIN)/honcho -f Procfile start $(if $(CELERY_BROKER_URL),web worker beat,)
+	@echo "wovepaper: serving on http://$(WOVE_BIND) (Ctrl-C stops web, worker, beat$(if $(DATABASE_URL),,$(comma) the embedded PostgreSQL)$(if $(CELERY_BROKER_URL),, and Redis))"
+	$(PY) -m wove.embedded run -- $(BIN)/honcho -f Procfile start $(if $(CELERY_BROKER_URL),web worker beat,)
+
+# The embedded PostgreSQL (var/pgdata) started by any command here, when one is left running.
+stop:
+	-$(PY) -m wove.embedded stop-postgres
 
 # The apps' code (migrations, tests and bench/ aside) for pylint's duplicate-code check.
 LINT_PACKAGES := pages accounts curation provenance semantic institutions researchers papers wove cms corpus

@@ -1,4 +1,4 @@
-"""Site-wide URLs: search, autocomplete, feeds, sitemaps, collaborations, robots.txt, llms.txt."""
+"""Site-wide URLs: search, autocomplete, feeds, sitemaps, collaborations, robots.txt, llms.txt, root icons."""
 
 from django.urls import path, re_path
 
@@ -31,4 +31,9 @@ urlpatterns = [
     re_path(r"^collaborations/(?P<pk>[0-9]+)/?$", collaboration_views.collaboration_lookup),
     path("robots.txt", views.robots_txt, name="robots"),
     path("llms.txt", views.llms_txt, name="llms"),
+    re_path(
+        r"^(?P<name>favicon\.ico|apple-touch-icon\.png|apple-touch-icon-precomposed\.png)$",
+        views.root_icon,
+        name="root_icon",
+    ),
 ]

@@ -1,11 +1,11 @@
-"""Search, autocomplete, sitemap index, robots.txt, llms.txt views (thin: parse, call a selector, render)."""
+"""Search, autocomplete, sitemap index, robots.txt, llms.txt, root icons (thin views: parse, call, render)."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.sitemaps.views import x_robots_tag
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.cache import cache_control
@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from papers.fetch import FetchRefused, QueueUnavailable, arxiv_fetch_request
 from papers.identifiers import try_parse_arxiv_id
 from papers.models import ArxivFetch, Paper
+from papers.selectors import example_papers
 
 from . import search as site_search
 from .paper_views import category_alias_redirect
@@ -102,13 +103,35 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
     return HttpResponse(body, content_type="text/plain; charset=utf-8")
 
 
+# The icons browsers and iOS ask for at fixed root addresses (drawn from static/img/icon.svg,
+# committed as files): name served -> (file under static/img/, content type).
+ROOT_ICONS = {
+    "favicon.ico": ("favicon.ico", "image/x-icon"),
+    "apple-touch-icon.png": ("apple-touch-icon.png", "image/png"),
+    "apple-touch-icon-precomposed.png": ("apple-touch-icon.png", "image/png"),
+}
+
+
+@require_GET
+@cache_control(max_age=86400, public=True)
+def root_icon(request: HttpRequest, name: str) -> HttpResponse:
+    """``/favicon.ico`` (16, 32 and 48 px) and ``/apple-touch-icon.png`` (180 x 180 px, opaque;
+    also under iOS's older ``-precomposed`` name): the site's logo at the root addresses
+    browsers request without reading the page's ``<link rel="icon">``. 404 for another name."""
+    if name not in ROOT_ICONS:
+        raise Http404(name)
+    filename, content_type = ROOT_ICONS[name]
+    body = (settings.BASE_DIR / "static" / "img" / filename).read_bytes()
+    return HttpResponse(body, content_type=content_type)
+
+
 @require_GET
 @cache_control(max_age=3600, public=True)
 def llms_txt(request: HttpRequest) -> HttpResponse:
     """``/llms.txt``: Markdown guidance for automated readers (URL forms, API, feeds,
     licences, rate limits), following the llms.txt proposal (an H1, a summary quote,
     sections of links)."""
-    body = render_to_string("pages/llms.txt", {"SITE_URL": settings.SITE_URL})
+    body = render_to_string("pages/llms.txt", {"SITE_URL": settings.SITE_URL, "examples": example_papers()})
     return HttpResponse(body, content_type="text/markdown; charset=utf-8")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.cache import cache
 from django.db.models import Prefetch
 
 from wove.errors import ApiError
@@ -81,3 +82,35 @@ def paper_or_error(raw: str) -> Paper:
     if paper.deleted:
         raise ApiError(410, "deleted", f"arXiv deleted the record of {ident.id}.", fields={"id": ident.id})
     return paper
+
+
+# Cached so a burst of 404s (crawlers) costs one lookup an hour; a minute while the archive
+# is empty, so a freshly loaded one names its papers soon.
+EXAMPLES_CACHE_KEY = "papers:example-papers"
+EXAMPLES_SECONDS = 3600
+EXAMPLES_EMPTY_SECONDS = 60
+
+
+def example_papers() -> dict[str, dict[str, str]]:
+    """Papers this archive holds, to name in URL examples (the 404 page, llms.txt).
+
+    Returns ``{"new": {...}, "old": {...}}``, each ``{"arxiv_id": "0801.4566", "url":
+    "/papers/0801.4566-<slug>"}``: the public, not withdrawn paper with the highest new-style
+    identifier (``YYMM.NNNNN``, so the most recently announced) and the highest old-style one
+    (``archive/YYMMNNN``). A key is missing when the archive holds no such paper (``{}`` when
+    it is empty). Old-style identifiers begin with a letter, new-style ones with a digit, so
+    each is one backward scan of the ``arxiv_id`` index. Cached (Django's cache) for
+    :data:`EXAMPLES_SECONDS`, :data:`EXAMPLES_EMPTY_SECONDS` while empty."""
+    cached = cache.get(EXAMPLES_CACHE_KEY)
+    if cached is not None:
+        return cached
+    shown = Paper.objects.public().filter(withdrawn=False).only("arxiv_id", "slug").order_by("-arxiv_id")
+    examples = {}
+    for kind, paper in (
+        ("new", shown.filter(arxiv_id__lt="a").first()),
+        ("old", shown.filter(arxiv_id__gt="a").first()),
+    ):
+        if paper is not None:
+            examples[kind] = {"arxiv_id": paper.arxiv_id, "url": paper.get_absolute_url()}
+    cache.set(EXAMPLES_CACHE_KEY, examples, EXAMPLES_SECONDS if examples else EXAMPLES_EMPTY_SECONDS)
+    return examples

@@ -17,7 +17,7 @@ from wove.pagination import PageParams, SortKey, paginate
 
 from .blocks import INSTITUTIONS, researcher_block_items
 from .models import Authorship, IdentitySource, Researcher
-from .orcid import InvalidOrcid, normalize_orcid
+from .orcid import ORCID_PARAMETER_PATTERN, InvalidOrcid, normalize_orcid
 from .schemas import EXTERNAL_URLS, CoauthorPage, ResearcherDetailOut, ResearcherPage
 from .selectors import researcher_papers, researcher_resolve
 from .summaries import researcher_summary
@@ -52,7 +52,14 @@ class ResearcherPaperFilter(Schema):
 class LookupParams(Schema):
     """Exactly one external identifier to look a researcher up by."""
 
-    orcid: str | None = Field(None, max_length=60, description="ORCID iD, bare or https://orcid.org/ form")
+    orcid: str | None = Field(
+        None,
+        max_length=60,
+        description="ORCID iD, bare (0000-0002-5250-9277, hyphens optional) or https://orcid.org/ form; "
+        "its check digit (ISO 7064 11,2) must hold, else 400",
+        # The shapes normalize_orcid accepts, documented (its 400 for others is kept).
+        json_schema_extra={"pattern": ORCID_PARAMETER_PATTERN},
+    )
     semantic_scholar: str | None = Field(None, max_length=200, description="Semantic Scholar authorId")
     openalex: str | None = Field(None, max_length=200, description="OpenAlex author id (A5023888391)")
 

@@ -6,6 +6,11 @@ import re
 
 _ORCID = re.compile(r"^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])$")
 _PREFIXES = ("https://orcid.org/", "http://orcid.org/", "https://www.orcid.org/", "orcid.org/")
+# The same shapes as one JSON Schema pattern (ECMA 262), for the API's OpenAPI document: a
+# prefix above (lower case), then the iD with optional hyphens; the check digit is not a pattern.
+ORCID_PARAMETER_PATTERN = (
+    r"^(https?://orcid\.org/|https://www\.orcid\.org/|orcid\.org/)?\d{4}-?\d{4}-?\d{4}-?\d{3}[\dXx]$"
+)
 
 
 class InvalidOrcid(ValueError):

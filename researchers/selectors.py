@@ -148,16 +148,13 @@ class Network:
 
 @dataclass
 class YearBar:
-    """Papers and citations of one submission year, with bar geometry (SVG user units)."""
+    """Papers and citations of one submission year; ``width`` is the papers bar's length in
+    percent of the busiest year's (0-100, the unit of the bar's SVG viewBox)."""
 
     year: int
     papers: int
     citations: int
-    x: float
-    paper_y: float
-    paper_h: float
-    cite_y: float
-    cite_h: float
+    width: float
 
 
 def make_bars(counts: list[tuple[str, int]], href=None, current: str = "") -> list[Bar]:
@@ -328,24 +325,18 @@ def year_rows(papers: QuerySet[Paper]) -> list[list[int]]:
     return [[year, n, c] for year, (n, c) in sorted(per_year.items())]
 
 
-def years_layout(rows: list[list[int]], *, width: int = 300, height: int = 90) -> list[YearBar]:
-    """Bars for :func:`year_rows`: each series scaled to its largest year, heights in SVG
-    user units of a ``width`` x ``height`` box with 14 units kept for year labels; years
-    without papers between the first and last shown empty. No query."""
+def years_layout(rows: list[list[int]]) -> list[YearBar]:
+    """One bar per year for :func:`year_rows`, oldest first, each ``width`` the year's papers
+    in percent of the busiest year's; years without papers between the first and the last
+    are listed with 0 (a gap in a career shows). No query."""
     per_year = {year: (n, c) for year, n, c in rows}
     if not per_year:
         return []
-    years = list(range(min(per_year), max(per_year) + 1))
-    top_papers = max(v[0] for v in per_year.values()) or 1
-    top_cites = max(v[1] for v in per_year.values()) or 1
-    plot = height - 14
-    slot = width / len(years)
+    top = max(n for n, _ in per_year.values()) or 1
     out = []
-    for i, year in enumerate(years):
+    for year in range(min(per_year), max(per_year) + 1):
         n, c = per_year.get(year, (0, 0))
-        ph = round(plot * n / top_papers, 1)
-        ch = round(plot * c / top_cites, 1)
-        out.append(YearBar(year, n, c, round(i * slot, 1), round(plot - ph, 1), ph, round(plot - ch, 1), ch))
+        out.append(YearBar(year, n, c, round(100 * n / top, 1)))
     return out
 
 

@@ -32,11 +32,17 @@ class Served(str):
 
 @contextmanager
 def gunicorn(
-    database_url: str, *, workers: int = 1, threads: int = 4, extra_env: dict[str, str] | None = None
+    database_url: str,
+    *,
+    workers: int = 1,
+    threads: int = 4,
+    extra_env: dict[str, str] | None = None,
+    config: bool = False,
 ) -> Iterator[str]:
     """gunicorn (DEBUG off, a real SECRET_KEY, rate limiting off, plain static storage)
     against ``database_url`` on a free 127.0.0.1 port; yields its base URL (a :class:`Served`). Its log is
-    printed when it stops (pytest shows it for a failing test)."""
+    printed when it stops (pytest shows it for a failing test). ``config`` adds the Procfile's
+    ``--config python:wove.gunicorn_conf`` (its limits and per-worker warm-up)."""
     port = free_port()
     env = {
         **os.environ,
@@ -63,6 +69,7 @@ def gunicorn(
             str(workers),
             "--threads",
             str(threads),
+            *(["--config", "python:wove.gunicorn_conf"] if config else []),
         ],
         cwd=celery_helpers.ROOT,
         env=env,

@@ -54,8 +54,10 @@ Papers, researchers and institutions, woven together: the archive's data as JSON
   `X-RateLimit-Reset` (seconds until the window resets); a refused request gets **429**
   with `Retry-After` (seconds).
 * **Errors** always have the `Error` shape: `{status, code, detail, errors}` (400, 404,
-  405, 410, 422, 429, 500, 503), never an HTML page. A 503 (`unavailable`: the database is
-  away for a moment) carries `Retry-After` (seconds).
+  405, 410, 414, 422, 429, 500, 503), never an HTML page. A 503 (`unavailable`: the database is
+  away for a moment) carries `Retry-After` (seconds). A request line (method, path and query
+  string) over 4,094 bytes answers 414 (`uri_too_long`): use POST `/api/v1/papers/batch` for
+  long lists of identifiers.
 * **Paging.** Lists take `page` and `size` (at most 100) and answer with `count` and
   `pages`; for deep traversal follow `next_cursor` (`?cursor=...`, keyset paging over a
   stable order, no count). Keep the filters and the sort the same while following cursors.
@@ -84,7 +86,16 @@ class WoveNinjaAPI(NinjaAPI):
         integer = {"schema": {"type": "integer", "minimum": 0}}
         for operations in schema.get("paths", {}).values():
             for method, operation in operations.items():
+                _exclude_nul(operation.get("parameters", []))
                 responses = operation.setdefault("responses", {})
+                if 400 not in responses and "400" not in responses:
+                    # wove.middleware answers 400 to a NUL or too many parameters, anywhere.
+                    responses[400] = {"description": "Bad Request", "content": _ERROR_CONTENT}
+                # ... and 414 to a request line over settings.MAX_REQUEST_LINE bytes.
+                responses[414] = {
+                    "description": "URI Too Long (request line over 4,094 bytes)",
+                    "content": _ERROR_CONTENT,
+                }
                 for status, answer in responses.items():
                     headers = answer.setdefault("headers", {})
                     for name, text in _RATE_HEADERS.items():
@@ -105,6 +116,29 @@ class WoveNinjaAPI(NinjaAPI):
                 if method == "get":
                     responses[304] = {"description": "Not Modified (conditional GET: the validator holds)"}
         return schema
+
+
+_ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+# No string parameter may hold NUL (U+0000): wove.middleware.RejectNulBytesMiddleware answers
+# 400 to any path or query string with one, before validation.
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+
+
+def _exclude_nul(parameters: list[dict]) -> None:
+    """Give each string parameter (path or query) without a ``pattern`` of its own the
+    :data:`NO_NUL_PATTERN`; the patterns of ours (cursor, ORCID iD) exclude NUL already.
+    An optional parameter's schema is ``anyOf [string, null]``; a pattern pydantic put beside
+    that ``anyOf`` (``json_schema_extra``) moves into its string branch, where it belongs."""
+    for parameter in parameters:
+        schema = parameter.get("schema", {})
+        variants = schema.get("anyOf", [schema])
+        own = schema.pop("pattern", None) if "anyOf" in schema else None
+        for variant in variants:
+            if variant.get("type") != "string" or "enum" in variant:
+                continue
+            if own:
+                variant["pattern"] = own
+            variant.setdefault("pattern", NO_NUL_PATTERN)
 
 
 api = WoveNinjaAPI(

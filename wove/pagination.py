@@ -20,6 +20,11 @@ MAX_SIZE = 100
 DEFAULT_SIZE = 24
 MAX_PAGE = 10_000
 _CURSOR_SALT = "wove.api.cursor"
+# What encode_cursor writes (django.core.signing.Signer.sign_object, compressed or not):
+# URL-safe base64 of the payload ('.'-prefixed when zlib-compressed), ':', and the URL-safe
+# base64 HMAC-SHA256 signature (43 characters); or empty (no cursor). Stated in the OpenAPI
+# document; a value of this shape not made here (its signature fails) still answers 400.
+CURSOR_PATTERN = r"^(\.?[A-Za-z0-9_-]+:[A-Za-z0-9_-]{43})?$"
 
 KeyKind = Literal["datetime", "int", "float", "str"]
 
@@ -33,7 +38,10 @@ class PageParams(Schema):
         None,
         max_length=1000,
         description="Opaque cursor from a previous answer's `next_cursor` (keyset paging for deep "
-        "traversal; the other filters and the sort must stay the same)",
+        "traversal; the other filters and the sort must stay the same). Only cursors this API "
+        "made are valid: it is signed, and any other value answers 400 `invalid_cursor`",
+        # Documented, not enforced by pydantic: a malformed cursor keeps its 400 invalid_cursor.
+        json_schema_extra={"pattern": CURSOR_PATTERN},
     )
 
 

@@ -107,6 +107,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A strict Content-Security-Policy (CONTENT_SECURITY_POLICY below) on every answer.
     "wove.middleware.ContentSecurityPolicyMiddleware",
+    # A request line over MAX_REQUEST_LINE bytes: 414 as the API's JSON Error (gunicorn's HTML before).
+    "wove.middleware.RequestLineLimitMiddleware",
     "wove.middleware.RejectNulBytesMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -123,6 +125,10 @@ MIDDLEWARE = [
 ROOT_URLCONF = "wove.urls"
 WSGI_APPLICATION = "wove.wsgi.application"
 APPEND_SLASH = False
+# The longest request line (method, path with query, protocol) answered normally, in bytes:
+# gunicorn's default. Longer ones get 414 from wove.middleware.RequestLineLimitMiddleware
+# (JSON under /api/); gunicorn itself (wove/gunicorn_conf.py) reads up to 8,190 bytes.
+MAX_REQUEST_LINE = 4094
 
 TEMPLATES = [
     {
@@ -391,6 +397,8 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/accounts/following"
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+# Sign-up asks only for an e-mail: greet by it (or a full name), never the derived username.
+ACCOUNT_USER_DISPLAY = "accounts.display.user_display"
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_CHANGE_EMAIL = True

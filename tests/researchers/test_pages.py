@@ -112,7 +112,7 @@ def test_filters_sorting_and_same_name(visitor, chablat):
 
 def test_list_and_name_search(visitor, matched_sample):
     html = visitor.get("/researchers?q=chablat").content.decode()
-    assert 'Damien Chablat</a> <span class="muted">— 8 papers' in html
+    assert 'Damien Chablat</a></div><span class="badge">8 papers</span>' in html
     assert "1 researcher," in html
     assert visitor.get("/researchers/").status_code == 200
 
@@ -128,7 +128,8 @@ def test_most_cited_and_per_year_chart(visitor, chablat):
     assert "The Multiobjective Optimization of a Prismatic Drive" in most[:600]
     assert "5 citations · 7 across the 2 of their papers we have counts for" in html
     # All eight papers were submitted in 2007; the two counted ones hold 7 citations.
-    assert "<title>2007: 8 papers</title>" in html and "<title>2007: 7 citations</title>" in html
+    assert '<span class="bar-count">8 papers · 7 citations</span>' in html
+    assert '<span class="bar-label year">2007<span class="visually-hidden">:</span></span>' in html
     cited = visitor.get(url + "?sort=cited").content.decode()
     assert cited.index("0705.0856") < cited.index("0705.0738") < cited.index("0705.0982")
 
