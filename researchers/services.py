@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from bisect import bisect_left
@@ -25,6 +26,15 @@ from .clients import fetch_works
 from .clients.base import SourceUnavailable
 from .clustering import Mention, cluster_mentions, name_choices
 from .constraints import must_linked_groups
+from .evidence import (
+    SlotFacts,
+    authorships_evidence_write,
+    authorships_unconfirmed_refresh,
+    cluster_evidence,
+    name_only_slots,
+    slot_institutions,
+    source_evidence,
+)
 from .models import (
     Authorship,
     ExternalIdentity,
@@ -634,6 +644,7 @@ def _source_plan(
                 source=work.source,
                 confidence=confidence,
                 block=slot_block(name, keyname, forenames),
+                evidence=source_evidence(source=work.source, author=author),
             )
         )
     return plan
@@ -924,6 +935,48 @@ def _copy_new_researchers(
     return new_ids
 
 
+def _local_signals(
+    clusters: list[list[int]], attach: list[tuple[int, int | None, int]], evidence: _LocalEvidence, name_of
+) -> dict[int, list[dict]]:
+    """The evidence of each attached slot (:func:`researchers.evidence.cluster_evidence`),
+    from the mentions of the cluster it joined: a fixed group's slots stand for their
+    researcher. Also the joined researchers' slots whose evidence was the name alone
+    (:func:`researchers.evidence.name_only_slots`): a newcomer sharing co-authors with one
+    confirms it too. Two queries (those slots; the slots' institutions, from the
+    institutions app)."""
+    wanted = {slot_id for slot_id, _rid, _idx in attach}
+    clusters = [c for c in clusters if wanted.intersection(c)]
+    wanted |= name_only_slots(s for c in clusters for s in c if s in evidence.fixed)
+    mentions = {m.id: m for m in evidence.mentions}
+    coauthors: dict[int, dict[str, str]] = defaultdict(dict)
+    for row in evidence.slot_rows.values():
+        if not row[7]:
+            coauthors[row[1]].setdefault(name_of(row[3], row[4], row[5]).block[:200], row[3])
+    institutions = slot_institutions(s for c in clusters for s in c)
+    out: dict[int, list[dict]] = {}
+    for cluster in clusters:
+        members = []
+        for slot_id in cluster:
+            m, row = mentions.get(slot_id), evidence.slot_rows.get(slot_id)
+            if m is None or row is None:
+                continue
+            members.append(
+                SlotFacts(
+                    slot_id=slot_id,
+                    paper_id=row[1],
+                    name=row[3],
+                    block=m.name.block[:200],
+                    coauthors=coauthors[row[1]],
+                    affiliations=m.affiliations,
+                    categories=m.categories,
+                    year=m.year,
+                    institutions=institutions.get(slot_id),
+                )
+            )
+        out.update(cluster_evidence(members, wanted.intersection(cluster)))
+    return out
+
+
 def _copy_local_authorships(
     cursor,
     attach: list[tuple[int, int | None, int]],
@@ -931,9 +984,12 @@ def _copy_local_authorships(
     new_ids: list[int],
     evidence: _LocalEvidence,
     now,
+    signals: dict[int, list[dict]],
 ) -> tuple[int, set[int]]:
-    """Write the local authorships with COPY (confidence by cluster size); returns how many
-    and the existing researchers they joined (whose counts need a refresh)."""
+    """Write the local authorships with COPY (confidence by cluster size, ``signals`` as
+    their evidence, JSON text); returns how many and the existing researchers they joined
+    (whose counts need a refresh). ``unconfirmed`` is set afterwards, per name block
+    (:func:`researchers.evidence.authorships_unconfirmed_refresh`)."""
     cluster_size = {s: len(c) for c in clusters for s in c}
     touched: set[int] = set()
     authorship_rows = []
@@ -952,13 +1008,24 @@ def _copy_local_authorships(
                 "",
                 confidence,
                 evidence.blocks[slot_id],
+                json.dumps(signals.get(slot_id, []), ensure_ascii=False),
                 now,
             )
         )
     _copy_rows(
         cursor,
         "researchers_authorship",
-        ["slot_id", "paper_id", "researcher_id", "method", "source", "confidence", "block", "created_at"],
+        [
+            "slot_id",
+            "paper_id",
+            "researcher_id",
+            "method",
+            "source",
+            "confidence",
+            "block",
+            "evidence",
+            "created_at",
+        ],
         authorship_rows,
     )
     return len(authorship_rows), touched
@@ -998,7 +1065,10 @@ def researchers_match_local(
     (:class:`MatchConstraint`). Slots already attached in the same blocks take part as fixed
     groups, so new papers join existing researchers and existing researchers never merge.
     Clusters without an existing researcher become new researchers. Authorships are
-    ``method=local`` with confidence 0.6 (linked to other slots) or 0.5 (alone).
+    ``method=local`` with confidence 0.6 (linked to other slots) or 0.5 (alone), and carry
+    the signals shared with the rest of their cluster as ``evidence``
+    (:func:`researchers.evidence.cluster_evidence`); ``unconfirmed`` is then set for the
+    run's name blocks (:func:`researchers.evidence.authorships_unconfirmed_refresh`).
 
     Bulk: a fixed handful of statements per run (COPY for the writes, no per-slot query),
     under a transaction-level advisory lock so concurrent runs queue. Idempotent: a second
@@ -1027,8 +1097,12 @@ def researchers_match_local(
 
         now = timezone.now()
         new_ids = _copy_new_researchers(cursor, new_clusters, evidence.slot_rows, now)
-        written, touched = _copy_local_authorships(cursor, attach, clusters, new_ids, evidence, now)
+        signals = _local_signals(clusters, attach, evidence, name_of)
+        written, touched = _copy_local_authorships(cursor, attach, clusters, new_ids, evidence, now, signals)
+        authorships_evidence_write({s: v for s, v in signals.items() if s in evidence.fixed})
         researchers_refresh(researcher_ids=touched)
+        # Every block of the run: the fixed slots it re-weighed were read by these blocks.
+        authorships_unconfirmed_refresh(blocks=set(evidence.blocks.values()))
 
     summary.slots = len(pending) - summary.left_for_review
     summary.paper_ids = {row[1] for row in pending if row[0] in evidence.blocks}
