@@ -171,6 +171,7 @@ def _author_slots(paper: Paper) -> tuple[list[dict], list]:
                 "affiliations": slot.affiliations,
                 "is_collaboration": slot.is_collaboration,
                 "researcher": researcher,
+                "authorship": authorship,
                 "institutions": [link.institution for link in links],
             }
         )

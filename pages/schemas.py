@@ -12,7 +12,7 @@ from pydantic import Field, field_validator
 
 from institutions.schemas import InstitutionRef
 from papers.schemas import PaperOut, VersionOut
-from researchers.schemas import ResearcherRef
+from researchers.schemas import AuthorshipOut, ResearcherRef
 
 PaperSort = Literal["newest", "oldest", "cited", "relevance"]
 SearchMode = Literal["hybrid", "keyword", "semantic"]
@@ -29,6 +29,9 @@ class AuthorSlotOut(Schema):
     affiliations: list[str] = Field(description="Affiliation strings as arXiv gives them")
     is_collaboration: bool
     researcher: ResearcherRef | None
+    authorship: AuthorshipOut | None = Field(
+        description="How the slot was linked to `researcher` and why (null while unmatched)"
+    )
     institutions: list[InstitutionRef]
 
 

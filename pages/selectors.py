@@ -10,20 +10,30 @@ from researchers.selectors import authors_with_researchers
 
 
 def authors_for_page(paper: Paper) -> list[dict]:
-    """The ordered author slots as dicts ``{slot, researcher, position}``.
+    """The ordered author slots as dicts ``{slot, researcher, authorship, position}``.
 
     ``researcher`` is the researcher the slot is matched to
-    (``researchers.selectors.authors_with_researchers``), ``None`` while unmatched.
+    (``researchers.selectors.authors_with_researchers``) and ``authorship`` the link (its
+    method, confidence, evidence and ``unconfirmed`` flag), both ``None`` while unmatched.
     """
     slots = list(paper.authors.all())
     researchers: dict[int, object] = {}
+    authorships: dict[int, object] = {}
     for slot, researcher in authors_with_researchers(paper):
         researchers[slot.pk] = researcher
+        authorships[slot.pk] = getattr(slot, "authorship", None)
     count = len(slots)
     out = []
     for slot in slots:
         slot._author_count = count
-        out.append({"slot": slot, "researcher": researchers.get(slot.pk), "position": slot.author_position})
+        out.append(
+            {
+                "slot": slot,
+                "researcher": researchers.get(slot.pk),
+                "authorship": authorships.get(slot.pk),
+                "position": slot.author_position,
+            }
+        )
     return out
 
 

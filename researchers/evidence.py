@@ -215,6 +215,69 @@ def cluster_evidence(members: list[SlotFacts], wanted: Iterable[int] | None = No
     return {m.slot_id: _slot_signals(m, members, counts) for m in members if ids is None or m.slot_id in ids}
 
 
+# --------------------------------------------------------------------------- in words
+
+METHOD_WORDS = {
+    "orcid": "by ORCID iD",
+    "external_id": "by a registry's author id",
+    "local": "by this archive's own evidence",
+    "editor": "by an editor",
+}
+SOURCE_WORDS = {
+    "semantic_scholar": "Semantic Scholar",
+    "openalex": "OpenAlex",
+    "dblp": "DBLP",
+    "orcid": "ORCID",
+}
+
+
+def _values(signal: dict) -> str:
+    values = ", ".join(str(v) for v in signal.get("values", ()))
+    more = signal.get("count", 0) - len(signal.get("values", ()))
+    return values + (f" and {more} more" if more > 0 else "")
+
+
+def signal_words(signal: dict) -> str:
+    """One signal in words (``"2 co-authors also on other papers: A. Lee, B. Kim"``);
+    an unknown kind gives its name."""
+    kind, source = (
+        signal.get("kind", ""),
+        SOURCE_WORDS.get(signal.get("source", ""), signal.get("source", "")),
+    )
+    count = signal.get("count", 0)
+    words = {
+        ORCID: lambda: f"ORCID iD {signal.get('orcid')}, given by {source}",
+        EXTERNAL_ID: lambda: f"{source} author id {signal.get('id')}",
+        COAUTHORS: lambda: (
+            f"{count} co-author{'s' if count != 1 else ''} also on other papers: {_values(signal)}"
+        ),
+        AFFILIATION: lambda: f"same affiliation as on other papers: {_values(signal)}",
+        INSTITUTION: lambda: f"same institution as on other papers: {_values(signal)}",
+        CATEGORIES: lambda: f"same arXiv categor{'ies' if count != 1 else 'y'}: {_values(signal)}",
+        YEARS: lambda: (
+            f"weighed with {signal.get('papers')} other paper{'s' if signal.get('papers') != 1 else ''}, "
+            f"{signal.get('first')}"
+            + (f"–{signal.get('last')}" if signal.get("last") != signal.get("first") else "")
+        ),
+        NAME: lambda: f"the name “{signal.get('name')}”",
+        EDITOR: lambda: "an editor's decision",
+    }
+    return words[kind]() if kind in words else str(kind)
+
+
+def evidence_words(*, method: str, confidence: float, evidence: list[dict], unconfirmed: bool) -> list[str]:
+    """An authorship's reasons as short lines for people: how it was matched and how sure
+    (``"Matched by ORCID iD, confidence 0.98"``), then one line per signal
+    (:func:`signal_words`), then, for an unconfirmed link, what that means."""
+    lines = [f"Matched {METHOD_WORDS.get(method, method)}, confidence {confidence:.2f}"]
+    lines += [signal_words(signal) for signal in evidence]
+    if not evidence:
+        lines.append("signals not recorded (matched before they were kept)")
+    if unconfirmed:
+        lines.append("unconfirmed: only the name links it, and several researchers share this name")
+    return lines
+
+
 # --------------------------------------------------------------------------- unconfirmed
 
 
@@ -310,7 +373,9 @@ __all__ = [
     "cluster_evidence",
     "evidence_institutions_register",
     "evidence_is_name_only",
+    "evidence_words",
     "name_only_slots",
+    "signal_words",
     "slot_institutions",
     "source_evidence",
 ]

@@ -1,4 +1,4 @@
-"""Template helpers for researcher pages: JSON-LD script blocks."""
+"""Template helpers for researcher pages: JSON-LD script blocks, an authorship's reasons in words."""
 
 from __future__ import annotations
 
@@ -8,7 +8,23 @@ from django import template
 from django.utils.html import _json_script_escapes
 from django.utils.safestring import SafeString, mark_safe
 
+from researchers.evidence import evidence_words
+
 register = template.Library()
+
+
+@register.filter
+def authorship_why(authorship) -> list[str]:
+    """An :class:`~researchers.models.Authorship`'s reasons as lines of text
+    (:func:`researchers.evidence.evidence_words`); ``[]`` for ``None``."""
+    if authorship is None:
+        return []
+    return evidence_words(
+        method=authorship.method,
+        confidence=authorship.confidence,
+        evidence=authorship.evidence,
+        unconfirmed=authorship.unconfirmed,
+    )
 
 
 @register.simple_tag
