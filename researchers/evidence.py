@@ -54,6 +54,7 @@ from django.db import connection
 from papers.affiliations import affiliation_keys
 from wove.bulk import int_array, text_array
 
+from .names import parse_name
 from .records import SourceAuthor
 
 ORCID = "orcid"
@@ -213,6 +214,63 @@ def cluster_evidence(members: list[SlotFacts], wanted: Iterable[int] | None = No
     counts = _paper_keys(members)
     ids = set(wanted) if wanted is not None else None
     return {m.slot_id: _slot_signals(m, members, counts) for m in members if ids is None or m.slot_id in ids}
+
+
+_HELD_SQL = """
+    SELECT a.researcher_id, a.slot_id, a.paper_id, a.block
+      FROM researchers_authorship a WHERE a.researcher_id = ANY(%s::bigint[])
+"""
+_PAPER_SLOTS_SQL = """
+    SELECT s.id, s.paper_id, s.name, s.keyname, s.forenames, s.affiliations, s.is_collaboration
+      FROM papers_paperauthor s WHERE s.paper_id = ANY(%s::bigint[]) ORDER BY s.paper_id, s.position
+"""
+_PAPER_FACTS_SQL = """
+    SELECT id, categories, extract(year FROM submitted_at)::int FROM papers_paper WHERE id = ANY(%s::bigint[])
+"""
+
+
+def researcher_clusters(researcher_ids: Iterable[int]) -> dict[int, list[SlotFacts]]:
+    """Every slot each researcher holds, as :class:`SlotFacts` (``{researcher id: [facts]}``):
+    what :func:`cluster_evidence` needs to explain links already written (the backfill of
+    authorships recorded before issue 20). Four queries: authorships, the papers' slots
+    (for co-author names), the papers' categories and years, the slots' institutions."""
+    ids = sorted(set(researcher_ids))
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_HELD_SQL, [int_array(ids)])
+        held = cursor.fetchall()
+        paper_ids = sorted({row[2] for row in held})
+        cursor.execute(_PAPER_SLOTS_SQL, [int_array(paper_ids)])
+        slots = cursor.fetchall()
+        cursor.execute(_PAPER_FACTS_SQL, [int_array(paper_ids)])
+        facts = {pid: (frozenset(categories or ()), year) for pid, categories, year in cursor.fetchall()}
+    rows = {row[0]: row for row in slots}
+    coauthors: dict[int, dict[str, str]] = defaultdict(dict)
+    for _slot_id, paper_id, name, keyname, forenames, _affiliations, collaboration in slots:
+        if not collaboration:
+            coauthors[paper_id].setdefault(parse_name(name, keyname, forenames).block[:200], name)
+    institutions = slot_institutions(row[1] for row in held)
+    out: dict[int, list[SlotFacts]] = defaultdict(list)
+    for researcher_id, slot_id, paper_id, block in held:
+        row = rows.get(slot_id)
+        if row is None:
+            continue
+        categories, year = facts.get(paper_id, (frozenset(), None))
+        out[researcher_id].append(
+            SlotFacts(
+                slot_id=slot_id,
+                paper_id=paper_id,
+                name=row[2],
+                block=block,
+                coauthors=coauthors[paper_id],
+                affiliations=tuple(row[5] or ()),
+                categories=categories,
+                year=year,
+                institutions=institutions.get(slot_id),
+            )
+        )
+    return dict(out)
 
 
 # --------------------------------------------------------------------------- in words
@@ -375,6 +433,7 @@ __all__ = [
     "evidence_is_name_only",
     "evidence_words",
     "name_only_slots",
+    "researcher_clusters",
     "signal_words",
     "slot_institutions",
     "source_evidence",

@@ -183,6 +183,12 @@ class Authorship(models.Model):
             models.Index(
                 fields=["researcher"], condition=models.Q(unconfirmed=True), name="authorship_unconfirmed_idx"
             ),
+            # The evidence backfill's work list (issue 20): empty once the archive is filled.
+            models.Index(
+                fields=["researcher", "slot"],
+                condition=models.Q(evidence=[]),
+                name="authorship_no_evidence_idx",
+            ),
         ]
         constraints = [
             models.CheckConstraint(

@@ -32,6 +32,7 @@ from .evidence import (
     authorships_unconfirmed_refresh,
     cluster_evidence,
     name_only_slots,
+    researcher_clusters,
     slot_institutions,
     source_evidence,
 )
@@ -76,7 +77,9 @@ class MatchSummary:
 
     ``papers`` counts distinct papers with a slot matched by the run (``paper_ids`` holds
     them); ``slots`` every slot matched, by a source or locally; ``left_for_review`` the
-    slots left for an editor (:class:`researchers.models.SlotReview`).
+    slots left for an editor (:class:`researchers.models.SlotReview`);
+    ``evidence_backfilled`` the older authorships given their evidence
+    (:func:`authorships_evidence_backfill`).
     """
 
     papers: int = 0
@@ -87,6 +90,7 @@ class MatchSummary:
     collaborations_skipped: int = 0
     left_for_review: int = 0
     papers_with_citations: int = 0
+    evidence_backfilled: int = 0
     seconds: float = 0.0
     paper_ids: set[int] = field(default_factory=set, repr=False)
 
@@ -949,7 +953,8 @@ def _local_signals(
     wanted |= name_only_slots(s for c in clusters for s in c if s in evidence.fixed)
     mentions = {m.id: m for m in evidence.mentions}
     coauthors: dict[int, dict[str, str]] = defaultdict(dict)
-    for row in evidence.slot_rows.values():
+    # In author order, so the names a signal shows are the paper's first co-authors.
+    for row in sorted(evidence.slot_rows.values(), key=lambda r: (r[1], r[2])):
         if not row[7]:
             coauthors[row[1]].setdefault(name_of(row[3], row[4], row[5]).block[:200], row[3])
     institutions = slot_institutions(s for c in clusters for s in c)
@@ -1199,8 +1204,82 @@ def researchers_match_authors(
             break
     summary.papers = len(summary.paper_ids)
     summary.slots += summary.matched_by_source
+    summary.evidence_backfilled = authorships_evidence_backfill()  # links older than issue 20
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+# Authorships per backfill transaction: each reads the whole of its researchers' slots.
+EVIDENCE_BACKFILL_BATCH = 5_000
+
+
+def _registry_evidence(rows: list[tuple]) -> dict[int, list[dict]]:
+    """Evidence of registry and editor links written before issue 20, rebuilt from what the
+    researcher holds: its ORCID iD (method ``orcid``), its id in the authorship's source
+    (``external_id``), ``{"kind": "editor"}`` (``editor``). ``rows`` are ``(slot id,
+    researcher id, method, source, block, name)``; a link whose id is gone keeps its name."""
+    researcher_ids = {row[1] for row in rows}
+    orcids = dict(Researcher.objects.filter(pk__in=researcher_ids).values_list("pk", "orcid"))
+    ids: dict[tuple[int, str], str] = {}
+    for rid, src, ext in (
+        ExternalIdentity.objects.filter(researcher_id__in=researcher_ids)
+        .order_by("researcher_id", "source", "external_id")
+        .values_list("researcher_id", "source", "external_id")
+    ):
+        ids.setdefault((rid, src), ext)
+    out: dict[int, list[dict]] = {}
+    for slot_id, rid, method, source, block, name in rows:
+        if method == MatchMethod.EDITOR:
+            out[slot_id] = [{"kind": "editor"}]
+        elif method == MatchMethod.ORCID and orcids.get(rid):
+            out[slot_id] = [{"kind": "orcid", "orcid": orcids[rid], "source": source}]
+        elif (rid, source) in ids:
+            out[slot_id] = [{"kind": "external_id", "source": source, "id": ids[(rid, source)]}]
+        else:
+            out[slot_id] = [{"kind": "name", "name": name, "block": block}]
+    return out
+
+
+_NO_EVIDENCE_SQL = """
+    SELECT a.slot_id, a.researcher_id, a.method, a.source, a.block, s.name
+      FROM researchers_authorship a JOIN papers_paperauthor s ON s.id = a.slot_id
+     WHERE a.evidence = '[]'::jsonb
+     ORDER BY a.researcher_id, a.slot_id
+     LIMIT %s
+"""
+
+
+def authorships_evidence_backfill(*, batch_size: int = EVIDENCE_BACKFILL_BATCH) -> int:
+    """Fill ``evidence`` (and then ``unconfirmed``) of authorships written before issue 20,
+    ``batch_size`` at a time, each batch its own transaction under the matcher's lock, until
+    none is left; :func:`researchers_match_authors` runs it after every match, so an archive
+    fills itself unattended and a fresh one has nothing to do (one indexed query).
+
+    Local links are explained by the researcher's slots as they are now
+    (:func:`researchers.evidence.researcher_clusters`, :func:`~researchers.evidence.cluster_evidence`),
+    registry links by the ids the researcher holds (:func:`_registry_evidence`): the ids the
+    registry gave then are not stored. Returns the number of authorships filled.
+    """
+    filled = 0
+    while True:
+        with transaction.atomic(), connection.cursor() as cursor:
+            advisory_xact_lock(_MATCH_LOCK)
+            cursor.execute(_NO_EVIDENCE_SQL, [batch_size])
+            rows = cursor.fetchall()
+            if not rows:
+                return filled
+            local = [row for row in rows if row[2] == MatchMethod.LOCAL]
+            signals = _registry_evidence([row for row in rows if row[2] != MatchMethod.LOCAL])
+            wanted = {row[0] for row in local}
+            for members in researcher_clusters(row[1] for row in local).values():
+                signals.update(cluster_evidence(members, wanted.intersection(m.slot_id for m in members)))
+            for slot_id, _rid, _method, _source, block, name in local:
+                signals.setdefault(slot_id, [{"kind": "name", "name": name, "block": block}])
+            authorships_evidence_write(signals)
+            authorships_unconfirmed_refresh(blocks={row[4] for row in rows})
+        filled += len(rows)
+        if len(rows) < batch_size:
+            return filled
 
 
 def researcher_set_orcid(*, researcher: Researcher, orcid: str) -> Researcher:
@@ -1226,6 +1305,7 @@ __all__ = [
     "SourceWork",
     "align_authors",
     "orcid_or_none",
+    "authorships_evidence_backfill",
     "researcher_set_orcid",
     "researchers_attach_from_source",
     "researchers_match_authors",
