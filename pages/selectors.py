@@ -10,7 +10,7 @@ from researchers.selectors import authors_with_researchers
 
 
 def authors_for_page(paper: Paper) -> list[dict]:
-    """The ordered author slots as dicts ``{slot, researcher, authorship, position}``.
+    """The ordered author slots as dicts ``{slot, researcher, authorship, position, author_count}``.
 
     ``researcher`` is the researcher the slot is matched to
     (``researchers.selectors.authors_with_researchers``) and ``authorship`` the link (its
@@ -32,6 +32,7 @@ def authors_for_page(paper: Paper) -> list[dict]:
                 "researcher": researchers.get(slot.pk),
                 "authorship": authorships.get(slot.pk),
                 "position": slot.author_position,
+                "author_count": count,
             }
         )
     return out

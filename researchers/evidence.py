@@ -323,14 +323,25 @@ def signal_words(signal: dict) -> str:
     return words[kind]() if kind in words else str(kind)
 
 
-def evidence_words(*, method: str, confidence: float, evidence: list[dict], unconfirmed: bool) -> list[str]:
+# Author lists longer than this get the brief "why" (method, confidence, the unconfirmed
+# note): a 3,000-author page with every signal in words would weigh a megabyte more.
+WHY_FULL_AUTHORS = 100
+
+
+def evidence_words(
+    *, method: str, confidence: float, evidence: list[dict], unconfirmed: bool, brief: bool = False
+) -> list[str]:
     """An authorship's reasons as short lines for people: how it was matched and how sure
     (``"Matched by ORCID iD, confidence 0.98"``), then one line per signal
-    (:func:`signal_words`), then, for an unconfirmed link, what that means."""
+    (:func:`signal_words`; left out when ``brief``), then, for an unconfirmed link, what
+    that means."""
     lines = [f"Matched {METHOD_WORDS.get(method, method)}, confidence {confidence:.2f}"]
-    lines += [signal_words(signal) for signal in evidence]
-    if not evidence:
-        lines.append("signals not recorded (matched before they were kept)")
+    if brief:
+        lines.append("the signals are in the API's author_slots")
+    else:
+        lines += [signal_words(signal) for signal in evidence]
+        if not evidence:
+            lines.append("signals not recorded (matched before they were kept)")
     if unconfirmed:
         lines.append("unconfirmed: only the name links it, and several researchers share this name")
     return lines
@@ -425,6 +436,7 @@ __all__ = [
     "DECISIVE_KINDS",
     "EVIDENCE_VALUES",
     "KINDS",
+    "WHY_FULL_AUTHORS",
     "SlotFacts",
     "authorships_evidence_write",
     "authorships_unconfirmed_refresh",

@@ -8,15 +8,17 @@ from django import template
 from django.utils.html import _json_script_escapes
 from django.utils.safestring import SafeString, mark_safe
 
-from researchers.evidence import evidence_words
+from researchers.evidence import WHY_FULL_AUTHORS, evidence_words
 
 register = template.Library()
 
 
 @register.filter
-def authorship_why(authorship) -> list[str]:
+def authorship_why(authorship, author_count: int = 0) -> list[str]:
     """An :class:`~researchers.models.Authorship`'s reasons as lines of text
-    (:func:`researchers.evidence.evidence_words`); ``[]`` for ``None``."""
+    (:func:`researchers.evidence.evidence_words`), brief on a paper of more than
+    :data:`~researchers.evidence.WHY_FULL_AUTHORS` authors (``author_count``); ``[]`` for
+    ``None``. Use: ``{{ authorship|authorship_why:author_count }}``."""
     if authorship is None:
         return []
     return evidence_words(
@@ -24,6 +26,7 @@ def authorship_why(authorship) -> list[str]:
         confidence=authorship.confidence,
         evidence=authorship.evidence,
         unconfirmed=authorship.unconfirmed,
+        brief=(author_count or 0) > WHY_FULL_AUTHORS,
     )
 
 

@@ -99,3 +99,18 @@ def test_apis_carry_method_confidence_evidence_and_unconfirmed(visitor, matched)
         False,
         {"kind": "coauthors", "count": 1, "values": ["Alberto Torchinsky"]},
     )
+
+
+def test_a_long_author_list_gets_the_brief_why(visitor, matched, monkeypatch):
+    from researchers.templatetags import researchers_tags
+
+    # The sample's longest list is 0705.0116's 71 authors: the threshold (100) lowered to 50.
+    monkeypatch.setattr(researchers_tags, "WHY_FULL_AUTHORS", 50)
+    page = html.unescape(visitor.get("/papers/0705.0116", follow=True).content.decode())
+    whys = re.findall(r'<details class="why">.*?</details>', page, re.S)
+    assert len(whys) == Authorship.objects.filter(paper__arxiv_id="0705.0116").count() == 71
+    assert all("the signals are in the API's author_slots" in why for why in whys)
+    assert not any("co-author" in why or "the name “" in why for why in whys)
+    # A short list keeps every signal.
+    short = html.unescape(visitor.get("/papers/0704.0005", follow=True).content.decode())
+    assert "the signals are in the API" not in short and "the name “Wael Abu-Shammala”" in short
