@@ -211,8 +211,16 @@ def cluster_evidence(members: list[SlotFacts], wanted: Iterable[int] | None = No
     counted once). Returns ``{slot id: [signal, ...]}`` in the shapes of this module's
     docstring. Pure.
     """
-    counts = _paper_keys(members)
     ids = set(wanted) if wanted is not None else None
+    if len({m.paper_id for m in members}) < 2:
+        # One paper: nothing is shared with another (and a mega-paper's thousands of
+        # one-slot researchers skip counting its author list once each).
+        return {
+            m.slot_id: [{"kind": NAME, "name": m.name, "block": m.block}]
+            for m in members
+            if ids is None or m.slot_id in ids
+        }
+    counts = _paper_keys(members)
     return {m.slot_id: _slot_signals(m, members, counts) for m in members if ids is None or m.slot_id in ids}
 
 
