@@ -28,6 +28,10 @@ Shapes, one per kind (lists of values hold at most :data:`EVIDENCE_VALUES` items
 - ``{"kind": "editor", ...}``: an editor's decision (written by curation; its other keys
   are curation's).
 
+The evidence is what decided a link when it was made: as a researcher gains papers, only
+its name-only links are recomputed (they may become confirmed); the others keep their
+signals (a years span stays the one the link was weighed with).
+
 **Unconfirmed** (:func:`authorships_unconfirmed_refresh`): a link whose evidence holds a
 ``name`` signal and none of the decisive kinds (:data:`DECISIVE_KINDS`: ORCID iD, external
 id, shared co-authors, affiliation, institution, editor), while its name block is held by

@@ -694,7 +694,10 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
     Steps: align, read the holders of the aligned ids (two queries), plan
     (:func:`_source_plan`, no writes), write (:func:`_source_write`, a bulk INSERT per table
     and 250 rows), refresh the counts of the existing researchers it touched (one statement):
-    a 3,000-author paper is a few dozen statements, not one or more per author.
+    a 3,000-author paper is a few dozen statements, not one or more per author. Each
+    authorship carries the ids that decided it as ``evidence``
+    (:func:`researchers.evidence.source_evidence`); ``unconfirmed`` is then refreshed for
+    the paper's name blocks (one statement).
     """
     paper = Paper.objects.get(arxiv_id=work.arxiv_id)
     # Serialised with every other matching write (local runs take the same lock): two workers
@@ -711,6 +714,8 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
     plan = _source_plan(paper, work, slots, aligned, by_orcid, identities, on_paper)
     touched = _source_write(plan)
     researchers_refresh(researcher_ids=touched)
+    # A researcher new to a name block makes its name-only links guesses (issue 20).
+    authorships_unconfirmed_refresh(blocks={a.block for a in plan.authorships})
     if summary is not None:
         summary.researchers_created += len(plan.researchers)
         if plan.authorships:

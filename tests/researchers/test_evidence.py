@@ -151,3 +151,31 @@ def test_cluster_evidence_counts_what_another_paper_shares():
     assert not evidence_is_name_only([])  # not recorded yet: never marked
     # Alone in its cluster: only the name.
     assert cluster_evidence([members[2]]) == {3: [{"kind": "name", "name": "J. Smith", "block": "j smith"}]}
+
+
+def test_a_registry_researcher_new_to_a_block_makes_its_name_only_links_guesses():
+    # Two astro-ph papers by "J. Roberts" with nothing else in common are joined locally on the name.
+    for arxiv_id in ("2101.00001", "2101.00002"):
+        paper = Paper.objects.create(arxiv_id=arxiv_id, slug="x", title="t", categories=["astro-ph"])
+        PaperAuthor.objects.create(
+            paper=paper, position=1, name="J. Roberts", keyname="Roberts", forenames="J."
+        )
+    researchers_match_authors(sources=[])
+    first = Authorship.objects.get(paper__arxiv_id="2101.00001")
+    assert Authorship.objects.get(paper__arxiv_id="2101.00002").researcher_id == first.researcher_id
+    assert [s["kind"] for s in first.evidence] == ["categories", "name"]
+    assert not first.unconfirmed  # the only researcher of its block
+
+    # OpenAlex's record of 2108.04680 brings Jonathan C. Roberts (block "j roberts") as a new
+    # researcher: the block now holds two, and the name-only links become unconfirmed.
+    paper = Paper.objects.create(arxiv_id="2108.04680", slug="x", title="t", categories=["cs.HC"])
+    PaperAuthor.objects.create(
+        paper=paper, position=1, name="Jonathan C. Roberts", keyname="Roberts", forenames="Jonathan C."
+    )
+    work = openalex.parse_work(json.loads((FIXTURES / "openalex" / "W3188841554.json").read_text()))
+    researchers_match_authors(sources=["openalex"], fetch=lambda s, ids: [work])
+    assert Authorship.objects.get(paper=paper).researcher_id != first.researcher_id
+    assert sorted(Authorship.objects.filter(unconfirmed=True).values_list("paper__arxiv_id", flat=True)) == [
+        "2101.00001",
+        "2101.00002",
+    ]
