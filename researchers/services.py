@@ -103,6 +103,7 @@ class MatchSummary:
             f"{self.researchers_created} researchers created, "
             f"{self.collaborations_skipped} collaborations skipped"
             + (f", {self.left_for_review} left for review" if self.left_for_review else "")
+            + (f", {self.evidence_backfilled} older links given evidence" if self.evidence_backfilled else "")
             + f" ({self.seconds:.2f} s, {rate:,.0f} slots/s)"
         )
 

@@ -27,10 +27,9 @@ def test_backfill_rebuilds_what_a_fresh_match_stores(sample_papers):
     # The matcher runs it after every match; with nothing left it fills nothing.
     Authorship.objects.filter(paper__arxiv_id="0801.4563").update(evidence=[], unconfirmed=False)
     summary = researchers_match_authors(sources=[])
-    assert (summary.slots, summary.evidence_backfilled) == (
-        0,
-        Authorship.objects.filter(paper__arxiv_id="0801.4563").count(),
-    )
+    wiped = Authorship.objects.filter(paper__arxiv_id="0801.4563").count()
+    assert (summary.slots, summary.evidence_backfilled) == (0, wiped)
+    assert f", {wiped} older links given evidence (" in summary.line()
     maller = Authorship.objects.get(paper__arxiv_id="0801.4563", slot__position=1)
     assert maller.unconfirmed and maller.evidence[-1] == {
         "kind": "name",
