@@ -6,14 +6,17 @@ from __future__ import annotations
 from django.dispatch import receiver
 
 from researchers.blocks import INSTITUTIONS, ResearcherBlock, researcher_block_register
+from researchers.evidence import evidence_institutions_register
 from researchers.signals import source_authors_aligned
 
-from .selectors import institution_year_rows, institution_years
+from .selectors import institution_year_rows, institution_years, slot_institution_names
 from .services import affiliations_from_source_authors
 
 # Researchers may not import institutions: the researcher page, API answer and summary ask
 # researchers.blocks for the institutions a researcher was seen at, and get them from here.
 researcher_block_register(INSTITUTIONS, ResearcherBlock(rows=institution_year_rows, items=institution_years))
+# The institution evidence of an authorship (issue 20): shared ROR institutions of its slots.
+evidence_institutions_register(slot_institution_names)
 
 
 @receiver(source_authors_aligned, dispatch_uid="institutions.link_source_affiliations")

@@ -179,14 +179,18 @@ def _links_changed(paper: Paper) -> list[datetime]:
     return [stamp for stamp in stamps.values() if stamp is not None]
 
 
+AUTHORSHIP_FIELDS = ("method", "source", "confidence", "evidence", "unconfirmed")
+
+
 def _author_slots(paper: Paper) -> tuple[list[dict], list]:
-    """Author slots with their researcher and institutions as plain values (a 3,000-author
-    paper would otherwise build 9,000 model instances and 3,000 prefetch querysets), and
-    the timestamps of the linked rows (for ``Last-Modified``); three queries."""
+    """Author slots with their researcher, authorship (how and why it was linked) and
+    institutions as plain values (a 3,000-author paper would otherwise build 9,000 model
+    instances and 3,000 prefetch querysets), and the timestamps of the linked rows (for
+    ``Last-Modified``); three queries."""
     rows = list(
         PaperAuthor.objects.filter(paper=paper)
         .order_by("position")
-        .values_list(
+        .values(
             "id",
             "position",
             "name",
@@ -196,30 +200,35 @@ def _author_slots(paper: Paper) -> tuple[list[dict], list]:
             "authorship__researcher__display_name",
             "authorship__researcher__slug",
             "authorship__researcher__orcid",
+            *(f"authorship__{field}" for field in AUTHORSHIP_FIELDS),
         )
     )
     institutions = _institution_refs(paper)
     count = len(rows)
     base = settings.SITE_URL
     out = []
-    for slot_id, position, name, affiliations, collab, rid, rname, slug, orcid in rows:
-        researcher = None
+    for row in rows:
+        rid, researcher, authorship = row["authorship__researcher_id"], None, None
         if rid is not None:
+            slug = row["authorship__researcher__slug"]
             researcher = {
                 "id": rid,
-                "name": rname,
+                "name": row["authorship__researcher__display_name"],
                 "url": f"{base}{Researcher.url_for(rid, slug)}",
-                "orcid": orcid,
+                "orcid": row["authorship__researcher__orcid"],
             }
+            authorship = {field: row[f"authorship__{field}"] for field in AUTHORSHIP_FIELDS}
+        position = row["position"]
         out.append(
             {
                 "position": position,
-                "name": name,
+                "name": row["name"],
                 "author_position": "first" if position == 1 else "last" if position == count else "middle",
-                "affiliations": affiliations,
-                "is_collaboration": collab,
+                "affiliations": row["affiliations"],
+                "is_collaboration": row["is_collaboration"],
                 "researcher": researcher,
-                "institutions": institutions.get(slot_id, []),
+                "authorship": authorship,
+                "institutions": institutions.get(row["id"], []),
             }
         )
     return out, _links_changed(paper)

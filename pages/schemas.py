@@ -11,6 +11,7 @@ from ninja import Schema
 from pydantic import BaseModel, Field, field_validator
 
 from papers.schemas import PaperOut, VersionOut
+from researchers.schemas import AuthorshipOut
 
 PaperSort = Literal["newest", "oldest", "cited", "relevance"]
 SearchMode = Literal["hybrid", "keyword", "semantic"]
@@ -52,6 +53,9 @@ class AuthorSlotOut(BaseModel):
     affiliations: list[str] = Field(description="Affiliation strings as arXiv gives them")
     is_collaboration: bool
     researcher: SlotResearcher | None
+    authorship: AuthorshipOut | None = Field(
+        description="How the slot was linked to `researcher` and why (null while unmatched)"
+    )
     institutions: list[SlotInstitution]
 
 

@@ -12,16 +12,26 @@ MEMBERS_SHOWN = 10
 
 
 def authors_for_page(paper: Paper, *, count: int, start: int = 0, stop: int | None = None) -> list[dict]:
-    """The author slots ``[start:stop]`` in order as dicts ``{slot, researcher, position}``.
+    """The author slots ``[start:stop]`` in order as dicts ``{slot, researcher, authorship,
+    position, author_count}``.
 
     ``researcher`` is the researcher the slot is matched to
-    (``researchers.selectors.authors_with_researchers``), ``None`` while unmatched;
+    (``researchers.selectors.authors_with_researchers``) and ``authorship`` the link (its
+    method, confidence, evidence and ``unconfirmed`` flag), both ``None`` while unmatched;
     ``count`` is the paper's number of slots (for "first"/"last" author positions).
     """
     out = []
     for slot, researcher in authors_with_researchers(paper, start=start, stop=stop):
         slot._author_count = count
-        out.append({"slot": slot, "researcher": researcher, "position": slot.author_position})
+        out.append(
+            {
+                "slot": slot,
+                "researcher": researcher,
+                "authorship": getattr(slot, "authorship", None),
+                "position": slot.author_position,
+                "author_count": count,
+            }
+        )
     return out
 
 

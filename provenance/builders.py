@@ -258,6 +258,46 @@ def graph_snapshot_payload(
     )
 
 
+def _signable(value):
+    """``value`` with every float written as text: signed content holds no floats
+    (PROVENANCE.md), and an editor's signal may carry one."""
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, dict):
+        return {k: _signable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_signable(v) for v in value]
+    return value
+
+
+def authorship_matched_payload(
+    *,
+    position: int,
+    name: str,
+    researcher_id: int,
+    method: str,
+    source: str,
+    confidence: float,
+    evidence: list,
+    unconfirmed: bool,
+) -> dict:
+    """Payload of ``authorship_matched`` (issue 20): which author slot (1-based ``position``
+    and ``name`` as written) is linked to which researcher, how (``method``, ``source``),
+    how sure (``confidence`` as text with two decimals, ``"0.60"``: no floats in signed
+    content), why (``evidence``, the authorship's signals: ``researchers.evidence``) and
+    whether it is a guess (``unconfirmed``)."""
+    return {
+        "position": int(position),
+        "name": name,
+        "researcher_id": int(researcher_id),
+        "method": method,
+        "source": source,
+        "confidence": f"{confidence:.2f}",
+        "evidence": _signable(list(evidence)),
+        "unconfirmed": bool(unconfirmed),
+    }
+
+
 def author_slots(authors: Sequence[tuple[int, str]]) -> list[dict]:
     """``authors`` of a graph snapshot: ``[{position, name}]`` in the order given."""
     return [{"position": int(p), "name": n} for p, n in authors]

@@ -177,3 +177,28 @@ class PaperSigning(models.Model):
 
     def __str__(self) -> str:
         return f"{self.paper_id} signed {self.signed_at:%Y-%m-%d %H:%M}"
+
+
+class AuthorshipSigning(models.Model):
+    """Bookkeeping: the state of an authorship (``researchers.Authorship``) last recorded in
+    an ``authorship_matched`` event, so unchanged links are not recorded again (issue 20).
+
+    One row per author slot; ``event_id`` is that event and ``record`` the record it was
+    appended to (a changed link's next event supersedes it there). Not part of the
+    provenance itself (that is :class:`Event`), hence mutable, like :class:`PaperSigning`.
+    """
+
+    slot = models.OneToOneField(
+        "papers.PaperAuthor", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    record = models.ForeignKey(Record, on_delete=models.PROTECT, related_name="+", db_index=False)
+    event_id = models.CharField(max_length=71)
+    researcher_id = models.BigIntegerField()
+    method = models.CharField(max_length=16)
+    confidence = models.FloatField()
+    evidence = models.JSONField(default=list)
+    unconfirmed = models.BooleanField(default=False)
+    signed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"slot {self.slot_id} recorded in {self.event_id}"

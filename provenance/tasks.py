@@ -10,16 +10,26 @@ from django.db import InterfaceError, OperationalError
 from wove.stages import StageTask, stage_execute
 
 from . import services
+from .authorships import authorships_sign
 
 
 def signing_stage(*, trigger: str = "task", progress: Callable[[int], object] | None = None) -> dict:
     """The pipeline's signing stage: sign every paper whose current content is not signed yet
     (:func:`provenance.services.papers_to_sign`) under the stage's lock.
 
-    What the task and the inline pipeline both run. Returns ``{"status": "ok"|"busy",
-    **SignResult}``.
+    Then records every authorship changed since last recorded in a signed
+    ``authorship_matched`` event (:func:`provenance.authorships.authorships_sign`). What the
+    task and the inline pipeline both run. Returns ``{"status": "ok"|"busy", **SignResult,
+    "authorships_recorded"}``.
     """
-    return stage_execute("signing", lambda: vars(services.records_sign(progress=progress)), trigger=trigger)
+
+    def work() -> dict:
+        counts = vars(services.records_sign(progress=progress))
+        # Then each authorship changed since last recorded, with its evidence (issue 20).
+        counts["authorships_recorded"] = authorships_sign()
+        return counts
+
+    return stage_execute("signing", work, trigger=trigger)
 
 
 @shared_task(

@@ -11,15 +11,14 @@ from pydantic import Field
 
 from papers.models import Category
 from papers.querysets import PAPER_ORDERS
-from papers.schemas import PaperPage
 from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
 from .blocks import INSTITUTIONS, researcher_block_items
 from .models import Authorship, IdentitySource, Researcher
 from .orcid import ORCID_PARAMETER_PATTERN, InvalidOrcid, normalize_orcid
-from .schemas import EXTERNAL_URLS, CoauthorPage, ResearcherDetailOut, ResearcherPage
-from .selectors import researcher_papers, researcher_resolve
+from .schemas import EXTERNAL_URLS, CoauthorPage, ResearcherDetailOut, ResearcherPage, ResearcherPaperPage
+from .selectors import researcher_authorships, researcher_papers, researcher_resolve
 from .summaries import researcher_summary
 
 router = Router(tags=["researchers"])
@@ -176,19 +175,24 @@ def get_researcher(request: HttpRequest, researcher_id: int):
 
 @router.get(
     "/{int:researcher_id}/papers",
-    response={200: PaperPage, **DETAIL_ERRORS, 400: Error},
+    response={200: ResearcherPaperPage, **DETAIL_ERRORS, 400: Error},
     summary="A researcher's papers",
 )
 def researcher_paper_list(
     request: HttpRequest, researcher_id: int, filters: Query[ResearcherPaperFilter], paging: Query[PageParams]
 ):
-    """Public papers attached to the researcher (the survivor's, for a merged-away id)."""
+    """Public papers attached to the researcher (the survivor's, for a merged-away id), each
+    with the researcher's ``authorship`` on it: method, confidence, evidence, unconfirmed."""
     researcher, _moved = researcher_or_error(researcher_id)
     papers: QuerySet = researcher_papers(researcher)
     if filters.category:
         papers = papers.filter(primary_category_id=filters.category)
     paged = paginate(request, papers, paging, order=filters.sort, keys=PAPER_ORDERS[filters.sort])
-    return {"items": paged.items, **paged.meta}
+    items = list(paged.items)
+    held = researcher_authorships(researcher, [p.pk for p in items])
+    for paper in items:
+        paper.authorship = held.get(paper.pk)
+    return {"items": items, **paged.meta}
 
 
 @router.get(

@@ -155,9 +155,18 @@ class Authorship(models.Model):
 
     ``evidence`` (issue 20) lists the signals that decided the link, each a dict with a
     ``kind`` (``orcid``, ``external_id``, ``coauthors``, ``affiliation``, ``institution``,
-    ``categories``, ``years``, ``name``, ``editor``) and that kind's values. ``unconfirmed``
-    marks a guess: the name was the only evidence and the slot's name block holds two or
-    more researchers; the partial index serves the editors' review queue.
+    ``categories``, ``years``, ``name``, ``editor``) and that kind's values (shapes:
+    :mod:`researchers.evidence`). ``unconfirmed`` marks a guess: the name was the only
+    evidence and the slot's name block holds two or more researchers (the full rule:
+    :mod:`researchers.evidence`); the partial index serves the editors' review queue.
+
+    The confidence scale (0..1; constants in :mod:`researchers.services`): **0.98** the
+    person's own ORCID iD, as a registry gave it (method ``orcid``); **0.9** a registry's
+    author id, its own disambiguation (``external_id``); **0.6** local evidence, the slot
+    joined a cluster of other slots of this archive (``local``); **0.5** local, a slot
+    alone (a researcher of one paper). An editor's decision (``editor``) is the editors'
+    to set, at 1.0 for a confirmed link. The figure ranks how the link was made, not a
+    calibrated probability; ``unconfirmed`` is what says a local link rests on the name.
     """
 
     slot = models.OneToOneField("papers.PaperAuthor", on_delete=models.CASCADE, related_name="authorship")
@@ -189,6 +198,12 @@ class Authorship(models.Model):
             models.Index(fields=["researcher", "paper"], name="authorship_researcher_idx"),
             models.Index(
                 fields=["researcher"], condition=models.Q(unconfirmed=True), name="authorship_unconfirmed_idx"
+            ),
+            # The evidence backfill's work list (issue 20): empty once the archive is filled.
+            models.Index(
+                fields=["researcher", "slot"],
+                condition=models.Q(evidence=[]),
+                name="authorship_no_evidence_idx",
             ),
         ]
         constraints = [

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from ninja import Schema
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from papers.schemas import PaperOut
 from wove.pagination import PageMeta
 
 EXTERNAL_URLS = {
@@ -35,6 +38,41 @@ class ResearcherRef(Schema):
     @staticmethod
     def resolve_url(obj) -> str:
         return _url(obj)
+
+
+CONFIDENCE_SCALE = (
+    "How sure the link is, 0..1: 0.98 the person's own ORCID iD as a registry gave it (method "
+    "`orcid`); 0.9 a registry's author id (`external_id`); 0.6 this archive's own evidence, the "
+    "slot joined other slots of the researcher (`local`); 0.5 local, the researcher's only slot; "
+    "1.0 an editor's decision (`editor`). It ranks how the link was made, not a calibrated probability."
+)
+
+
+class AuthorshipOut(BaseModel):
+    """Why an author slot belongs to its researcher (issue 20): how it was matched, how sure,
+    and the signals that decided it (shapes per ``kind``: ``researchers.evidence``).
+
+    A plain pydantic model reading attributes or dict keys: it sits inside every author slot
+    of a paper record, where ninja's per-object wrapper costs too much on 3,000 authors."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    method: str = Field(description="`orcid`, `external_id`, `local` or `editor`")
+    source: str = Field(
+        description="The registry that answered (`openalex`, `semantic_scholar`); empty for local"
+    )
+    confidence: float = Field(description=CONFIDENCE_SCALE)
+    evidence: list[dict[str, Any]] = Field(
+        description="The signals, strongest first, each an object with a `kind`: `orcid` {orcid, source}, "
+        "`external_id` {source, id}, `coauthors`/`affiliation`/`categories` {count, values}, "
+        "`institution` {count, values, ror_ids}, `years` {first, last, papers}, `name` {name, block}, "
+        "`editor` (curation's). Empty for links recorded before evidence was kept.",
+        examples=[[{"kind": "coauthors", "count": 1, "values": ["Alberto Torchinsky"]}]],
+    )
+    unconfirmed: bool = Field(
+        description="True when the name alone decided the link while two or more researchers share its "
+        "name block: a guess an editor has not checked"
+    )
 
 
 class ResearcherOut(Schema):
@@ -119,6 +157,20 @@ class ResearcherDetailOut(ResearcherOut):
     @staticmethod
     def resolve_merged_into(obj) -> int | None:
         return getattr(obj, "api_merged_into", None)
+
+
+class ResearcherPaperOut(PaperOut):
+    """One of a researcher's papers, with how the researcher's slot on it was linked."""
+
+    authorship: AuthorshipOut | None = Field(
+        description="The researcher's authorship on the paper (the first by position if an editor joined two)"
+    )
+
+
+class ResearcherPaperPage(PageMeta):
+    """A page of a researcher's papers."""
+
+    items: list[ResearcherPaperOut]
 
 
 class ResearcherPage(PageMeta):

@@ -11,7 +11,7 @@ from django.db.models import F, Q, QuerySet
 
 from papers.models import Paper, PaperAuthor
 
-from .models import IdentitySource, Researcher, SlotReview
+from .models import Authorship, IdentitySource, Researcher, SlotReview
 
 MAX_MERGE_HOPS = 10
 COAUTHORS_SHOWN = 12
@@ -105,6 +105,24 @@ def researcher_papers(researcher: Researcher) -> QuerySet[Paper]:
         .filter(pk__in=researcher.authorships.values("paper_id"))
         .select_related("primary_category")
     )
+
+
+def researcher_authorships(researcher: Researcher, paper_ids: list[int]) -> dict[int, Authorship]:
+    """The researcher's authorship on each of ``paper_ids`` (``{paper id: authorship}``; the
+    first by slot position where an editor joined two slots of one paper). One query."""
+    out: dict[int, Authorship] = {}
+    for authorship in researcher.authorships.filter(paper_id__in=paper_ids).order_by(
+        "paper_id", "slot__position"
+    ):
+        out.setdefault(authorship.paper_id, authorship)
+    return out
+
+
+def researcher_unconfirmed_papers(researcher: Researcher) -> set[int]:
+    """Ids of the papers the researcher holds through an unconfirmed link (the name alone,
+    in a name block of several researchers: :mod:`researchers.evidence`). One query, on
+    the partial index of unconfirmed authorships."""
+    return set(researcher.authorships.filter(unconfirmed=True).values_list("paper_id", flat=True))
 
 
 @dataclass

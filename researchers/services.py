@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from bisect import bisect_left
@@ -25,6 +26,16 @@ from .clients import fetch_works
 from .clients.base import SourceUnavailable
 from .clustering import Mention, cluster_mentions, name_choices
 from .constraints import must_linked_groups
+from .evidence import (
+    SlotFacts,
+    authorships_evidence_write,
+    authorships_unconfirmed_refresh,
+    cluster_evidence,
+    name_only_slots,
+    researcher_clusters,
+    slot_institutions,
+    source_evidence,
+)
 from .models import (
     Authorship,
     ExternalIdentity,
@@ -66,7 +77,9 @@ class MatchSummary:
 
     ``papers`` counts distinct papers with a slot matched by the run (``paper_ids`` holds
     them); ``slots`` every slot matched, by a source or locally; ``left_for_review`` the
-    slots left for an editor (:class:`researchers.models.SlotReview`).
+    slots left for an editor (:class:`researchers.models.SlotReview`);
+    ``evidence_backfilled`` the older authorships given their evidence
+    (:func:`authorships_evidence_backfill`).
     """
 
     papers: int = 0
@@ -77,6 +90,7 @@ class MatchSummary:
     collaborations_skipped: int = 0
     left_for_review: int = 0
     papers_with_citations: int = 0
+    evidence_backfilled: int = 0
     seconds: float = 0.0
     paper_ids: set[int] = field(default_factory=set, repr=False)
 
@@ -89,6 +103,7 @@ class MatchSummary:
             f"{self.researchers_created} researchers created, "
             f"{self.collaborations_skipped} collaborations skipped"
             + (f", {self.left_for_review} left for review" if self.left_for_review else "")
+            + (f", {self.evidence_backfilled} older links given evidence" if self.evidence_backfilled else "")
             + f" ({self.seconds:.2f} s, {rate:,.0f} slots/s)"
         )
 
@@ -634,6 +649,7 @@ def _source_plan(
                 source=work.source,
                 confidence=confidence,
                 block=slot_block(name, keyname, forenames),
+                evidence=source_evidence(source=work.source, author=author),
             )
         )
     return plan
@@ -679,7 +695,10 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
     Steps: align, read the holders of the aligned ids (two queries), plan
     (:func:`_source_plan`, no writes), write (:func:`_source_write`, a bulk INSERT per table
     and 250 rows), refresh the counts of the existing researchers it touched (one statement):
-    a 3,000-author paper is a few dozen statements, not one or more per author.
+    a 3,000-author paper is a few dozen statements, not one or more per author. Each
+    authorship carries the ids that decided it as ``evidence``
+    (:func:`researchers.evidence.source_evidence`); ``unconfirmed`` is then refreshed for
+    the paper's name blocks (one statement).
     """
     paper = Paper.objects.get(arxiv_id=work.arxiv_id)
     # Serialised with every other matching write (local runs take the same lock): two workers
@@ -696,6 +715,8 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
     plan = _source_plan(paper, work, slots, aligned, by_orcid, identities, on_paper)
     touched = _source_write(plan)
     researchers_refresh(researcher_ids=touched)
+    # A researcher new to a name block makes its name-only links guesses (issue 20).
+    authorships_unconfirmed_refresh(blocks={a.block for a in plan.authorships})
     if summary is not None:
         summary.researchers_created += len(plan.researchers)
         if plan.authorships:
@@ -937,6 +958,49 @@ def _copy_new_researchers(
     return new_ids
 
 
+def _local_signals(
+    clusters: list[list[int]], attach: list[tuple[int, int | None, int]], evidence: _LocalEvidence, name_of
+) -> dict[int, list[dict]]:
+    """The evidence of each attached slot (:func:`researchers.evidence.cluster_evidence`),
+    from the mentions of the cluster it joined: a fixed group's slots stand for their
+    researcher. Also the joined researchers' slots whose evidence was the name alone
+    (:func:`researchers.evidence.name_only_slots`): a newcomer sharing co-authors with one
+    confirms it too. Two queries (those slots; the slots' institutions, from the
+    institutions app)."""
+    wanted = {slot_id for slot_id, _rid, _idx in attach}
+    clusters = [c for c in clusters if wanted.intersection(c)]
+    wanted |= name_only_slots(s for c in clusters for s in c if s in evidence.fixed)
+    mentions = {m.id: m for m in evidence.mentions}
+    coauthors: dict[int, dict[str, str]] = defaultdict(dict)
+    # In author order, so the names a signal shows are the paper's first co-authors.
+    for row in sorted(evidence.slot_rows.values(), key=lambda r: (r[1], r[2])):
+        if not row[7]:
+            coauthors[row[1]].setdefault(name_of(row[3], row[4], row[5]).block[:200], row[3])
+    institutions = slot_institutions(s for c in clusters for s in c)
+    out: dict[int, list[dict]] = {}
+    for cluster in clusters:
+        members = []
+        for slot_id in cluster:
+            m, row = mentions.get(slot_id), evidence.slot_rows.get(slot_id)
+            if m is None or row is None:
+                continue
+            members.append(
+                SlotFacts(
+                    slot_id=slot_id,
+                    paper_id=row[1],
+                    name=row[3],
+                    block=m.name.block[:200],
+                    coauthors=coauthors[row[1]],
+                    affiliations=m.affiliations,
+                    categories=m.categories,
+                    year=m.year,
+                    institutions=institutions.get(slot_id),
+                )
+            )
+        out.update(cluster_evidence(members, wanted.intersection(cluster)))
+    return out
+
+
 def _copy_local_authorships(
     cursor,
     attach: list[tuple[int, int | None, int]],
@@ -944,9 +1008,12 @@ def _copy_local_authorships(
     new_ids: list[int],
     evidence: _LocalEvidence,
     now,
+    signals: dict[int, list[dict]],
 ) -> tuple[int, set[int]]:
-    """Write the local authorships with COPY (confidence by cluster size); returns how many
-    and the existing researchers they joined (whose counts need a refresh)."""
+    """Write the local authorships with COPY (confidence by cluster size, ``signals`` as
+    their evidence, JSON text); returns how many and the existing researchers they joined
+    (whose counts need a refresh). ``unconfirmed`` is set afterwards, per name block
+    (:func:`researchers.evidence.authorships_unconfirmed_refresh`)."""
     cluster_size = {s: len(c) for c in clusters for s in c}
     touched: set[int] = set()
     authorship_rows = []
@@ -965,13 +1032,24 @@ def _copy_local_authorships(
                 "",
                 confidence,
                 evidence.blocks[slot_id],
+                json.dumps(signals.get(slot_id, []), ensure_ascii=False),
                 now,
             )
         )
     _copy_rows(
         cursor,
         "researchers_authorship",
-        ["slot_id", "paper_id", "researcher_id", "method", "source", "confidence", "block", "created_at"],
+        [
+            "slot_id",
+            "paper_id",
+            "researcher_id",
+            "method",
+            "source",
+            "confidence",
+            "block",
+            "evidence",
+            "created_at",
+        ],
         authorship_rows,
     )
     return len(authorship_rows), touched
@@ -1011,7 +1089,10 @@ def researchers_match_local(
     (:class:`MatchConstraint`). Slots already attached in the same blocks take part as fixed
     groups, so new papers join existing researchers and existing researchers never merge.
     Clusters without an existing researcher become new researchers. Authorships are
-    ``method=local`` with confidence 0.6 (linked to other slots) or 0.5 (alone).
+    ``method=local`` with confidence 0.6 (linked to other slots) or 0.5 (alone), and carry
+    the signals shared with the rest of their cluster as ``evidence``
+    (:func:`researchers.evidence.cluster_evidence`); ``unconfirmed`` is then set for the
+    run's name blocks (:func:`researchers.evidence.authorships_unconfirmed_refresh`).
 
     Bulk: a fixed handful of statements per run (COPY for the writes, no per-slot query),
     under a transaction-level advisory lock so concurrent runs queue. Idempotent: a second
@@ -1040,8 +1121,12 @@ def researchers_match_local(
 
         now = timezone.now()
         new_ids = _copy_new_researchers(cursor, new_clusters, evidence.slot_rows, now)
-        written, touched = _copy_local_authorships(cursor, attach, clusters, new_ids, evidence, now)
+        signals = _local_signals(clusters, attach, evidence, name_of)
+        written, touched = _copy_local_authorships(cursor, attach, clusters, new_ids, evidence, now, signals)
+        authorships_evidence_write({s: v for s, v in signals.items() if s in evidence.fixed})
         researchers_refresh(researcher_ids=touched)
+        # Every block of the run: the fixed slots it re-weighed were read by these blocks.
+        authorships_unconfirmed_refresh(blocks=set(evidence.blocks.values()))
 
     summary.slots = len(pending) - summary.left_for_review
     summary.paper_ids = {row[1] for row in pending if row[0] in evidence.blocks}
@@ -1138,8 +1223,82 @@ def researchers_match_authors(
             break
     summary.papers = len(summary.paper_ids)
     summary.slots += summary.matched_by_source
+    summary.evidence_backfilled = authorships_evidence_backfill()  # links older than issue 20
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+# Authorships per backfill transaction: each reads the whole of its researchers' slots.
+EVIDENCE_BACKFILL_BATCH = 5_000
+
+
+def _registry_evidence(rows: list[tuple]) -> dict[int, list[dict]]:
+    """Evidence of registry and editor links written before issue 20, rebuilt from what the
+    researcher holds: its ORCID iD (method ``orcid``), its id in the authorship's source
+    (``external_id``), ``{"kind": "editor"}`` (``editor``). ``rows`` are ``(slot id,
+    researcher id, method, source, block, name)``; a link whose id is gone keeps its name."""
+    researcher_ids = {row[1] for row in rows}
+    orcids = dict(Researcher.objects.filter(pk__in=researcher_ids).values_list("pk", "orcid"))
+    ids: dict[tuple[int, str], str] = {}
+    for rid, src, ext in (
+        ExternalIdentity.objects.filter(researcher_id__in=researcher_ids)
+        .order_by("researcher_id", "source", "external_id")
+        .values_list("researcher_id", "source", "external_id")
+    ):
+        ids.setdefault((rid, src), ext)
+    out: dict[int, list[dict]] = {}
+    for slot_id, rid, method, source, block, name in rows:
+        if method == MatchMethod.EDITOR:
+            out[slot_id] = [{"kind": "editor"}]
+        elif method == MatchMethod.ORCID and orcids.get(rid):
+            out[slot_id] = [{"kind": "orcid", "orcid": orcids[rid], "source": source}]
+        elif (rid, source) in ids:
+            out[slot_id] = [{"kind": "external_id", "source": source, "id": ids[(rid, source)]}]
+        else:
+            out[slot_id] = [{"kind": "name", "name": name, "block": block}]
+    return out
+
+
+_NO_EVIDENCE_SQL = """
+    SELECT a.slot_id, a.researcher_id, a.method, a.source, a.block, s.name
+      FROM researchers_authorship a JOIN papers_paperauthor s ON s.id = a.slot_id
+     WHERE a.evidence = '[]'::jsonb
+     ORDER BY a.researcher_id, a.slot_id
+     LIMIT %s
+"""
+
+
+def authorships_evidence_backfill(*, batch_size: int = EVIDENCE_BACKFILL_BATCH) -> int:
+    """Fill ``evidence`` (and then ``unconfirmed``) of authorships written before issue 20,
+    ``batch_size`` at a time, each batch its own transaction under the matcher's lock, until
+    none is left; :func:`researchers_match_authors` runs it after every match, so an archive
+    fills itself unattended and a fresh one has nothing to do (one indexed query).
+
+    Local links are explained by the researcher's slots as they are now
+    (:func:`researchers.evidence.researcher_clusters`, :func:`~researchers.evidence.cluster_evidence`),
+    registry links by the ids the researcher holds (:func:`_registry_evidence`): the ids the
+    registry gave then are not stored. Returns the number of authorships filled.
+    """
+    filled = 0
+    while True:
+        with transaction.atomic(), connection.cursor() as cursor:
+            advisory_xact_lock(_MATCH_LOCK)
+            cursor.execute(_NO_EVIDENCE_SQL, [batch_size])
+            rows = cursor.fetchall()
+            if not rows:
+                return filled
+            local = [row for row in rows if row[2] == MatchMethod.LOCAL]
+            signals = _registry_evidence([row for row in rows if row[2] != MatchMethod.LOCAL])
+            wanted = {row[0] for row in local}
+            for members in researcher_clusters(row[1] for row in local).values():
+                signals.update(cluster_evidence(members, wanted.intersection(m.slot_id for m in members)))
+            for slot_id, _rid, _method, _source, block, name in local:
+                signals.setdefault(slot_id, [{"kind": "name", "name": name, "block": block}])
+            authorships_evidence_write(signals)
+            authorships_unconfirmed_refresh(blocks={row[4] for row in rows})
+        filled += len(rows)
+        if len(rows) < batch_size:
+            return filled
 
 
 def researcher_set_orcid(*, researcher: Researcher, orcid: str) -> Researcher:
@@ -1165,6 +1324,7 @@ __all__ = [
     "SourceWork",
     "align_authors",
     "orcid_or_none",
+    "authorships_evidence_backfill",
     "researcher_set_orcid",
     "researchers_attach_from_source",
     "researchers_match_authors",

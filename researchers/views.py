@@ -9,7 +9,7 @@ from wove.counts import CachedCountPaginator
 
 from .models import Researcher, RetiredResearcher
 from .profiles import researcher_profile
-from .selectors import SORTS, researcher_resolve
+from .selectors import SORTS, researcher_resolve, researcher_unconfirmed_papers
 
 PAGE_SIZE = 24
 LIST_PAGE_SIZE = 50
@@ -59,9 +59,11 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     profile = researcher_profile(researcher, category=category, sort=sort)
     paginator = CachedCountPaginator(profile["papers"], PAGE_SIZE, known_count=profile.pop("listed_count"))
     page = paginator.get_page(request.GET.get("page"))
+    unconfirmed = researcher_unconfirmed_papers(researcher)
     context = {
         "researcher": researcher,
         "page": page,
+        "unconfirmed_papers": unconfirmed,
         "category": category,
         "sort": sort,
         "sorts": [("newest", "Newest"), ("oldest", "Oldest"), ("cited", "Most cited")],

@@ -67,6 +67,13 @@ Papers, researchers and institutions, woven together: the archive's data as JSON
 * **Merged researchers.** An editor may merge two researcher records; asking for the
   merged-away id answers with the survivor's record, `merged_into` set to the survivor's
   id and `requested_id` to the id asked for.
+* **Why an author is who we say.** Each matched author slot (a paper's `author_slots`, a
+  researcher's `papers`) carries its `authorship`: `method`, `confidence` (0..1: 0.98 the
+  person's ORCID iD as a registry gave it, 0.9 a registry's author id, 0.6 this archive's
+  own evidence joining the slot to the researcher's other papers, 0.5 the researcher's
+  only paper, 1.0 an editor's decision; it ranks how the link was made, not a calibrated
+  probability), `evidence` (the signals, each with a `kind`) and `unconfirmed` (the name
+  alone decided it while several researchers share the name block).
 """
 
 _RATE_HEADERS = {

@@ -1,4 +1,4 @@
-"""Template helpers for researcher pages: JSON-LD script blocks."""
+"""Template helpers for researcher pages: JSON-LD script blocks, an authorship's reasons in words."""
 
 from __future__ import annotations
 
@@ -8,7 +8,26 @@ from django import template
 from django.utils.html import _json_script_escapes
 from django.utils.safestring import SafeString, mark_safe
 
+from researchers.evidence import WHY_FULL_AUTHORS, evidence_words
+
 register = template.Library()
+
+
+@register.filter
+def authorship_why(authorship, author_count: int = 0) -> list[str]:
+    """An :class:`~researchers.models.Authorship`'s reasons as lines of text
+    (:func:`researchers.evidence.evidence_words`), brief on a paper of more than
+    :data:`~researchers.evidence.WHY_FULL_AUTHORS` authors (``author_count``); ``[]`` for
+    ``None``. Use: ``{{ authorship|authorship_why:author_count }}``."""
+    if authorship is None:
+        return []
+    return evidence_words(
+        method=authorship.method,
+        confidence=authorship.confidence,
+        evidence=authorship.evidence,
+        unconfirmed=authorship.unconfirmed,
+        brief=(author_count or 0) > WHY_FULL_AUTHORS,
+    )
 
 
 @register.simple_tag
