@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from .latex import compilable_tex
 from .models import Paper, PaperAuthor
 from .text import ascii_fold, clean_text, collapse_whitespace, strip_control, tex_to_unicode
 
@@ -82,9 +83,11 @@ def citation_key(paper: Paper, authors: Sequence[PaperAuthor]) -> str:
 
 def bibtex_entry(paper: Paper, authors: Sequence[PaperAuthor], *, key: str | None = None) -> str:
     """One ``@misc`` entry (BibTeX) for ``paper`` with its ordered author slots; ``doi``
-    holds one DOI, the paper's first (arXiv's when it has none)."""
+    holds one DOI, the paper's first (arXiv's when it has none). Title and note are TeX that
+    pdflatex sets in a document loading amsmath and amssymb (:func:`papers.latex.compilable_tex`:
+    arXiv's math outside ``$...$`` wrapped in it)."""
     fields: list[tuple[str, str]] = [
-        ("title", "{" + bibtex_value(paper.title) + "}"),
+        ("title", "{" + compilable_tex(bibtex_value(paper.title)) + "}"),
         ("author", " and ".join(_bib_author(a) for a in authors) or bibtex_value(paper.authors_text)),
     ]
     if paper.submitted_at:
@@ -98,7 +101,7 @@ def bibtex_entry(paper: Paper, authors: Sequence[PaperAuthor], *, key: str | Non
     fields.append(("doi", paper.doi or paper.arxiv_doi))
     fields.append(("url", paper.abs_url))
     if paper.journal_ref:
-        fields.append(("note", bibtex_value(paper.journal_ref)))
+        fields.append(("note", compilable_tex(bibtex_value(paper.journal_ref))))
     lines = [f"@misc{{{key or citation_key(paper, authors)},"]
     for name, value in fields:
         lines.append(f"  {name} = {{{value}}},")

@@ -1,0 +1,94 @@
+"""The whole sample's BibTeX read by bibtexparser and set by bibtex + pdflatex (issue 21)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import bibtexparser
+import pytest
+
+from papers.export import bibtex_for
+from papers.latex import compilable_tex
+from papers.models import Paper
+
+pytestmark = pytest.mark.django_db
+
+# What a reader's document loads: the exported TeX is promised to compile with these.
+_DOCUMENT = r"""\documentclass{article}
+\usepackage{amsmath,amssymb}
+\begin{document}
+\nocite{*}
+\bibliographystyle{plain}
+\bibliography{sample}
+\end{document}
+"""
+
+
+@pytest.fixture(scope="module")
+def sample_bib(site_sample, django_db_blocker) -> str:
+    """BibTeX of every paper in the sample, as the researcher export writes a list."""
+    with django_db_blocker.unblock():
+        return bibtex_for(Paper.objects.order_by("arxiv_id"))
+
+
+def test_math_outside_dollars_is_wrapped_as_arxiv_writes_it():
+    # The issue's three titles that stopped pdflatex, and the shapes around them.
+    assert compilable_tex(r"A \mu-ordinary Hasse invariant") == r"A $\mu$-ordinary Hasse invariant"
+    assert compilable_tex(r"Representations of SL_2(C)") == r"Representations of SL$_2$(C)"
+    assert compilable_tex(r"\chi_{c0,2} decay") == r"$\chi_{c0,2}$ decay"
+    assert compilable_tex(r"J/\psi \to \gamma \phi \phi") == r"J/$\psi \to \gamma \phi \phi$"
+    assert compilable_tex(r"sqrt(s_NN) = 200 and 10^19 eV") == r"sqrt(s$_{NN}$) = 200 and 10$^{19}$ eV"
+    assert compilable_tex(r"LiHo_xY_{1-x}F_4") == r"LiHo$_x$Y$_{1-x}$F$_4$"
+    # Text-mode TeX stays text; delimited math stays; an author's macro becomes its name.
+    assert (
+        compilable_tex(r"{\it tritronqu\'ee} and Schr\"odinger") == r"{\it tritronqu\'ee} and Schr\"odinger"
+    )
+    assert compilable_tex(r"sous $\PGL_n$ and $N=4$") == r"sous $\mathrm{PGL}_n$ and $N=4$"
+    # A dollar without a partner is a dollar sign (0705.0459's "4\Lambda$-Terms").
+    assert compilable_tex(r"4\Lambda$-Terms") == r"4$\Lambda$\$-Terms"
+
+
+def test_the_whole_sample_parses_with_every_entry_and_its_fields(sample_bib):
+    library = bibtexparser.parse_string(sample_bib)
+    assert library.failed_blocks == []
+    assert len(library.entries) == Paper.objects.count() == 2800
+    assert len({entry.key for entry in library.entries}) == 2800
+    by_id = {entry["eprint"]: entry for entry in library.entries}
+    # Checked by hand against the sample's records (data/arxiv/).
+    chi = by_id["0705.0101"]
+    assert (
+        chi["title"]
+        == r"{$\chi_{c0,2}$ decay into light meson pairs and its implication of the scalar meson structures}"
+    )
+    assert chi["year"] == "2007" and chi["archivePrefix"] == "arXiv" and chi["primaryClass"] == "hep-ph"
+    assert by_id["0801.4609"]["title"] == (
+        r"{Un scindage de l'application de Frobenius sur toute l'alg\`ebre des distributions de SL$_2$}"
+    )
+    assert by_id["0801.3885"]["title"] == r"{Partial wave analysis of J/$\psi \to \gamma \phi \phi$}"
+    assert by_id["0801.3811"]["title"] == r"{Vari\'et\'es homog\`enes sous $\mathrm{PGL}_n$}"
+    assert by_id["0801.4566"]["url"] == "https://arxiv.org/abs/0801.4566"
+
+
+@pytest.mark.skipif(
+    not (shutil.which("pdflatex") and shutil.which("bibtex")),
+    reason="needs pdflatex and bibtex (Debian's texlive-latex-base, which .ci/run installs)",
+)
+def test_the_whole_sample_compiles_with_bibtex_and_pdflatex(sample_bib, tmp_path):
+    (tmp_path / "sample.bib").write_text(sample_bib, encoding="utf-8")
+    (tmp_path / "paper.tex").write_text(_DOCUMENT, encoding="utf-8")
+    latex = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"]
+
+    def run(command: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+
+    assert run(latex).returncode == 0
+    bibtex = run(["bibtex", "paper"])
+    log = (tmp_path / "paper.blg").read_text(encoding="utf-8", errors="replace")
+    assert "error message" not in log, log[-3000:]
+    assert bibtex.returncode in (0, 1), bibtex.stdout[-3000:]  # 1: warnings only
+    assert (tmp_path / "paper.bbl").read_text(encoding="utf-8").count(r"\bibitem") == 2800
+    final = run(latex)
+    errors = [line for line in final.stdout.splitlines() if line.startswith("!")]
+    assert final.returncode == 0 and not errors, final.stdout[-3000:]
+    assert (tmp_path / "paper.pdf").stat().st_size > 0
