@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from .latex import compilable_tex
 from .models import Paper, PaperAuthor
+from .templatetags.wove import readable_text
 from .text import ascii_fold, clean_text, collapse_whitespace, strip_control, tex_to_unicode
 
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -117,10 +118,12 @@ def _ris_line(tag: str, value: str) -> str:
 
 def ris_entry(paper: Paper, authors: Sequence[PaperAuthor]) -> str:
     """One RIS record (``TY`` … ``ER``): ``JOUR`` when arXiv gives a journal reference, else
-    ``UNPB``. Text is Unicode (TeX accents decoded), one line per value: a ``DO`` line for
+    ``UNPB``. Text is Unicode read as the pages read it (:func:`readable_text`: TeX accents
+    decoded, the space after math and macros kept, an author's macro shown), one line per
+    value: a ``DO`` line for
     each of the paper's DOIs (arXiv's DOI when it has none)."""
     lines = [_ris_line("TY", "JOUR" if paper.journal_ref else "UNPB")]
-    lines.append(_ris_line("TI", tex_to_unicode(paper.title)))
+    lines.append(_ris_line("TI", readable_text(paper.title)))
     for slot in authors:
         if slot.keyname and not slot.is_collaboration:
             name = slot.keyname + (", " + slot.forenames if slot.forenames else "")
@@ -132,7 +135,7 @@ def ris_entry(paper: Paper, authors: Sequence[PaperAuthor]) -> str:
         lines.append(_ris_line("PY", str(paper.submitted_at.year)))
         lines.append(_ris_line("DA", paper.submitted_at.strftime("%Y/%m/%d")))
     if paper.abstract:
-        lines.append(_ris_line("AB", tex_to_unicode(paper.abstract)))
+        lines.append(_ris_line("AB", readable_text(paper.abstract)))
     for code in paper.categories:
         lines.append(_ris_line("KW", code))
     if paper.journal_ref:

@@ -37,3 +37,11 @@ def test_highlight_marks_only_after_escaping():
     assert str(highlight(marked)) == (
         '<mark>Dark</mark> &lt;b&gt;matter&lt;/b&gt; in <span class="math">H<sub>0</sub></span>'
     )
+
+
+def test_an_authors_own_macro_stays_as_its_source_and_latex_switches_vanish():
+    # The issue's sentence: "$\D$ is a quaternion algebra" read "and is a quaternion algebra".
+    assert readable_text(r"and $\D$ is a quaternion algebra") == r"and \D is a quaternion algebra"
+    assert str(texhtml(r"and $\D$ is")) == r'and <span class="math">\D</span> is'
+    # LaTeX's own switches and operator names are not an author's macros.
+    assert readable_text(r"{\rm Tr} and $\dim V \ne 0$ in {\it et al.}") == "Tr and dim V ≠ 0 in et al."

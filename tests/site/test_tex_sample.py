@@ -1,4 +1,6 @@
-"""The whole sample's BibTeX read by bibtexparser and set by bibtex + pdflatex (issue 21)."""
+"""TeX in exports and pages, on the real sample: the whole sample's BibTeX read by
+bibtexparser and set by bibtex + pdflatex, authors' own macros kept visible, RIS spacing,
+the pith page's title (issue 21)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,14 @@ import subprocess
 
 import bibtexparser
 import pytest
+from lxml import etree, html
 
 from papers.export import bibtex_for
 from papers.latex import compilable_tex
 from papers.models import Paper
+from provenance.models import Record
+from provenance.services import records_sign
+from researchers.models import Authorship, Researcher
 
 pytestmark = pytest.mark.django_db
 
@@ -92,3 +98,55 @@ def test_the_whole_sample_compiles_with_bibtex_and_pdflatex(sample_bib, tmp_path
     errors = [line for line in final.stdout.splitlines() if line.startswith("!")]
     assert final.returncode == 0 and not errors, final.stdout[-3000:]
     assert (tmp_path / "paper.pdf").stat().st_size > 0
+
+
+def _text(page: bytes, xpath: str) -> str:
+    """The whitespace-collapsed text of the first element ``xpath`` finds in an HTML page."""
+    return " ".join(html.fromstring(page).xpath(xpath)[0].text_content().split())
+
+
+def _ris(client, arxiv_id: str) -> dict[str, list[str]]:
+    lines = client.get(f"/papers/{arxiv_id}/export.ris").content.decode().split("\r\n")
+    tags: dict[str, list[str]] = {}
+    for line in lines:
+        if line[2:6] == "  - ":
+            tags.setdefault(line[:2], []).append(line[6:])
+    return tags
+
+
+def test_an_authors_own_macros_stay_visible_on_the_page_in_feeds_and_ris(site_sample, client):
+    # 0704.0571's title is "$\Bz\to\pip\pim\piz$ Time Dependent Dalitz analysis at BaBar":
+    # \Bz, \pip, \pim, \piz are BaBar's own macros; they read "→ Time Dependent ..." before.
+    paper = Paper.objects.get(arxiv_id="0704.0571")
+    shown = r"\Bz→\pip\pim\piz Time Dependent Dalitz analysis at BaBar"
+    page = client.get(paper.get_absolute_url())
+    assert _text(page.content, "//h1") == shown
+    assert _ris(client, "0704.0571")["TI"] == [shown]
+    researcher = Researcher.objects.create(display_name="B. Aubert", paper_count=1)
+    slot = paper.authors.order_by("position").first()
+    Authorship.objects.create(
+        slot=slot, paper=paper, researcher=researcher, method="editor", confidence=1.0, block="b aubert"
+    )
+    feed = etree.fromstring(client.get(f"/rss/researchers/{researcher.pk}.xml").content)
+    assert feed.xpath("//item/title/text()") == [shown]
+    # In an abstract (0801.4655): "\D U_t = ... \D t + \D X_t", its author's differential.
+    abstract = _ris(client, "0801.4655")["AB"][0]
+    assert r"\D U_t" in abstract and r"\D t + \D X_t" in abstract
+
+
+def test_ris_keeps_the_space_after_math_and_macros(site_sample, client):
+    # 0704.0039: "precise determinations of \pi\pi scattering" read "ππscattering" in RIS.
+    assert "determinations of ππ scattering" in _ris(client, "0704.0039")["AB"][0]
+    # 0704.0253: "24, 70, and 160\micron observed" (\micron is the authors' macro).
+    assert r"24, 70, and 160\micron observed" in _ris(client, "0704.0253")["AB"][0]
+
+
+def test_the_pith_page_reads_the_title_as_the_paper_page_does(site_sample, client):
+    # 0705.0654: "The magnetic groundstate of an experimental $S=1/2$ kagom\'{e} antiferromagnet".
+    paper = Paper.objects.get(arxiv_id="0705.0654")
+    records_sign(paper_ids=[paper.pk])
+    record = Record.objects.filter(paper=paper).latest("source_version")
+    pith = client.get(f"/pith/{record.pith_body}").content
+    title = _text(pith, f"//article//p/a[@href='{paper.get_absolute_url()}']")
+    assert title == "The magnetic groundstate of an experimental S=1/2 kagomé antiferromagnet"
+    assert title == _text(client.get(paper.get_absolute_url()).content, "//h1")
