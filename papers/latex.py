@@ -68,6 +68,10 @@ _TEXT_MACROS_NAMES = """
     textquoteleft textquoteright textbackslash textasciitilde textasciicircum
 """
 TEXT_MACROS = frozenset(_TEXT_MACROS_NAMES.split())
+_SIZES_AND_STYLES = """
+    left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr limits nolimits displaystyle
+    textstyle scriptstyle scriptscriptstyle cal over choose em
+"""
 # Macros whose arguments belong to them: without braces the next token is the argument.
 _ONE_ARGUMENT_NAMES = """
     bar hat tilde vec dot ddot check breve acute grave widehat widetilde overline underline
@@ -76,20 +80,31 @@ _ONE_ARGUMENT_NAMES = """
 """
 _ONE_ARGUMENT = frozenset(_ONE_ARGUMENT_NAMES.split())
 _TWO_ARGUMENTS = frozenset({"frac", "dfrac", "tfrac", "binom", "stackrel", "overset", "underset"})
+# Control words that cannot stand alone as a script's argument (x^\it, x^\bar): switches,
+# sizes and macros that need arguments of their own.
+_NOT_A_SCRIPT = TEXT_MACROS | _ONE_ARGUMENT | _TWO_ARGUMENTS | frozenset(_SIZES_AND_STYLES.split())
 
-# Math already delimited: $$...$$, $...$, \(...\), \[...\] (a dollar escaped as \$ is text).
+# Math already delimited: $$...$$, $...$, \(...\), \[...\] (a dollar escaped as \$ is text);
+# the inside holds no unescaped dollar.
+_INSIDE = r"((?:\\.|[^$\\])+?)"
 _MATH_SPAN = re.compile(
-    r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL
+    rf"(?<!\\)\$\${_INSIDE}\$\$|(?<!\\)\${_INSIDE}\$|\\\({_INSIDE}\\\)|\\\[{_INSIDE}\\\]", re.DOTALL
 )
 _MACRO = re.compile(r"\\([A-Za-z]+)")
 # What may start math in running text: a control word, or ^/_ not escaped as \^ or \_.
 _MATH_START = re.compile(r"\\([A-Za-z]+)|(?<!\\)[\^_]")
 # A script's argument without braces: a run of digits, of lower-case or of upper-case
 # letters (``s_NN``, ``z_abs``, ``Na_4Ir_3O_8``), or one other visible character (``D^+``).
-_SCRIPT_RUN = re.compile(r"[0-9]+|[a-z]+|[A-Z]+|[^\s{}$\\]")
+_SCRIPT_RUN = re.compile(r"[0-9]+|[a-z]+|[A-Z]+|[^\s{}$\\^_~']")
 _BARE_RUN = re.compile(r"(?<!\\)([\^_])([0-9]{2,}|[a-z]{2,}|[A-Z]{2,})")
+_TEXT_ACCENT = re.compile(r"\\['\"`^~=.]")
+_STRAY_ACCENT = re.compile(r"\\['\"`^~=.](?![A-Za-z{]|\\[ij](?![A-Za-z]))")
+_ADJACENT_DOLLARS = re.compile(r"(?<!\\)\$(?=\$)")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.DOTALL)
-_CHARACTER = re.compile(r"[^\s{}$\\]")
+_CHARACTER = re.compile(r"[^\s{}$\\^_~']")
+# Control symbols LaTeX defines; any other backslash before a non-letter (``\1``) is a typo.
+_UNDEFINED_SYMBOL = re.compile(r"\\(?=[^A-Za-z'\"`^~=.&%#_${}\s,;:!\-/@()\[\]|])")
 
 
 def _balanced(text: str) -> bool:
@@ -146,14 +161,38 @@ def _atom_end(text: str, match: re.Match) -> int:
 
 
 def _math(source: str) -> str:
-    """Math-mode TeX with each author-defined macro set as its name (``\\PGL`` gives
-    ``\\mathrm{PGL}``), so the text compiles without the author's preamble."""
-
-    def known(match: re.Match) -> str:
+    """Math-mode TeX that compiles without the author's preamble: each author-defined macro
+    set as its name (``\\PGL`` gives ``\\mathrm{PGL}``), a macro missing its arguments
+    likewise, a script without argument dropped, text accents (``\\'``) dropped, a
+    non-ASCII character set as text (``\\text{é}``), and
+    ``\\left``/``\\right`` dropped (they only size the delimiters they stand before)."""
+    source = _TEXT_ACCENT.sub("", re.sub(r"\\([()\[\]])", r"\1", source))
+    # \left and \right only size their delimiters; unpaired or misordered they stop TeX.
+    source = re.sub(r"\\(?:left|right)(?![A-Za-z])", "", source)
+    source = _NON_ASCII.sub(lambda m: r"{\text{" + m.group(0) + "}}", source)
+    out: list[str] = []
+    pos = 0
+    for match in _MATH_START.finditer(source):
+        if match.start() < pos:
+            continue
+        out.append(source[pos : match.start()])
         name = match.group(1)
-        return match.group(0) if name in MATH_MACROS else r"\mathrm{" + name + "}"
-
-    return _MACRO.sub(known, source)
+        if name is None:  # ^ or _: kept only with an argument it can take
+            end = _argument_end(source, match.end())
+            argument = _MACRO.match(source, match.end())
+            taken = end > 0 and not (argument and argument.group(1) in _NOT_A_SCRIPT)
+            out.append(match.group(0) if taken else "")
+            pos = match.end()
+            continue
+        arguments = 2 if name in _TWO_ARGUMENTS else 1 if name in _ONE_ARGUMENT else 0
+        end = match.end()
+        for _ in range(arguments):
+            end = _argument_end(source, end) if end > 0 else -1
+        readable = name in MATH_MACROS and end > 0
+        out.append(match.group(0) if readable else r"{\mathrm{" + name + "}}")
+        pos = match.end()
+    out.append(source[pos:])
+    return "".join(out)
 
 
 def _single_scripts(run: str) -> str:
@@ -202,12 +241,14 @@ def _text(text: str) -> str:
         if match.group(1) in TEXT_MACROS:
             continue
         end = _atom_end(text, match)
-        if end < 0:  # unreadable: ^ and _ as characters, a bare macro dropped into its name
+        if end < 0:  # unreadable: ^ and _ as characters, a macro without its argument as its name
             if run_start >= 0:
                 out.append(_wrapped(text[run_start:run_end]))
                 run_start = -1
             out.append(text[pos : match.start()])
-            out.append({"^": r"\textasciicircum{}", "_": r"\_"}.get(match.group(0), match.group(1) or ""))
+            out.append(
+                {"^": r"\textasciicircum{}", "_": r"\_"}.get(match.group(0), "{" + str(match.group(1)) + "}")
+            )
             pos = run_end = match.end()
             continue
         if run_start >= 0 and text[run_end : match.start()].strip(" ") == "":
@@ -231,6 +272,9 @@ def compilable_tex(text: str) -> str:
     (``A $\\mu$-ordinary``, ``SL$_2$(C)``); author-defined macros set as their names; a
     ``$`` without a partner escaped. ``text`` must have balanced braces (see
     :func:`papers.export.bibtex_value`). Never raises."""
+    # A TeX line break (\\) means nothing in a reference and TeX refuses it at a paragraph's
+    # start; as a space, every backslash left starts a control sequence.
+    text = _UNDEFINED_SYMBOL.sub("", text.replace("\\\\", " "))
     out: list[str] = []
     pos = 0
     for match in _MATH_SPAN.finditer(text):
@@ -241,9 +285,14 @@ def compilable_tex(text: str) -> str:
         out.append("$" + _math(_single_scripts(inner)) + "$")
         pos = match.end()
     out.append(_loose(text[pos:]))
-    return "".join(out)
+    # Math ending where the next begins would read as "$$", display math: part them.
+    return _ADJACENT_DOLLARS.sub("${}", "".join(out))
 
 
 def _loose(text: str) -> str:
-    """Text outside any math span: its own math wrapped, stray dollars escaped."""
+    """Text outside any math span: its own math wrapped, stray dollars escaped, a stray
+    ``\\(``, ``\\)``, ``\\[`` or ``\\]`` read as the bracket it shows, an accent with
+    no letter to sit on (``\\"`` before a brace, a dollar or a macro) dropped."""
+    text = re.sub(r"\\([()\[\]])", r"\1", text)
+    text = _STRAY_ACCENT.sub("", text)
     return _text(re.sub(r"(?<!\\)\$", r"\\$", text))

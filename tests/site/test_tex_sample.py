@@ -11,7 +11,7 @@ import bibtexparser
 import pytest
 from lxml import etree, html
 
-from papers.export import bibtex_for
+from papers.export import bibtex_for, bibtex_value
 from papers.latex import compilable_tex
 from papers.models import Paper
 from provenance.models import Record
@@ -21,13 +21,14 @@ from researchers.models import Authorship, Researcher
 pytestmark = pytest.mark.django_db
 
 # What a reader's document loads: the exported TeX is promised to compile with these.
-_DOCUMENT = r"""\documentclass{article}
-\usepackage{amsmath,amssymb}
-\begin{document}
-\nocite{*}
+_BIBLIOGRAPHY = r"""\nocite{*}
 \bibliographystyle{plain}
-\bibliography{sample}
-\end{document}
+\bibliography{sample}"""
+_DOCUMENT = rf"""\documentclass{{article}}
+\usepackage{{amsmath,amssymb}}
+\begin{{document}}
+{_BIBLIOGRAPHY}
+\end{{document}}
 """
 
 
@@ -50,7 +51,7 @@ def test_math_outside_dollars_is_wrapped_as_arxiv_writes_it():
     assert (
         compilable_tex(r"{\it tritronqu\'ee} and Schr\"odinger") == r"{\it tritronqu\'ee} and Schr\"odinger"
     )
-    assert compilable_tex(r"sous $\PGL_n$ and $N=4$") == r"sous $\mathrm{PGL}_n$ and $N=4$"
+    assert compilable_tex(r"sous $\PGL_n$ and $N=4$") == r"sous ${\mathrm{PGL}}_n$ and $N=4$"
     # A dollar without a partner is a dollar sign (0705.0459's "4\Lambda$-Terms").
     assert compilable_tex(r"4\Lambda$-Terms") == r"4$\Lambda$\$-Terms"
 
@@ -72,14 +73,40 @@ def test_the_whole_sample_parses_with_every_entry_and_its_fields(sample_bib):
         r"{Un scindage de l'application de Frobenius sur toute l'alg\`ebre des distributions de SL$_2$}"
     )
     assert by_id["0801.3885"]["title"] == r"{Partial wave analysis of J/$\psi \to \gamma \phi \phi$}"
-    assert by_id["0801.3811"]["title"] == r"{Vari\'et\'es homog\`enes sous $\mathrm{PGL}_n$}"
+    assert by_id["0801.3811"]["title"] == r"{Vari\'et\'es homog\`enes sous ${\mathrm{PGL}}_n$}"
     assert by_id["0801.4566"]["url"] == "https://arxiv.org/abs/0801.4566"
 
 
-@pytest.mark.skipif(
+_NEEDS_TEX = pytest.mark.skipif(
     not (shutil.which("pdflatex") and shutil.which("bibtex")),
     reason="needs pdflatex and bibtex (Debian's texlive-latex-base, which .ci/run installs)",
 )
+
+# Titles as arXiv writes them, and worse (found by fuzzing the function with pdflatex).
+_AWKWARD = [
+    r"A \mu-ordinary Hasse invariant",
+    r"Representations of SL_2(C)",
+    r"\chi_{c0,2} decay into light meson pairs",
+    r"Measurement of B(D_S^+ --> ell^+ nu) and the Decay Constant f_D_{S^+}",
+    r"Variable G and 4\Lambda$-Terms",
+    r"$\Bz\to\pip\pim\piz$ Time Dependent Dalitz analysis",
+    r"x^2^3 and $x^2^3$ and $\left( x$ and \right) y and \(z\) \bar",
+    r"$\'e$ and $é$ and \"$x$ and \1 and a\\b and $x$\mu and $$ and $$$",
+    r"c^\it and $x^\bar$ and \mathrm_\mu and x^~ and 100% & #1 and Wqt(sl_N^)",
+]
+
+
+def test_awkward_titles_compile(tmp_path):
+    if not shutil.which("pdflatex"):
+        pytest.skip("needs pdflatex (Debian's texlive-latex-base, which .ci/run installs)")
+    body = "\n".join(rf"\noindent{{{compilable_tex(bibtex_value(t))}}}.\par" for t in _AWKWARD)
+    (tmp_path / "awkward.tex").write_text(_DOCUMENT.replace(_BIBLIOGRAPHY, body), encoding="utf-8")
+    latex = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "awkward.tex"]
+    result = subprocess.run(latex, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
+@_NEEDS_TEX
 def test_the_whole_sample_compiles_with_bibtex_and_pdflatex(sample_bib, tmp_path):
     (tmp_path / "sample.bib").write_text(sample_bib, encoding="utf-8")
     (tmp_path / "paper.tex").write_text(_DOCUMENT, encoding="utf-8")
