@@ -54,14 +54,32 @@ def _unknown_macro(node) -> str:
     return "\\" + node.macroname + (node.macro_post_space or "")
 
 
+# An unknown macro with braced arguments (\ion{C}{IV}): pylatexenc reads the groups as text
+# after it ("\ionCIV"); escaped braces keep the source readable ("\ion{C}{IV}").
+_UNKNOWN_WITH_GROUPS = re.compile(r"\\([A-Za-z]+)((?:\{[^{}$]+\})+)")
+
+
+def _braces_shown(match: re.Match) -> str:
+    name = match.group(1)
+    if (
+        _latex_keeping_unknown().latex_context.get_macro_spec(name)
+        is not _latex_keeping_unknown().unknown_spec
+    ):
+        return match.group(0)
+    return "\\" + name + match.group(2).replace("{", "\\{").replace("}", "\\}")
+
+
 @lru_cache(maxsize=1)
 def _latex_keeping_unknown() -> LatexNodes2Text:
     context = latex2text_context_db()
     macros = [MacroTextSpec(name, discard=True) for name in _SILENT_MACROS]
     macros += [MacroTextSpec(name, simplify_repl=_named(text)) for name, text in _NAMED_MACROS.items()]
     context.add_context_category("wove-latex", macros=macros, prepend=True)
-    context.set_unknown_macro_spec(MacroTextSpec("", simplify_repl=_unknown_macro))
-    return LatexNodes2Text(latex_context=context, math_mode="text", strict_latex_spaces=False)
+    unknown = MacroTextSpec("", simplify_repl=_unknown_macro)
+    context.set_unknown_macro_spec(unknown)
+    converter = LatexNodes2Text(latex_context=context, math_mode="text", strict_latex_spaces=False)
+    converter.unknown_spec = unknown  # what get_macro_spec answers for a macro it lacks
+    return converter
 
 
 @lru_cache(maxsize=1)
@@ -109,6 +127,8 @@ def tex_to_unicode(text: str, *, keep_unknown: bool = False) -> str:
     if not text or not _TEX_HINT.search(text):
         return collapse_whitespace(text)
     converter = _latex_keeping_unknown() if keep_unknown else _latex()
+    if keep_unknown:
+        text = _UNKNOWN_WITH_GROUPS.sub(_braces_shown, text)
     try:
         decoded = converter.latex_to_text(text, latex_context=_latex_context())
     except Exception:  # pylatexenc raises assorted errors on broken TeX; keep the raw text.

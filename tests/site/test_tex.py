@@ -45,3 +45,5 @@ def test_an_authors_own_macro_stays_as_its_source_and_latex_switches_vanish():
     assert str(texhtml(r"and $\D$ is")) == r'and <span class="math">\D</span> is'
     # LaTeX's own switches and operator names are not an author's macros.
     assert readable_text(r"{\rm Tr} and $\dim V \ne 0$ in {\it et al.}") == "Tr and dim V ≠ 0 in et al."
+    # Its braced arguments keep their braces (0705.0096's "\ion{C}{IV}" read "\ionCIV").
+    assert readable_text(r"the \ion{C}{IV} line") == r"the \ion{C}{IV} line"
