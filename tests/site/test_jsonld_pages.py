@@ -12,6 +12,8 @@ from django.conf import settings
 from lxml import html
 
 from papers.models import Collaboration, Paper
+from provenance.models import Record
+from provenance.services import records_sign
 
 pytestmark = pytest.mark.django_db
 
@@ -82,8 +84,9 @@ class Page:
         assert site["url"] in (settings.SITE_URL, settings.SITE_URL + "/")
 
 
-def test_home_sends_the_site_graph_its_search_form_uses(site_sample, client):
-    page = Page(client, "/")
+@pytest.mark.parametrize("url", ["/", "/papers/", "/researchers", "/institutions"])
+def test_home_and_lists_send_the_site_graph_their_search_form_uses(site_sample, client, url):
+    page = Page(client, url)
     page.assert_site_search_is_the_form()
     assert page.node("Organization")["name"] == page.node("WebSite")["name"] == "wovepaper"
 
@@ -166,3 +169,16 @@ def test_collaboration_page_name_and_trail(site_sample, client):
     ]
     assert len(organization) == 1 and organization[0]["name"] == page.text("//h1") == "CLEO Collaboration"
     page.assert_breadcrumb_is_the_nav()
+
+
+def test_pith_page_sends_the_trail_it_shows(site_sample, client):
+    paper = Paper.objects.get(arxiv_id="0801.4566")
+    records_sign(paper_ids=[paper.pk])
+    record = Record.objects.filter(paper=paper).latest("source_version")
+    page = Page(client, f"/pith/{record.pith_body}")
+    page.assert_breadcrumb_is_the_nav()
+    assert page.breadcrumb() == [
+        ("wovepaper", settings.SITE_URL + "/"),
+        ("arXiv:0801.4566", settings.SITE_URL + paper.get_absolute_url()),
+        ("Provenance", None),
+    ]
