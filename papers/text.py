@@ -15,6 +15,8 @@ from unidecode import unidecode
 # Control characters XML 1.0 forbids (and that break feeds and JSON consumers), minus tab/CR/LF.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TEX_HINT = re.compile(r"[\\{}$~]")
+# TeX's dashes and quotes written as ligatures (--, ---, ``, ''): TeX for readers too.
+_TEX_LIGATURE = re.compile(r"--|``|''")
 SLUG_MAX_LENGTH = 80
 _NON_LOWER_ALPHA = re.compile(r"[^a-z ]+")
 _SPACES = re.compile(r"\s+")
@@ -121,10 +123,11 @@ def tex_to_unicode(text: str, *, keep_unknown: bool = False) -> str:
 
     A macro neither LaTeX nor pylatexenc knows is dropped, unless ``keep_unknown``: then it
     stays as its TeX source (``$\\D$ is`` gives ``\\D is``), as text for readers must show
-    it (titles, abstracts, feeds, RIS). Keys, slugs and name matching keep dropping it, so
-    the stored slugs and matches do not change.
+    it (titles, abstracts, feeds, RIS); TeX's dash and quote ligatures (``--``) are then read even in
+    text with no other TeX, so a title reads the same with or without math in it. Keys,
+    slugs and name matching keep dropping unknown macros, so stored slugs and matches stay.
     """
-    if not text or not _TEX_HINT.search(text):
+    if not text or not (_TEX_HINT.search(text) or (keep_unknown and _TEX_LIGATURE.search(text))):
         return collapse_whitespace(text)
     converter = _latex_keeping_unknown() if keep_unknown else _latex()
     if keep_unknown:

@@ -182,3 +182,25 @@ def test_pith_page_sends_the_trail_it_shows(site_sample, client):
         ("arXiv:0801.4566", settings.SITE_URL + paper.get_absolute_url()),
         ("Provenance", None),
     ]
+
+
+@pytest.mark.parametrize(
+    ("arxiv_id", "name"),
+    [
+        ("0704.0283", "On the Markov trace for Temperley–Lieb algebras of type E_n"),
+        (
+            "0705.0230",
+            "Comment on “Collapse of Coherent Quasiparticle States in θ-(BEDT-TTF)_2I_3 Observed by "
+            "Optical Spectroscopy”",
+        ),
+        (
+            "0705.0101",
+            "χ_c0,2 decay into light meson pairs and its implication of the scalar meson structures",
+        ),
+    ],
+)
+def test_paper_names_with_tex_read_as_the_heading_shows_them(site_sample, client, arxiv_id, name):
+    # The heading showed "--" and ``...'' where the JSON-LD read "–" and “...” (no other TeX
+    # in the text around the math); both now read TeX's ligatures.
+    page = Page(client, Paper.objects.get(arxiv_id=arxiv_id).get_absolute_url())
+    assert page.node("ScholarlyArticle")["name"] == page.text("//h1") == name
