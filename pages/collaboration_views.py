@@ -9,6 +9,7 @@ from django.shortcuts import render
 from papers.models import Collaboration
 from researchers.models import Researcher
 from wove.counts import CachedCountPaginator
+from wove.jsonld import breadcrumb_list
 
 from .selectors import collaboration_members, collaboration_papers
 
@@ -33,6 +34,11 @@ def collaboration_detail(request: HttpRequest, pk: str, slug: str) -> HttpRespon
         "page": page,
         "members": members,
         "jsonld": collaboration_jsonld(collaboration, [r for r, _ in members]),
+        # The trail the page shows: wovepaper, then "Collaborations" (no list page to link).
+        "breadcrumbs_jsonld": {
+            "@context": "https://schema.org",
+            **breadcrumb_list([("wovepaper", f"{settings.SITE_URL}/"), ("Collaborations", None)]),
+        },
     }
     return render(request, "pages/collaboration.html", context)
 

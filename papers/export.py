@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from .latex import compilable_tex
 from .models import Paper, PaperAuthor
+from .templatetags.wove import readable_text
 from .text import ascii_fold, clean_text, collapse_whitespace, strip_control, tex_to_unicode
 
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -82,9 +84,11 @@ def citation_key(paper: Paper, authors: Sequence[PaperAuthor]) -> str:
 
 def bibtex_entry(paper: Paper, authors: Sequence[PaperAuthor], *, key: str | None = None) -> str:
     """One ``@misc`` entry (BibTeX) for ``paper`` with its ordered author slots; ``doi``
-    holds one DOI, the paper's first (arXiv's when it has none)."""
+    holds one DOI, the paper's first (arXiv's when it has none). Title and note are TeX that
+    pdflatex sets in a document loading amsmath and amssymb (:func:`papers.latex.compilable_tex`:
+    arXiv's math outside ``$...$`` wrapped in it)."""
     fields: list[tuple[str, str]] = [
-        ("title", "{" + bibtex_value(paper.title) + "}"),
+        ("title", "{" + compilable_tex(bibtex_value(paper.title)) + "}"),
         ("author", " and ".join(_bib_author(a) for a in authors) or bibtex_value(paper.authors_text)),
     ]
     if paper.submitted_at:
@@ -98,7 +102,7 @@ def bibtex_entry(paper: Paper, authors: Sequence[PaperAuthor], *, key: str | Non
     fields.append(("doi", paper.doi or paper.arxiv_doi))
     fields.append(("url", paper.abs_url))
     if paper.journal_ref:
-        fields.append(("note", bibtex_value(paper.journal_ref)))
+        fields.append(("note", compilable_tex(bibtex_value(paper.journal_ref))))
     lines = [f"@misc{{{key or citation_key(paper, authors)},"]
     for name, value in fields:
         lines.append(f"  {name} = {{{value}}},")
@@ -114,10 +118,12 @@ def _ris_line(tag: str, value: str) -> str:
 
 def ris_entry(paper: Paper, authors: Sequence[PaperAuthor]) -> str:
     """One RIS record (``TY`` … ``ER``): ``JOUR`` when arXiv gives a journal reference, else
-    ``UNPB``. Text is Unicode (TeX accents decoded), one line per value: a ``DO`` line for
+    ``UNPB``. Text is Unicode read as the pages read it (:func:`readable_text`: TeX accents
+    decoded, the space after math and macros kept, an author's macro shown), one line per
+    value: a ``DO`` line for
     each of the paper's DOIs (arXiv's DOI when it has none)."""
     lines = [_ris_line("TY", "JOUR" if paper.journal_ref else "UNPB")]
-    lines.append(_ris_line("TI", tex_to_unicode(paper.title)))
+    lines.append(_ris_line("TI", readable_text(paper.title)))
     for slot in authors:
         if slot.keyname and not slot.is_collaboration:
             name = slot.keyname + (", " + slot.forenames if slot.forenames else "")
@@ -129,7 +135,7 @@ def ris_entry(paper: Paper, authors: Sequence[PaperAuthor]) -> str:
         lines.append(_ris_line("PY", str(paper.submitted_at.year)))
         lines.append(_ris_line("DA", paper.submitted_at.strftime("%Y/%m/%d")))
     if paper.abstract:
-        lines.append(_ris_line("AB", tex_to_unicode(paper.abstract)))
+        lines.append(_ris_line("AB", readable_text(paper.abstract)))
     for code in paper.categories:
         lines.append(_ris_line("KW", code))
     if paper.journal_ref:

@@ -7,13 +7,16 @@ import unicodedata
 from functools import lru_cache
 
 from django.utils.text import slugify
-from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec
+from pylatexenc.latex2text import get_default_latex_context_db as latex2text_context_db
 from pylatexenc.latexwalker import get_default_latex_context_db
 from unidecode import unidecode
 
 # Control characters XML 1.0 forbids (and that break feeds and JSON consumers), minus tab/CR/LF.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TEX_HINT = re.compile(r"[\\{}$~]")
+# TeX's dashes and quotes written as ligatures (--, ---, ``, ''): TeX for readers too.
+_TEX_LIGATURE = re.compile(r"--|``|''")
 SLUG_MAX_LENGTH = 80
 _NON_LOWER_ALPHA = re.compile(r"[^a-z ]+")
 _SPACES = re.compile(r"\s+")
@@ -22,6 +25,63 @@ _SPACES = re.compile(r"\s+")
 @lru_cache(maxsize=1)
 def _latex() -> LatexNodes2Text:
     return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+
+
+# Macros LaTeX and amsmath define that pylatexenc's table lacks (the ones arXiv abstracts use):
+# font, size and spacing switches read as nothing (a following {group} reads as its text),
+# operator names as their names, a few symbols as themselves.
+_SILENT_NAMES = (
+    "rm it bf sf tt sc sl em cal Bbb boldmath unboldmath normalfont small scriptsize footnotesize "
+    "tiny large Large LARGE normalsize displaystyle textstyle scriptstyle scriptscriptstyle "
+    "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr limits nolimits protect hbox "
+    "mbox operatorname boldsymbol centerline hfill hfil vfill noindent cr citealt citealp"
+)
+_SILENT_MACROS = _SILENT_NAMES.split()
+_OPERATOR_NAMES = "dim lg arg deg det ker hom gcd Pr cot coth sec csc"
+_NAMED_MACROS = {name: name for name in _OPERATOR_NAMES.split()}
+_NAMED_MACROS |= {"Re": "ℜ", "Im": "ℑ", "ne": "≠", "implies": "⟹", "colon": ":", "over": "/"}
+_NAMED_MACROS |= {"pmod": "mod ", "bmod": "mod", "choose": "choose", "varinjlim": "lim"}
+
+
+def _named(text: str):
+    def repl(node) -> str:
+        return text + (node.macro_post_space or "")
+
+    return repl
+
+
+def _unknown_macro(node) -> str:
+    # An author's own macro (\D, \msun): its TeX source stays visible, since its meaning
+    # is in a preamble arXiv does not publish; dropping it turned "$\D$ is" into " is".
+    return "\\" + node.macroname + (node.macro_post_space or "")
+
+
+# An unknown macro with braced arguments (\ion{C}{IV}): pylatexenc reads the groups as text
+# after it ("\ionCIV"); escaped braces keep the source readable ("\ion{C}{IV}").
+_UNKNOWN_WITH_GROUPS = re.compile(r"\\([A-Za-z]+)((?:\{[^{}$]+\})+)")
+
+
+def _braces_shown(match: re.Match) -> str:
+    name = match.group(1)
+    if (
+        _latex_keeping_unknown().latex_context.get_macro_spec(name)
+        is not _latex_keeping_unknown().unknown_spec
+    ):
+        return match.group(0)
+    return "\\" + name + match.group(2).replace("{", "\\{").replace("}", "\\}")
+
+
+@lru_cache(maxsize=1)
+def _latex_keeping_unknown() -> LatexNodes2Text:
+    context = latex2text_context_db()
+    macros = [MacroTextSpec(name, discard=True) for name in _SILENT_MACROS]
+    macros += [MacroTextSpec(name, simplify_repl=_named(text)) for name, text in _NAMED_MACROS.items()]
+    context.add_context_category("wove-latex", macros=macros, prepend=True)
+    unknown = MacroTextSpec("", simplify_repl=_unknown_macro)
+    context.set_unknown_macro_spec(unknown)
+    converter = LatexNodes2Text(latex_context=context, math_mode="text", strict_latex_spaces=False)
+    converter.unknown_spec = unknown  # what get_macro_spec answers for a macro it lacks
+    return converter
 
 
 @lru_cache(maxsize=1)
@@ -53,18 +113,27 @@ def clean_text(text: str | None) -> str:
     return collapse_whitespace(strip_control(text or ""))
 
 
-def tex_to_unicode(text: str) -> str:
+def tex_to_unicode(text: str, *, keep_unknown: bool = False) -> str:
     """Decode TeX accent macros and markup into Unicode text.
 
     ``C. Bal\\'azs`` gives ``C. Balázs``, ``M{\\"u}ller`` gives ``Müller``, ``\\v{z}`` gives
     ``ž``; math is rendered as plain text (``$\\alpha$`` gives ``α``). Text without any TeX
     character is returned unchanged (fast path: most names carry none). On a parse failure
     the input is returned with whitespace collapsed, never an exception.
+
+    A macro neither LaTeX nor pylatexenc knows is dropped, unless ``keep_unknown``: then it
+    stays as its TeX source (``$\\D$ is`` gives ``\\D is``), as text for readers must show
+    it (titles, abstracts, feeds, RIS); TeX's dash and quote ligatures (``--``) are then read even in
+    text with no other TeX, so a title reads the same with or without math in it. Keys,
+    slugs and name matching keep dropping unknown macros, so stored slugs and matches stay.
     """
-    if not text or not _TEX_HINT.search(text):
+    if not text or not (_TEX_HINT.search(text) or (keep_unknown and _TEX_LIGATURE.search(text))):
         return collapse_whitespace(text)
+    converter = _latex_keeping_unknown() if keep_unknown else _latex()
+    if keep_unknown:
+        text = _UNKNOWN_WITH_GROUPS.sub(_braces_shown, text)
     try:
-        decoded = _latex().latex_to_text(text, latex_context=_latex_context())
+        decoded = converter.latex_to_text(text, latex_context=_latex_context())
     except Exception:  # pylatexenc raises assorted errors on broken TeX; keep the raw text.
         return collapse_whitespace(text)
     return collapse_whitespace(decoded)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
+
+from wove.jsonld import breadcrumb_list
 
 from .bundles import bundle_build, keys_document, record_aliases, record_links, state_build
 from .models import Record
@@ -71,6 +74,15 @@ def keys_json(request: HttpRequest) -> HttpResponse:
     return _json(keys_document())
 
 
+def _breadcrumbs(record: Record) -> dict:
+    """schema.org ``BreadcrumbList`` of the trail the page shows: wovepaper, the paper (as
+    ``arXiv:<id>``), then "Provenance", the page itself, shown without a link."""
+    base = settings.SITE_URL
+    paper = record.paper
+    crumbs = [("wovepaper", f"{base}/"), (f"arXiv:{paper.arxiv_id}", f"{base}{paper.get_absolute_url()}")]
+    return {"@context": "https://schema.org", **breadcrumb_list([*crumbs, ("Provenance", None)])}
+
+
 @require_safe
 def pith_page(request: HttpRequest, ref: str) -> HttpResponse:
     """The human page of a record; short forms and arXiv ids redirect to it (or list choices)."""
@@ -98,6 +110,7 @@ def pith_page(request: HttpRequest, ref: str) -> HttpResponse:
             record.canonical_record, ensure_ascii=False, sort_keys=True, separators=(",", ":")
         ),
         "superseded_by": record_superseded_by(record),
+        "breadcrumbs_jsonld": _breadcrumbs(record),
         "other_records": Record.objects.filter(paper_id=record.paper_id)
         .exclude(pk=record.pk)
         .order_by("source_version", "created_at"),

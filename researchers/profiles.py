@@ -81,6 +81,6 @@ def researcher_jsonld(researcher: Researcher, *, description: str) -> dict:
         person["sameAs"] = [researcher.orcid_url]
     person["mainEntityOfPage"] = {"@id": f"{url}#page"}
     crumbs = breadcrumb_list(
-        [("wovepaper", site), ("Researchers", f"{site}/researchers"), (researcher.display_name, url)]
+        [("wovepaper", f"{site}/"), ("Researchers", f"{site}/researchers"), (researcher.display_name, url)]
     )
     return {"@context": "https://schema.org", "@graph": [person, crumbs]}

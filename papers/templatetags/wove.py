@@ -25,9 +25,10 @@ _SPACE_AFTER_MACRO = re.compile(r"(\\[A-Za-z]+) (?=[A-Za-z]{2})")
 def readable_text(value: str | None) -> str:
     """Harvested TeX as plain Unicode text for titles, meta tags, JSON-LD and feeds:
     :func:`papers.text.tex_to_unicode`, except that a bare ``&`` (TeX's alignment tab, but
-    in titles the word "and") and the space after a control word (``1/\\mu is``) are kept."""
+    in titles the word "and"), the space after a control word (``1/\\mu is``) and an
+    author-defined macro (as its TeX source, ``\\D``) are kept."""
     text = _SPACE_AFTER_MACRO.sub(r"\1{} ", value or "")
-    return tex_to_unicode(_AMPERSAND.sub(r"\\&", text))
+    return tex_to_unicode(_AMPERSAND.sub(r"\\&", text), keep_unknown=True)
 
 
 @register.filter
@@ -181,7 +182,7 @@ def _math_html(src: str, depth: int = 0) -> str:
         ch = src[i]
         if ch in "^_":
             if buf:
-                out.append(escape(tex_to_unicode(buf)))
+                out.append(escape(tex_to_unicode(buf, keep_unknown=True)))
                 buf = ""
             arg, i = _group(src, i + 1)
             tag = "sup" if ch == "^" else "sub"
@@ -190,7 +191,7 @@ def _math_html(src: str, depth: int = 0) -> str:
             buf += ch
             i += 1
     if buf:
-        out.append(escape(tex_to_unicode(buf)))
+        out.append(escape(tex_to_unicode(buf, keep_unknown=True)))
     return "".join(out)
 
 
@@ -231,7 +232,7 @@ def texhtml(value: str) -> SafeString:
         try:
             rendered = _math_html(src)
         except Exception:  # broken TeX: keep it readable as plain text
-            rendered = escape(tex_to_unicode(match.group(0)))
+            rendered = escape(tex_to_unicode(match.group(0), keep_unknown=True))
         out.append(f'<span class="math">{rendered}</span>')
         pos = match.end()
     out.append(escape(_plain(text[pos:])))

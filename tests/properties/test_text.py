@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from institutions.views import json_ld
 from papers.export import bibtex_value
+from papers.latex import MATH_MACROS, TEXT_MACROS, compilable_tex
 from papers.templatetags.wove import highlight, ld_json_script, texhtml
 from papers.text import SLUG_MAX_LENGTH, make_slug, tex_to_unicode
 from researchers.templatetags.researchers_tags import ld_json
@@ -147,3 +148,37 @@ def test_bibtex_value_keeps_braces_balanced(text):
     assert not re.search(r"(?<!\\)[%&#]", value), value
     if _raw_balanced(text) and "\\" not in text and not re.search(r"[%&#\x00-\x1f\x7f]", text):
         assert value == " ".join(text.split())  # nothing touched when nothing needed it
+
+
+_CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
+_BIBTEX_EXTRA = st.sampled_from(
+    ["\\mu", "\\PGL", "\\bar", "\\it", "\\'e", "\\to", "SL_2(C)", "x^2^3", "s_NN"]
+)
+
+
+def _math_and_text(value: str) -> tuple[list[str], list[str]]:
+    """``value`` cut at its unescaped dollars (``\\\\$`` is an escaped backslash, then a dollar)."""
+    parts = re.split(r"(?<!\\)((?:\\\\)*)\$", value)
+    # re.split keeps the captured backslash pairs: glue them back to the piece before.
+    pieces = [parts[0]]
+    for pairs, piece in zip(parts[1::2], parts[2::2], strict=True):
+        pieces[-1] += pairs
+        pieces.append(piece)
+    return pieces[1::2], pieces[0::2]
+
+
+@PROPERTY
+@given(st.lists(tex_alphabet | _BIBTEX_EXTRA, max_size=30).map("".join) | st.text(max_size=60))
+@example(r"A \mu-ordinary $\PGL_n$ and f_D_{S^+}, 4\Lambda$-Terms")
+def test_compilable_tex_leaves_no_math_outside_dollars(text):
+    # What makes pdflatex stop on arXiv titles: a ^, _ or math macro in text mode, an odd
+    # dollar, a macro LaTeX does not define. None may survive compilable_tex.
+    value = compilable_tex(bibtex_value(text))
+    math, plain = _math_and_text(value)
+    assert len(plain) == len(math) + 1, value  # dollars paired
+    for piece in plain:
+        assert not re.search(r"(?<!\\)[\^_]", piece.replace("\\\\", "")), value
+        assert all(name in TEXT_MACROS for name in _CONTROL_WORD.findall(piece.replace("\\\\", ""))), value
+    for piece in math:
+        assert all(name in MATH_MACROS for name in _CONTROL_WORD.findall(piece.replace("\\\\", ""))), value
+    assert _raw_balanced(value), value

@@ -37,3 +37,23 @@ def test_highlight_marks_only_after_escaping():
     assert str(highlight(marked)) == (
         '<mark>Dark</mark> &lt;b&gt;matter&lt;/b&gt; in <span class="math">H<sub>0</sub></span>'
     )
+
+
+def test_an_authors_own_macro_stays_as_its_source_and_latex_switches_vanish():
+    # The issue's sentence: "$\D$ is a quaternion algebra" read "and is a quaternion algebra".
+    assert readable_text(r"and $\D$ is a quaternion algebra") == r"and \D is a quaternion algebra"
+    assert str(texhtml(r"and $\D$ is")) == r'and <span class="math">\D</span> is'
+    # LaTeX's own switches and operator names are not an author's macros.
+    assert readable_text(r"{\rm Tr} and $\dim V \ne 0$ in {\it et al.}") == "Tr and dim V ≠ 0 in et al."
+    # Its braced arguments keep their braces (0705.0096's "\ion{C}{IV}" read "\ionCIV").
+    assert readable_text(r"the \ion{C}{IV} line") == r"the \ion{C}{IV} line"
+
+
+def test_tex_dashes_and_quotes_read_the_same_with_or_without_math_in_the_title():
+    # 0704.0283 "Temperley--Lieb algebras of type $E_n$": the page showed "--" (its text
+    # piece held no other TeX) where the title tag and JSON-LD read "–".
+    assert readable_text("Temperley--Lieb algebras") == "Temperley–Lieb algebras"
+    assert str(texhtml("Temperley--Lieb of type $E_n$")) == (
+        'Temperley–Lieb of type <span class="math">E<sub>n</sub></span>'
+    )
+    assert readable_text("Comment on ``Collapse''") == "Comment on “Collapse”"
