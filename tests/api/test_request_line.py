@@ -37,7 +37,8 @@ def test_request_line_at_the_limit_is_served(client):
     # 4 + 4,081 + 9 = 4,094 bytes: the longest line still answered normally.
     response = client.get("/api/v1/papers?size=1&padding=" + "a" * 4051)
     assert response.status_code == 200
-    assert response.json()["items"] == []  # an empty archive here: a normal answer
+    # A normal answer, whatever an earlier test left in the archive.
+    assert set(response.json()) >= {"items", "next_cursor"}
     assert client.get("/api/v1/papers?size=1&padding=" + "a" * 4052).status_code == 414
 
 
