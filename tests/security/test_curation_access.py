@@ -20,6 +20,10 @@ REQUESTS = [
     ("post", "/admin/curation/split/1/", {"authorships": "1", "target": "new", "reason": "two people"}),
     ("post", "/admin/curation/undo/1/", {"reason": "mistake"}),
     ("post", "/admin/curation/distinct/", {"a": "1", "b": "2", "reason": "different people"}),
+    ("get", "/admin/curation/unconfirmed/", {}),
+    ("get", "/admin/curation/unconfirmed/1/reassign/", {}),
+    ("post", "/admin/curation/unconfirmed/1/confirm/", {"researcher": "1", "reason": "checked"}),
+    ("post", "/admin/curation/unconfirmed/1/reassign/", {"researcher": "1", "target": "new", "reason": "x"}),
 ]
 
 
@@ -54,7 +58,8 @@ def test_signed_in_non_editor_is_told_who_to_ask(staff, django_user_model):
         response = getattr(client, method)(url, data)
         assert response.status_code == 403, url
         body = response.content.decode()
-        assert "You are signed in as carol, and this account cannot merge, split or undo" in body
+        # Named by the e-mail address sign-up asked for (issue 21), not the username.
+        assert "You are signed in as carol@example.org, and this account cannot merge, split or undo" in body
         assert "<strong>Editors</strong> group" in body
     assert not CurationRecord.objects.exists()
 
