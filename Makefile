@@ -32,7 +32,15 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $@
 
-install: $(VENV)/.installed
+# The Nu Html Checker (npm vnu-jar, pinned in package-lock.json) for the suite's HTML check; it
+# runs on the machine's Java. --ignore-scripts: its postinstall would fetch a Java runtime.
+# Without npm the check skips (tests/browser/test_validators.py says why).
+node_modules/.installed: package.json package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "npm not found: the Nu Html Checker test will skip"; fi
+
+install: $(VENV)/.installed node_modules/.installed
 
 migrate: install
 	$(PY) manage.py migrate --noinput

@@ -149,6 +149,7 @@ class Node:
     r: float
     label_x: float = 0.0
     label_anchor: str = "middle"
+    label: str = ""  # the name as drawn: cut to LABEL_CHARS characters
 
 
 @dataclass
@@ -290,10 +291,34 @@ def coauthor_rows(researcher: Researcher) -> tuple[list[list], list[list]]:
     return rows, links
 
 
+# Co-author labels: names cut to LABEL_CHARS characters; LABEL_UNIT is a generous width of one
+# character of the 9-unit sans label (researchers.css), to make room for the longest label.
+LABEL_CHARS = 22
+LABEL_UNIT = 5.4
+LABEL_GAP = 3.0
+
+
+def network_label(name: str) -> str:
+    """``name`` cut to :data:`LABEL_CHARS` characters, the last one an ellipsis when cut."""
+    return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "\u2026"
+
+
+def _label_extent(node: Node) -> tuple[float, float]:
+    """Leftmost and rightmost x (SVG units) of ``node``'s label as drawn, estimated."""
+    width = len(node.label) * LABEL_UNIT
+    if node.label_anchor == "start":
+        return node.label_x, node.label_x + width
+    if node.label_anchor == "end":
+        return node.label_x - width, node.label_x
+    return node.label_x - width / 2, node.label_x + width / 2
+
+
 def network_layout(coauthors: list[list], links: list[list], *, size: int = 320) -> Network | None:
     """Lay out :func:`coauthor_rows` on a circle around the researcher: node radius grows
     with shared papers, chords join co-authors who also wrote together. Coordinates are SVG
-    user units in a ``size`` x ``size`` box; ``None`` without co-authors. No query."""
+    user units in a box ``size`` high and ``size`` wide, or wider where the labels beside the
+    ring need it (every label is drawn whole, never clipped); ``None`` without co-authors.
+    No query."""
     if not coauthors:
         return None
     net = Network(width=size, height=size, cx=size / 2, cy=size / 2)
@@ -306,22 +331,33 @@ def network_layout(coauthors: list[list], links: list[list], *, size: int = 320)
         cos = math.cos(angle)
         anchor = "middle" if abs(cos) < 0.3 else ("start" if cos > 0 else "end")
         radius = 4 + 6 * shared / top
+        side = 1 if anchor == "start" else -1 if anchor == "end" else 0
         net.nodes.append(
             Node(
                 researcher_id=rid,
                 name=name,
                 url=f"/researchers/{rid}-{slug}",
                 shared=shared,
-                x=round(x, 1),
+                x=x,
                 y=round(y, 1),
                 r=round(radius, 1),
-                label_x=round(
-                    x + (radius + 3) * (1 if anchor == "start" else -1 if anchor == "end" else 0), 1
-                ),
+                label_x=x + (radius + LABEL_GAP) * side,
                 label_anchor=anchor,
+                label=network_label(name),
             )
         )
-        net.spokes.append((round(x, 1), round(y, 1), round(0.8 + 2.2 * shared / top, 2)))
+    # Widen the box on each side by what the labels need, then move everything right by the
+    # left margin: the ring stays centred and no label runs past the picture's edge.
+    extents = [_label_extent(n) for n in net.nodes]
+    left = max(0.0, LABEL_GAP - min(lo for lo, _hi in extents))
+    right = max(0.0, max(hi for _lo, hi in extents) + LABEL_GAP - size)
+    margin = math.ceil(max(left, right))
+    net.width = size + 2 * margin
+    net.cx += margin
+    for node, (_rid, _name, _slug, shared) in zip(net.nodes, coauthors, strict=True):
+        node.x = round(node.x + margin, 1)
+        node.label_x = round(node.label_x + margin, 1)
+        net.spokes.append((node.x, node.y, round(0.8 + 2.2 * shared / top, 2)))
     where = {n.researcher_id: n for n in net.nodes}
     for a, b, count in links:
         if a in where and b in where:

@@ -21,6 +21,10 @@ SAMPLE_OAI_ARXIV = ROOT / "data" / "arxiv" / "oai" / "arxivsync_436115-5001.xml"
 SAMPLE_OAI_RAW = ROOT / "data" / "arxiv" / "oai" / "arxivsync_47001.xml"
 CHROMIUM = os.environ.get("WOVE_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
+# Every page kind at both widths (tests/browser/test_validators.py): screenshots, the HTML sent,
+# axe-core's findings. Named at the end of a run that wrote them (pytest_terminal_summary).
+PAGE_ARTIFACTS = ROOT / "var" / "test-artifacts" / "pages"
+ARTIFACT_DIRS_WRITTEN: list[Path] = []
 SAMPLE_KAGGLE = ROOT / "data" / "arxiv" / "kaggle" / "weaviate_metadata_1000.lines0001-0800.json"
 
 
@@ -107,3 +111,9 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say where this run's browser artefacts are."""
+    for path in ARTIFACT_DIRS_WRITTEN:
+        terminalreporter.write_line(f"browser artefacts: {path}")

@@ -153,7 +153,9 @@ api = WoveNinjaAPI(
     version="1.0.0",
     description=DESCRIPTION,
     urls_namespace="api",
-    docs=Swagger(settings={"persistAuthorization": False, "tryItOutEnabled": True}),
+    # deepLinking off: its links (#/tag/operation) sit inside each operation's toggle button, a
+    # link inside a button (axe-core nested-interactive); the toggles still open each operation.
+    docs=Swagger(settings={"persistAuthorization": False, "tryItOutEnabled": True, "deepLinking": False}),
     docs_url=None,  # served at /api/docs with its own CSP (see docs_view)
     openapi_url="/openapi.json",
 )

@@ -82,11 +82,10 @@ def site_sample(django_db_setup, django_db_blocker):
         _wipe()
 
 
-@pytest.fixture
-def cms_pages(db):
+def site_pages():
     """The CMS pages the data migration creates, made again when a transactional test's
     flush (ours or another app's) has emptied the tables: runs the migration's own
-    ``create_pages`` on the current models."""
+    ``create_pages`` on the current models. Returns the site's root page."""
     import importlib
 
     from django.apps import apps
@@ -112,3 +111,9 @@ def cms_pages(db):
         migration = importlib.import_module("cms.migrations.0002_site_pages")
         migration.create_pages(apps, None)
     return SiteRootPage.objects.get()
+
+
+@pytest.fixture
+def cms_pages(db):
+    """The CMS pages (about, contact, privacy, developers): see :func:`site_pages`."""
+    return site_pages()
