@@ -16,6 +16,7 @@ from institutions.selectors import institutions_for_researcher
 from papers.affiliations import affiliation_tokens
 from papers.models import Paper, PaperAuthor
 from provenance.models import Event
+from researchers.evidence import signal_words
 from researchers.family_names import VARIANT_NAME_REGEX, FamilyVariant, family_variants
 from researchers.models import Authorship, ExternalIdentity, IdentitySource, Researcher
 from researchers.names import (
@@ -691,20 +692,9 @@ def review_rows(*, limit: int = REVIEW_SHOWN) -> tuple[list[ReviewRow], int]:
 # and how many of them the one-click comparison opens beside the link's researcher.
 BLOCK_OTHERS_SHOWN = 8
 BLOCK_OTHERS_COMPARED = 4
+
+
 # Evidence kinds (``Authorship.evidence``) in words, strongest first.
-EVIDENCE_LABELS = {
-    "orcid": "ORCID iD",
-    "external_id": "External author id",
-    "coauthors": "Shared co-authors",
-    "affiliation": "Affiliation",
-    "institution": "Institution",
-    "categories": "Categories",
-    "years": "Years",
-    "name": "Name only",
-    "editor": "Editor",
-}
-
-
 @dataclass
 class UnconfirmedRow:
     """One unconfirmed link of the review queue: the authorship (slot, paper and researcher
@@ -723,40 +713,29 @@ class UnconfirmedRow:
         return ",".join(str(i) for i in ids)
 
 
-def _value_in_words(value: Any) -> str:
-    if isinstance(value, list | tuple):
-        return ", ".join(_value_in_words(v) for v in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {_value_in_words(v)}" for k, v in value.items())
-    return str(value)
-
-
 def _signal_in_words(signal: dict[str, Any]) -> str:
     kind = str(signal.get("kind", ""))
-    rest = {k: v for k, v in signal.items() if k != "kind" and v not in (None, "", [], {})}
     if kind == "editor":
-        action = str(rest.get("action", "decided")).capitalize()
-        source = f" from researcher {rest['from_researcher']}" if "from_researcher" in rest else ""
-        record = f" (curation #{rest['curation_id']})" if "curation_id" in rest else ""
-        return f"{action}{source} by editor {rest.get('editor') or 'unknown'}{record}"
-    if kind == "name" and "name" in rest:
-        words = f"Name only: “{rest.pop('name')}”"
-        count = rest.pop("block_researchers", None)
-        if count is not None:
-            words += f", {count} researchers in its name block"
-        return words + "".join(f"; {k.replace('_', ' ')} {_value_in_words(v)}" for k, v in rest.items())
-    label = EVIDENCE_LABELS.get(kind, kind.replace("_", " ").capitalize() or "Signal")
-    if not rest:
-        return label
-    return label + ": " + "; ".join(f"{k.replace('_', ' ')} {_value_in_words(v)}" for k, v in rest.items())
+        action = str(signal.get("action") or "decided").capitalize()
+        source = f" from researcher {signal['from_researcher']}" if signal.get("from_researcher") else ""
+        record = f" (curation #{signal['curation_id']})" if signal.get("curation_id") else ""
+        return f"{action}{source} by editor {signal.get('editor') or 'unknown'}{record}"
+    if kind == "name":
+        words = f"Name only: “{signal.get('name')}”"
+        count = signal.get("block_researchers")
+        return words + (f", {count} researchers in its name block" if count is not None else "")
+    # Every other kind as the public "why" says it (researchers.evidence owns the shapes).
+    words = signal_words(signal)
+    return words[:1].upper() + words[1:]
 
 
 def evidence_in_words(evidence: Iterable[dict[str, Any]] | None) -> list[str]:
     """Each signal of an ``Authorship.evidence`` list as one line for editors, in order:
     ``{"kind": "name", "name": "D. Mozyrsky", "block_researchers": 2}`` reads “Name only:
     “D. Mozyrsky”, 2 researchers in its name block”; an ``editor`` signal reads “Confirmed by
-    editor ed (curation #12)”; other kinds read “<label>: <key> <values>”. Entries that are
-    not dicts are skipped."""
+    editor ed (curation #12)”; other kinds read as on the paper page's "why"
+    (:func:`researchers.evidence.signal_words`: “2 co-authors also on other papers: …”).
+    Entries that are not dicts are skipped."""
     return [_signal_in_words(s) for s in evidence or () if isinstance(s, dict)]
 
 

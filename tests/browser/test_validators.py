@@ -200,13 +200,18 @@ def site(django_db_setup, django_db_blocker, tmp_path_factory):
     would empty the tables between this module's tests."""
     assert connection.settings_dict["NAME"].startswith("test_"), "not the test database"
     with django_db_blocker.unblock():
+        # What the migrations seeded (arXiv's taxonomy, the CMS pages...), put back after the
+        # flush: pytest-django runs this module among the rolled-back tests, which read it.
+        seeded = connection.creation.serialize_db_to_string()
         server = LiveServer("localhost:0")
         try:
             records = _sample_records(tmp_path_factory.mktemp("keys") / "provenance-ed25519.pem")
             yield Site(records=records, sessions=_personas(), url=server.url)
         finally:
             server.stop()
-            call_command("flush", verbosity=0, interactive=False)
+            # As a serialized rollback does: no post_migrate rows, the seeded ones come back.
+            call_command("flush", verbosity=0, interactive=False, inhibit_post_migrate=True)
+            connection.creation.deserialize_db_from_string(seeded)
 
 
 @pytest.fixture(scope="module")

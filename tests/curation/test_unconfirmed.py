@@ -80,7 +80,7 @@ def test_evidence_in_words():
     assert evidence_in_words(NAME_ONLY) == ["Name only: “S. Flach”, 2 researchers in its name block"]
     assert evidence_in_words(
         [
-            {"kind": "coauthors", "names": ["M. V. Ivanchenko", "O. I. Kanakov"]},
+            {"kind": "coauthors", "count": 3, "values": ["M. V. Ivanchenko", "O. I. Kanakov"]},
             {
                 "kind": "editor",
                 "action": "reassigned",
@@ -91,7 +91,7 @@ def test_evidence_in_words():
             "not a signal",
         ]
     ) == [
-        "Shared co-authors: names M. V. Ivanchenko, O. I. Kanakov",
+        "3 co-authors also on other papers: M. V. Ivanchenko, O. I. Kanakov and 1 more",
         "Reassigned from researcher 3 by editor ed (curation #7)",
     ]
 
