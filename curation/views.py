@@ -317,16 +317,6 @@ def pair_distinct(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _next_url(request: HttpRequest, default: str) -> str:
-    """The ``next`` parameter (POST, else GET) when it is a URL on this site, else ``default``."""
-    url = request.POST.get("next") or request.GET.get("next") or ""
-    if url and url_has_allowed_host_and_scheme(
-        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return url
-    return default
-
-
 @editor_required
 def unconfirmed_queue_view(request: HttpRequest) -> HttpResponse:
     """``/admin/curation/unconfirmed/?block=d+mozyrsky&page=2``: unconfirmed links (a name
@@ -373,7 +363,7 @@ def authorship_confirm_view(request: HttpRequest, pk: int) -> HttpResponse:
                 request,
                 f"Authorship {pk} confirmed as researcher {data['researcher']}'s (curation #{record.pk}).",
             )
-    return redirect(_next_url(request, reverse("curation:unconfirmed")))
+    return redirect(desk_next(request) or reverse("curation:unconfirmed"))
 
 
 @editor_required
@@ -385,7 +375,7 @@ def authorship_reassign_view(request: HttpRequest, pk: int) -> HttpResponse:
     if link is None:
         raise Http404("no such authorship")
     (row,) = unconfirmed_rows([link])
-    back = _next_url(request, reverse("curation:unconfirmed"))
+    back = desk_next(request) or reverse("curation:unconfirmed")
     form = ReassignForm(request.POST or None, others=row.others, initial={"researcher": link.researcher_id})
     error = ""
     if request.method == "POST" and form.is_valid():
