@@ -96,7 +96,17 @@ def test_a_database_of_ones_own_is_left_alone(embedded_postgres):
 
 
 def test_make_run_goes_through_the_wrapper_and_make_stop_exists():
-    dry = subprocess.run(["make", "-n", "run", "stop"], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    lines = dry.stdout.splitlines()
+    # Run as `make test` runs the suite, a parent make's MAKEFLAGS/MAKELEVEL would add its
+    # "make[1]: Entering directory" lines: this make starts afresh.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    dry = subprocess.run(
+        ["make", "--no-print-directory", "-n", "run", "stop"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = [line for line in dry.stdout.splitlines() if not line.startswith("make")]
     assert any(" -m wove.embedded run -- " in line and "honcho -f Procfile start" in line for line in lines)
     assert lines[-1].endswith("-m wove.embedded stop-postgres")
