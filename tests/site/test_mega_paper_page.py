@@ -105,3 +105,17 @@ def test_an_ordinary_paper_shows_all_its_authors_and_no_link(client):
     ]
     assert tree.xpath('//p[@class="author-more"]') == []
     assert len(_article(tree)["author"]) == 3
+
+
+def test_the_cached_author_list_follows_a_moved_link(mega, client, settings):
+    """The complete list (JSON-LD, citation tags) of a long author list is cached; moving
+    one author's link to another researcher shows on the next render."""
+    researchers_match_local()
+    url = mega.get_absolute_url()
+    before = _article(_tree(client.get(url)))["author"][0]
+    link = Authorship.objects.select_related("researcher").get(paper=mega, slot__position=1)
+    other = Authorship.objects.select_related("researcher").get(paper=mega, slot__position=2).researcher
+    assert before["url"] == f"{settings.SITE_URL}{link.researcher.get_absolute_url()}"
+    Authorship.objects.filter(pk=link.pk).update(researcher=other)
+    after = _article(_tree(client.get(url)))["author"][0]
+    assert after["url"] == f"{settings.SITE_URL}{other.get_absolute_url()}"
