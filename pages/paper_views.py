@@ -139,9 +139,15 @@ def citation_author_tags(lines: list[AuthorLine]) -> SafeString:
     return mark_safe("\n  ".join(tags))  # noqa: S308 (each name escaped above)
 
 
+def _collaboration_at(collaborations: list) -> dict:
+    """``{author position: collaboration}`` of a paper's collaboration entries (the first
+    entry wins where two share a position)."""
+    return {entry.position: entry.collaboration for entry in reversed(collaborations)}
+
+
 def _with_collaborations(items: list[dict], collaborations: list) -> list[dict]:
     """``items`` without junk slots, each collaboration slot given its collaboration (linked)."""
-    at = {entry.position: entry.collaboration for entry in reversed(collaborations)}
+    at = _collaboration_at(collaborations)
     authors = [item for item in items if not is_junk_name(item["slot"].name)]
     for item in authors:
         item["collaboration"] = at.get(item["slot"].position) if item["slot"].is_collaboration else None
@@ -184,7 +190,7 @@ def paper_jsonld(
     base = settings.SITE_URL
     url = f"{base}{paper.get_absolute_url()}"
     title = readable_text(paper.title)
-    collaboration_at = {entry.position: entry.collaboration for entry in reversed(collaborations)}
+    collaboration_at = _collaboration_at(collaborations)
     people = []
     for line in lines:
         person: dict = {"@type": "Organization" if line.is_collaboration else "Person", "name": line.name}

@@ -35,6 +35,19 @@ _PENDING_ROWS_SQL = (
 )
 
 
+# What an AuthorshipSigning row records besides its slot, in the order of each row written.
+SIGNED_FIELDS = [
+    "record",
+    "event_id",
+    "researcher_id",
+    "method",
+    "confidence",
+    "evidence",
+    "unconfirmed",
+    "signed_at",
+]
+
+
 def _current_records(paper_ids: list[int]) -> dict[int, Record]:
     rows = (
         Record.objects.filter(paper_id__in=paper_ids)
@@ -103,29 +116,10 @@ def _record_batch(rows: list[tuple]) -> int:
             mark[2] = event_id
         copy_upsert(
             model=AuthorshipSigning,
-            fields=[
-                "slot",
-                "record",
-                "event_id",
-                "researcher_id",
-                "method",
-                "confidence",
-                "evidence",
-                "unconfirmed",
-                "signed_at",
-            ],
+            fields=["slot", *SIGNED_FIELDS],
             rows=[tuple(m) for m in marks],
             conflict_fields=["slot"],
-            update_fields=[
-                "record",
-                "event_id",
-                "researcher_id",
-                "method",
-                "confidence",
-                "evidence",
-                "unconfirmed",
-                "signed_at",
-            ],
+            update_fields=SIGNED_FIELDS,
         )
     return len(specs)
 
