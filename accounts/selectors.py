@@ -31,7 +31,9 @@ class FollowGroups:
 def follows_for_user(user_id: int) -> FollowGroups:
     """The user's follows grouped by kind, with their targets loaded (one query)."""
     groups = FollowGroups()
-    rows = Follow.objects.filter(user_id=user_id).select_related("researcher", "institution", "category")
+    rows = Follow.objects.filter(user_id=user_id).select_related(
+        "researcher", "institution__superseded_by", "category"
+    )
     for follow in rows:
         getattr(
             groups,
@@ -75,13 +77,25 @@ def follow_exists(user_id: int, obj: Researcher | Institution | Category) -> boo
     return Follow.objects.filter(user_id=user_id, **{kind_of(obj): obj}).exists()
 
 
+def _followed_institution_links(user_id: int, *, since_follow: bool = False) -> QuerySet[AuthorAffiliation]:
+    """Author links to an institution the user follows, or to the active record a followed
+    withdrawn or inactive one leads to (``Institution.superseded_by``: the links moved there,
+    :func:`institutions.services.affiliation_links_repoint`, so the old record gets no new
+    papers). ``since_follow`` keeps links made at or after that follow began."""
+    direct = Q(institution__follows__user_id=user_id)
+    through = Q(institution__supersedes__follows__user_id=user_id)
+    if since_follow:
+        direct &= Q(created_at__gte=F("institution__follows__created_at"))
+        through &= Q(created_at__gte=F("institution__supersedes__follows__created_at"))
+    return AuthorAffiliation.objects.filter(direct | through)
+
+
 def papers_for_user(user_id: int) -> QuerySet[Paper]:
-    """Public papers by followed researchers, from followed institutions or in followed
-    categories (primary or cross-list), newest submission first. Empty without follows."""
+    """Public papers by followed researchers, from followed institutions (or the records
+    that replaced them) or in followed categories (primary or cross-list), newest
+    submission first. Empty without follows."""
     researchers = Authorship.objects.filter(researcher__follows__user_id=user_id).values("paper_id")
-    institutions = AuthorAffiliation.objects.filter(institution__follows__user_id=user_id).values(
-        "slot__paper_id"
-    )
+    institutions = _followed_institution_links(user_id).values("slot__paper_id")
     codes = list(
         Follow.objects.filter(user_id=user_id, category__isnull=False).values_list("category_id", flat=True)
     )
@@ -104,9 +118,7 @@ def digest_candidates(user_id: int) -> QuerySet[Paper]:
     researchers = Authorship.objects.filter(
         researcher__follows__user_id=user_id, created_at__gte=F("researcher__follows__created_at")
     ).values("paper_id")
-    institutions = AuthorAffiliation.objects.filter(
-        institution__follows__user_id=user_id, created_at__gte=F("institution__follows__created_at")
-    ).values("slot__paper_id")
+    institutions = _followed_institution_links(user_id, since_follow=True).values("slot__paper_id")
     conditions = [Q(pk__in=researchers), Q(pk__in=institutions)]
     for code, since in Follow.objects.filter(user_id=user_id, category__isnull=False).values_list(
         "category_id", "created_at"
@@ -141,7 +153,8 @@ def follow_reasons(user_id: int, paper_ids: list[int]) -> dict[int, list[str]]:
     for paper_id, name in rows:
         add(paper_id, f"by {name}")
     rows = (
-        AuthorAffiliation.objects.filter(slot__paper_id__in=paper_ids, institution__follows__user_id=user_id)
+        _followed_institution_links(user_id)
+        .filter(slot__paper_id__in=paper_ids)
         .order_by("institution__name")
         .values_list("slot__paper_id", "institution__name")
     )

@@ -76,7 +76,8 @@ def follow_create(*, user_id: int, target: Followable) -> tuple[Follow, bool]:
     """Follow ``target`` (a researcher, institution or category); returns ``(follow, created)``.
 
     Idempotent: following twice keeps the first follow and its start time. A researcher that
-    was merged away is followed through its survivor. Raises ``TypeError`` for anything
+    was merged away is followed through its survivor, a withdrawn or inactive institution
+    through the active record it leads to (``superseded_by``). Raises ``TypeError`` for anything
     else and ``ValueError`` for a merged researcher without a survivor.
     """
     kind = kind_of(target)
@@ -84,6 +85,8 @@ def follow_create(*, user_id: int, target: Followable) -> tuple[Follow, bool]:
         target = follow_target("researcher", str(target.pk))
         if target is None:
             raise ValueError("the researcher was merged into a record that no longer exists")
+    if isinstance(target, Institution) and target.superseded_by_id:
+        target = target.superseded_by
     account_settings_get(user_id=user_id)
     try:
         with transaction.atomic():
