@@ -292,10 +292,14 @@ def slot_institution_names(slot_ids: list[int]) -> dict[int, dict[str, str]]:
 def institution_list(*, q: str = "", country: str = "") -> QuerySet[Institution]:
     """Institutions for ``/institutions``: a name search (any name kind, accents and case
     folded) and an ISO country filter; each annotated with ``paper_slots`` (linked author
-    slots), ordered by name."""
-    queryset = Institution.objects.all()
-    if q:
-        queryset = queryset.search(q)
+    slots), ordered by name, with ``superseded_by`` loaded.
+
+    Without a search, a withdrawn or inactive record that leads to an active one
+    (``superseded_by``) is left out: its links, follows and URLs all go to that record, so
+    listing both shows one institution twice. A search still finds it (its name may be one
+    the successor does not carry), and the row names the successor."""
+    queryset = Institution.objects.select_related("superseded_by")
+    queryset = queryset.search(q) if q else queryset.filter(superseded_by__isnull=True)
     if country:
         queryset = queryset.in_country(country)
     # A correlated subquery, not a JOIN + GROUP BY: PostgreSQL evaluates it for the page's

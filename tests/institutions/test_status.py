@@ -12,6 +12,7 @@ matched nothing (``[]`` for either string), each name answered the page to choos
 from __future__ import annotations
 
 import json
+import re
 from xml.etree import ElementTree
 
 import pytest
@@ -237,6 +238,21 @@ def test_the_withdrawn_records_own_page_stays_with_a_banner(visitor, statuses):
     # Its internal id still leads to its own page; the successor's page has no banner.
     assert visitor.get(f"/institutions/{withdrawn.pk}")["Location"] == withdrawn.get_absolute_url()
     assert "ROR lists this institution as" not in visitor.get(active.get_absolute_url()).content.decode()
+
+
+def test_the_list_shows_one_row_per_institution_and_a_search_names_the_successor(visitor, statuses):
+    # Four records, two withdrawn into the other two: the list shows the two active ones
+    # (before: all four, "Istanbul Topkapi University" and "Asia University" twice each).
+    html = visitor.get("/institutions/").content.decode()
+    assert "2 institutions." in html
+    rows = re.findall(r'class="entity-name" href="(/institutions/[^"]+)"', html)
+    assert rows == [statuses["038a1tp19"].get_absolute_url(), statuses["00g241p78"].get_absolute_url()]
+    # A search still finds the withdrawn duplicate, and its row leads to the active record.
+    html = visitor.get("/institutions/", {"q": "Topkapi"}).content.decode()
+    withdrawn, active = statuses["00tabsj08"], statuses["00g241p78"]
+    assert "2 institutions." in html
+    assert f'<p>Now <a href="{active.get_absolute_url()}">Istanbul Topkapi University</a></p>' in html
+    assert html.count(withdrawn.get_absolute_url()) == 1
 
 
 def test_superseded_records_leave_the_sitemap(client, settings, statuses, ror_registry):

@@ -175,11 +175,16 @@ def test_list_search_and_country_filter(visitor, ror_registry):
     assert "Université de Montréal" in html and "Université du Québec à Montréal" in html
     assert "Mila - Quebec Artificial Intelligence Institute" in html
     html = visitor.get("/institutions/?country=fr").content.decode()
-    # France: Paris-Sud, Sorbonne, CNRS, Inria, Paris-Saclay, Montpellier (2), Paris Cité.
-    assert "8 institutions." in html
+    # France: Sorbonne, CNRS, Inria, Paris-Saclay, Montpellier, Paris Cité. Paris-Sud and
+    # the inactive Montpellier record lead to Paris-Saclay and Montpellier: listed once each.
+    assert "6 institutions." in html
+    assert "Université Paris-Sud" not in html
     html = visitor.get("/institutions/?q=CNRS&country=FR").content.decode()
     assert "1 institution." in html and "Centre National de la Recherche Scientifique" in html
-    assert "40 institutions." in visitor.get("/institutions/").content.decode()
+    assert "38 institutions." in visitor.get("/institutions/").content.decode()
+    # A search still finds an inactive record, with the record that replaced it.
+    html = visitor.get("/institutions/?q=paris-sud").content.decode()
+    assert "Université Paris-Sud" in html and "<p>Now <a href=" in html
 
 
 def test_an_unknown_institution_says_so_and_links_the_search(visitor, ror_registry):
