@@ -8,7 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Max, QuerySet
+from django.contrib.postgres.aggregates import ArrayAgg
+from django.db.models import Max, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import http_date
 from ninja import Query, Router
@@ -16,7 +17,7 @@ from ninja import Query, Router
 from institutions.models import AuthorAffiliation
 from institutions.selectors import institution_resolve
 from papers.identifiers import try_parse_arxiv_id
-from papers.models import Paper, PaperAuthor
+from papers.models import Paper, PaperAuthor, PaperCollaboration
 from papers.schemas import PaperPage
 from papers.selectors import category_canonical, paper_or_error
 from provenance.selectors import pith_for_paper
@@ -234,6 +235,27 @@ def _author_slots(paper: Paper) -> tuple[list[dict], list]:
     return out, _links_changed(paper)
 
 
+def _collaborations(paper: Paper) -> list[dict]:
+    """The paper's collaborations in author order as :class:`PaperCollaborationOut` values,
+    each with the positions of its member slots; one query."""
+    rows = (
+        PaperCollaboration.objects.filter(paper=paper)
+        .order_by("position", "pk")
+        .values("position", "collaboration_id", "collaboration__name", "collaboration__slug")
+        .annotate(members=ArrayAgg("members__position", distinct=True, filter=Q(members__isnull=False)))
+    )
+    base = settings.SITE_URL
+    return [
+        {
+            "name": row["collaboration__name"],
+            "url": f"{base}/collaborations/{row['collaboration_id']}-{row['collaboration__slug']}",
+            "position": row["position"],
+            "members": sorted(row["members"] or []),
+        }
+        for row in rows
+    ]
+
+
 def _provenance_links(paper: Paper) -> tuple[dict | None, datetime | None]:
     """The current pith number and the API URLs of its bundle and state, and when that
     record was signed; ``(None, None)`` for a paper not signed yet."""
@@ -255,12 +277,13 @@ def get_paper(request: HttpRequest, arxiv_id: str, response: HttpResponse):
     """The full record of a paper. ``arxiv_id`` may be new style (``2401.10241``), old style
     (``hep-th/9901001``, ``math.GT/0309136``), versioned (``2401.10241v2``), prefixed
     (``arXiv:2401.10241``) or an arxiv.org URL path. Deleted papers answer 410.
-    Six queries.
+    Seven queries.
     """
     paper = paper_or_error(arxiv_id)
     slots, stamps = _author_slots(paper)
     # Extra attributes the schema reads next to the model's own fields.
     paper.author_slots = slots
+    paper.collaboration_refs = _collaborations(paper)
     paper.provenance, signed_at = _provenance_links(paper)
     if signed_at:
         stamps.append(signed_at)

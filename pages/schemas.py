@@ -59,6 +59,19 @@ class AuthorSlotOut(BaseModel):
     institutions: list[SlotInstitution]
 
 
+class PaperCollaborationOut(BaseModel):
+    """A collaboration named in the paper's author list ("ATLAS Collaboration"): a group,
+    never a researcher (issue 19), with the author slots written "for" it."""
+
+    name: str = Field(description="The collaboration's name as first seen in the archive")
+    url: str = Field(description="Its page, which lists its papers")
+    position: int = Field(description="Position of the first author slot naming it or writing for it")
+    members: list[int] = Field(
+        description="Positions of this paper's person slots written for it "
+        '("T. Onogi for the JLQCD Collaboration"); empty when the list names it alone'
+    )
+
+
 class ProvenanceLinks(Schema):
     """The paper's current signed provenance record (see /papers/{arxiv_id}/provenance)."""
 
@@ -80,7 +93,16 @@ class PaperDetailOut(PaperOut):
     arxiv_doi: str
     versions: list[VersionOut]
     author_slots: list[AuthorSlotOut]
+    collaborations: list[PaperCollaborationOut] = Field(
+        description="Collaborations named in the author list, in author order"
+    )
     provenance: ProvenanceLinks | None
+
+    @staticmethod
+    def resolve_collaborations(paper) -> list[dict]:
+        # Set by the view (``pages.paper_api``): the model's own ``collaborations`` is its
+        # related manager.
+        return paper.collaboration_refs
 
 
 class PaperFilter(Schema):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from papers import harvest
+from tests.api.conftest import fixture_path
+
 pytestmark = pytest.mark.django_db
 
 # 2,000 OAI records + 800 Kaggle records + physics/0112006, less 0801.3674 (deleted).
@@ -235,8 +238,9 @@ def test_list_query_counts_are_pinned(api, django_assert_num_queries):
 
 
 def test_detail_query_count(api, django_assert_num_queries):
-    # paper, slots+researchers, institutions, when the linked rows changed, versions, pith record
-    with django_assert_num_queries(6):
+    # paper, slots+researchers, institutions, when the linked rows changed, collaborations,
+    # versions, pith record
+    with django_assert_num_queries(7):
         api.get("/api/v1/papers/0704.0001")
 
 
@@ -269,3 +273,18 @@ def test_a_full_text_count_stops_at_the_cap_and_says_so(api, monkeypatch):
     few = api.get("/api/v1/papers", {"q": '"chiral gravity in three dimensions"'}).json()
     assert (few["count"], few["count_capped"]) == (1, False)
     assert api.get("/api/v1/papers", {"size": 5}).json()["count_capped"] is False
+
+
+def test_detail_names_the_collaborations_and_their_members(api):
+    # A real record (hepcrawl's recorded sample): Ruchi Chudasama, then keyname
+    # "Collaboration", forenames "Dipanwita Dutta for the CMS": the second slot is a person
+    # written for CMS.
+    harvest.harvest_files(paths=[fixture_path("arxiv/oai/hepcrawl_sample_arxiv_record9.xml")])
+    body = api.get("/api/v1/papers/1607.00786").json()
+    [cms] = body["collaborations"]
+    assert (cms["name"], cms["position"], cms["members"]) == ("CMS Collaboration", 2, [2])
+    assert [s["name"] for s in body["author_slots"]] == ["Ruchi Chudasama", "Dipanwita Dutta"]
+    assert cms["url"].startswith("http://testserver/collaborations/")
+    assert cms["url"].endswith("-cms-collaboration")
+    # A paper of the sample whose author list names no collaboration.
+    assert api.get("/api/v1/papers/0704.0001").json()["collaborations"] == []
