@@ -57,3 +57,36 @@ def test_tex_dashes_and_quotes_read_the_same_with_or_without_math_in_the_title()
         'Temperley–Lieb of type <span class="math">E<sub>n</sub></span>'
     )
     assert readable_text("Comment on ``Collapse''") == "Comment on “Collapse”"
+
+
+def test_a_root_holds_its_whole_radicand_with_its_scripts():
+    # 0705.0889's title: the root closed after "R", its scripts and the rest outside it
+    # ("√(R)²-R₀²").
+    title = r"Consistency of $f(R)=\sqrt{R^{2}-R_{0}^2}$ Gravity with the Cosmological Observations"
+    assert str(texhtml(title)) == (
+        'Consistency of <span class="math">f(R)=√(R<sup>2</sup>-R<sub>0</sub><sup>2</sup>)</span> '
+        "Gravity with the Cosmological Observations"
+    )
+    # 0705.0842: the collision energy per nucleon pair, √(s_NN), read "√(s)_NN".
+    assert str(texhtml(r"collisions at $\sqrt{s_{NN}}=200$ GeV.")) == (
+        'collisions at <span class="math">√(s<sub>NN</sub>)=200</span> GeV.'
+    )
+    # 0801.4310, outside $...$: "\sqrt{\log_2 n}" read "√(log)₂ n"; a root without scripts
+    # stays text, as before.
+    assert str(texhtml(r"by a factor of Theta(\sqrt{\log_2 n}) and 1/T_1 follows a \sqrt{T}-like")) == (
+        'by a factor of Theta(<span class="math">√(log<sub>2</sub>n)</span>) and '
+        '1/T<span class="math"><sub>1</sub></span> follows a √(T)-like'
+    )
+
+
+def test_an_indexed_root_edited_string_and_a_fraction_holding_scripts():
+    # No recorded title or abstract has an indexed root: the smallest edited strings.
+    assert str(texhtml(r"$\sqrt[3]{x^2}$ and $\sqrt[n]{x}$")) == (
+        '<span class="math">∛(x<sup>2</sup>)</span> and <span class="math"><sup>n</sup>√(x)</span>'
+    )
+    # 0704.0501: a script inside \frac's argument gave pylatexenc "\frac{\epsilon" alone ("%s/%sϵ²").
+    assert str(texhtml(r"$ i\epsilon \psi_t +\frac{\epsilon^2}2\psi_{xx}+ |\psi|^2 \psi =0$")) == (
+        '<span class="math">iϵψ<sub>t</sub>+ϵ<sup>2</sup>/2ψ<sub>xx</sub>+ |ψ|<sup>2</sup>ψ=0</span>'
+    )
+    # A root inside another macro's argument is left to pylatexenc, which reads it whole.
+    assert str(texhtml(r"$\frac{1}{\sqrt{2}}$")) == '<span class="math">1/√(2)</span>'
