@@ -131,7 +131,9 @@ def site_jsonld() -> SafeString:
     return ld_json_script(site_graph())
 
 
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)", re.DOTALL)
+# Inline ($…$, \(…\)) and display ($$…$$, \[…\]) math, all set inline: a title or abstract
+# line has no room for a display block. Not after a backslash: "\\[2pt]" is a line break.
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|(?<!\\)\\\((.+?)\\\)|(?<!\\)\\\[(.+?)\\\]", re.DOTALL)
 _MACRO = re.compile(r"\\[A-Za-z]+")
 # A control sequence read whole, so "\_" stays an underscore and "\sqrtx" is not a root.
 _CONTROL_SEQUENCE = re.compile(r"\\(?:[A-Za-z]+|.)", re.DOTALL)
@@ -274,11 +276,12 @@ def _bare_html(text: str) -> str:
 @register.filter
 def texhtml(value: str) -> SafeString:
     """Title or abstract text with its TeX made readable as HTML: text-mode TeX decoded to
-    Unicode, inline math (``$…$``, ``\\(…\\)``) set in ``<span class="math">`` with
-    superscripts, subscripts and roots. Every piece of harvested text is escaped; a math
-    segment that cannot be read falls back to plain Unicode text (never an exception)."""
+    Unicode, inline math (``$…$``, ``\\(…\\)``) and display math (``$$…$$``, ``\\[…\\]``)
+    alike set in ``<span class="math">`` with superscripts, subscripts and roots. Every piece
+    of harvested text is escaped; a math segment that cannot be read falls back to plain
+    Unicode text (never an exception)."""
     text = _MACRO_SPACE.sub(r"\1{} ", value or "")
-    if "$" not in text and "\\(" not in text:
+    if not _MATH.search(text):
         if not _BARE_SCRIPT.search(text):
             return escape(readable_text(text))
         return mark_safe(_bare_html(text).strip())  # noqa: S308 (escaped piece by piece)

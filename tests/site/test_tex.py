@@ -90,3 +90,43 @@ def test_an_indexed_root_edited_string_and_a_fraction_holding_scripts():
     )
     # A root inside another macro's argument is left to pylatexenc, which reads it whole.
     assert str(texhtml(r"$\frac{1}{\sqrt{2}}$")) == '<span class="math">1/√(2)</span>'
+
+
+def test_display_math_is_math_like_inline_math():
+    # 0801.4267: "\[ ... \]" was read as text, its scripts left as "^-1".
+    abstract = r"the transfer function \[ \Theta(\lambda)=D+\lambda C(I-\lambda A)^{-1}B \] of a linear"
+    assert str(texhtml(abstract)) == (
+        'the transfer function <span class="math">Θ(λ)=D+λC(I-λA)<sup>-1</sup>B</span> of a linear'
+    )
+    # 0705.0456: the display holds a \frac with scripts in it.
+    abstract = (
+        r"we analyze the function \[\rho(\beta ,\gamma)(x)=1-\biggl(\frac{x^{\beta}}{1+x^{\beta}}"
+        r"\biggr )^{\gamma},\qquad x\ge 0, \beta,\gamma>0,\] called the Dagum function"
+    )
+    assert str(texhtml(abstract)) == (
+        'we analyze the function <span class="math">ρ(β,γ)(x)=1-(x<sup>β</sup>/1+x<sup>β</sup>)'
+        "<sup>γ</sup>, x≥0, β,γ&gt;0,</span> called the Dagum function"
+    )
+    # 0801.4532's "$$ ... $$"; no recorded string uses \( ... \): an edited one.
+    assert str(texhtml(r"in the form $$ dV / dt = F(V) / z (V) . $$ Here $V \in R^d$")) == (
+        'in the form <span class="math">dV / dt = F(V) / z (V) .</span> Here '
+        '<span class="math">V ∈R<sup>d</sup></span>'
+    )
+    assert str(texhtml(r"with \(x^2\) and \[y_1\] here")) == (
+        'with <span class="math">x<sup>2</sup></span> and <span class="math">y<sub>1</sub></span> here'
+    )
+    # Edited: "\\[2pt]" is a line break with a length, not display math.
+    assert str(texhtml(r"a line\\[2pt] break, a_1")) == (
+        'a line break, a<span class="math"><sub>1</sub></span>'
+    )
+
+
+def test_roots_and_display_math_stay_escaped():
+    html = str(texhtml(r"\[ \sqrt{<script>} \] </script> \(x^{<b>}\) $$\frac{<i>}{2}$$"))
+    assert html == (
+        '<span class="math">√(&lt;script&gt;)</span> &lt;/script&gt; '
+        '<span class="math">x<sup>&lt;b&gt;</sup></span> <span class="math">&lt;i&gt;/2</span>'
+    )
+    assert str(texhtml(r"<i>\sqrt{a_1<b>}")) == (
+        '&lt;i&gt;<span class="math">√(a<sub>1</sub>&lt;b&gt;)</span>'
+    )
