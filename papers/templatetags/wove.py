@@ -152,13 +152,20 @@ _BARE_SCRIPT = re.compile(
 _BARE_PIECE = re.compile(
     r"(?P<root>\\sqrt\s*(?:\[[^\]{}]*\])?\{(?:[^{}]|\{[^{}]*\})*\})|" + _BARE_SCRIPT.pattern
 )
+# Whitespace at a text segment's edge, behind any braces there (TeX prints none of them; an
+# escaped "\}" prints, and its backslash stops the match).
+_EDGE_SPACE_LEAD = re.compile(r"[{}]*\s")
+_EDGE_SPACE_TRAIL = re.compile(r"\s[{}]*\Z")
 
 
 def _plain(text: str) -> str:
-    """Text-mode TeX to Unicode keeping the segment's outer spaces (collapsed to one)."""
-    lead = " " if text[:1].isspace() else ""
-    trail = " " if text[-1:].isspace() and text.strip() else ""
-    return lead + readable_text(text) + trail if text.strip() else (" " if text else "")
+    """Text-mode TeX to Unicode keeping the segment's outer spaces (collapsed to one). A brace
+    at either end prints nothing, so the space behind it counts: "$x$} and" or "i.e. {$x$}"
+    (a group around the math, or a stray brace) keep their space between the words."""
+    lead = " " if _EDGE_SPACE_LEAD.match(text) else ""
+    trail = " " if _EDGE_SPACE_TRAIL.search(text) else ""
+    decoded = readable_text(text)
+    return lead + decoded + trail if decoded else lead or trail
 
 
 def _group(src: str, i: int) -> tuple[str, int]:

@@ -121,6 +121,35 @@ def test_display_math_is_math_like_inline_math():
     )
 
 
+def test_a_brace_beside_math_or_a_script_keeps_the_space_behind_it():
+    # 0801.3763's title has a stray "}": "(Cu^{II}} and" read "Cuᴵᴵand".
+    title = (
+        "EPR and magnetization studies on single crystals of a heterometallic "
+        "(Cu^{II}} and Cr^{III}) complex: zero-field splitting determination"
+    )
+    assert str(texhtml(title)) == (
+        "EPR and magnetization studies on single crystals of a heterometallic "
+        '(Cu<span class="math"><sup>II</sup></span> and Cr<span class="math"><sup>III</sup></span>) '
+        "complex: zero-field splitting determination"
+    )
+    # 0705.0651 groups its math in braces: "i.e. {$...$}, {$...$}" read "i.e.(√7×√7)…,(√3×√3)".
+    abstract = (
+        r"i.e. {$(\sqrt{7}\times\sqrt{7}) R19.1^{\circ}$}, {$(\sqrt{3}\times\sqrt{3}) R30^{\circ}$}, "
+        r"and {p(2$\times$2)}. The work"
+    )
+    assert str(texhtml(abstract)) == (
+        'i.e. <span class="math">(√(7)×√(7)) R19.1<sup>∘</sup></span>, '
+        '<span class="math">(√(3)×√(3)) R30<sup>∘</sup></span>, and p(2<span class="math">×</span>2). '
+        "The work"
+    )
+    # 0704.0573's title has no space at its stray brace, and none is added.
+    assert str(texhtml(r"Elativistic treatment in}$D$ - Dimensions")) == (
+        'Elativistic treatment in<span class="math">D</span> - Dimensions'
+    )
+    # Edited: an escaped brace prints, so the word stays against it.
+    assert str(texhtml(r"the set $x$\} and")) == 'the set <span class="math">x</span>} and'
+
+
 def test_roots_and_display_math_stay_escaped():
     html = str(texhtml(r"\[ \sqrt{<script>} \] </script> \(x^{<b>}\) $$\frac{<i>}{2}$$"))
     assert html == (
