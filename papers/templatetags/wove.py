@@ -131,21 +131,41 @@ def site_jsonld() -> SafeString:
     return ld_json_script(site_graph())
 
 
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)", re.DOTALL)
+# Inline ($…$, \(…\)) and display ($$…$$, \[…\]) math, all set inline: a title or abstract
+# line has no room for a display block. Not after a backslash: "\\[2pt]" is a line break.
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|(?<!\\)\\\((.+?)\\\)|(?<!\\)\\\[(.+?)\\\]", re.DOTALL)
 _MACRO = re.compile(r"\\[A-Za-z]+")
+# A control sequence read whole, so "\_" stays an underscore and "\sqrtx" is not a root.
+_CONTROL_SEQUENCE = re.compile(r"\\(?:[A-Za-z]+|.)", re.DOTALL)
+# \sqrt's optional index: cube and fourth roots have their own signs, others a raised index.
+_ROOT_SIGNS = {"": "√", "3": "∛", "4": "∜"}
 # TeX drops the space after a control word ("1/\mu is" would read "1/μis"); an empty group
 # keeps it. Only before a real word, so macros taking a one-letter argument are untouched.
 _MACRO_SPACE = re.compile(r"(\\[A-Za-z]+) (?=[A-Za-z]{2})")
 # Scripts written outside $...$ (common in arXiv abstracts: "AdS_3", "c_L", "\ell^2"): a
 # braced group, a macro or one character not followed by a letter or digit ("file_name" stays).
-_BARE_SCRIPT = re.compile(r"(?<=\S)([\^_])(\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z0-9+*-](?![A-Za-z0-9]))")
+_BARE_SCRIPT = re.compile(
+    r"(?<=\S)(?P<mark>[\^_])(?P<arg>\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z0-9+*-](?![A-Za-z0-9]))"
+)
+# A root outside $...$ ("\sqrt{\log_2 n}" in 0801.4310), read whole when its radicand holds a
+# script: split at the script, the root would close before it ("√(log)₂ n").
+_BARE_PIECE = re.compile(
+    r"(?P<root>\\sqrt\s*(?:\[[^\]{}]*\])?\{(?:[^{}]|\{[^{}]*\})*\})|" + _BARE_SCRIPT.pattern
+)
+# Whitespace at a text segment's edge, behind any braces there (TeX prints none of them; an
+# escaped "\}" prints, and its backslash stops the match).
+_EDGE_SPACE_LEAD = re.compile(r"[{}]*\s")
+_EDGE_SPACE_TRAIL = re.compile(r"\s[{}]*\Z")
 
 
 def _plain(text: str) -> str:
-    """Text-mode TeX to Unicode keeping the segment's outer spaces (collapsed to one)."""
-    lead = " " if text[:1].isspace() else ""
-    trail = " " if text[-1:].isspace() and text.strip() else ""
-    return lead + readable_text(text) + trail if text.strip() else (" " if text else "")
+    """Text-mode TeX to Unicode keeping the segment's outer spaces (collapsed to one). A brace
+    at either end prints nothing, so the space behind it counts: "$x$} and" or "i.e. {$x$}"
+    (a group around the math, or a stray brace) keep their space between the words."""
+    lead = " " if _EDGE_SPACE_LEAD.match(text) else ""
+    trail = " " if _EDGE_SPACE_TRAIL.search(text) else ""
+    decoded = readable_text(text)
+    return lead + decoded + trail if decoded else lead or trail
 
 
 def _group(src: str, i: int) -> tuple[str, int]:
@@ -170,26 +190,69 @@ def _group(src: str, i: int) -> tuple[str, int]:
     return src[i], i + 1
 
 
+def _root_html(src: str, i: int, depth: int) -> tuple[str, int]:
+    """``\\sqrt[n]{x}`` read from ``src[i:]`` (just after ``\\sqrt``) as "√(x)": the radicand
+    in parentheses with its own scripts, a cube or fourth root as ∛ or ∜, any other index
+    raised before √. Returns the HTML and the index after the radicand; ``ValueError`` if
+    the index or the radicand is missing."""
+    while i < len(src) and src[i].isspace():
+        i += 1
+    index = ""
+    if src.startswith("[", i):
+        close = src.find("]", i)
+        if close < 0:
+            raise ValueError("root index without ]")
+        index, i = src[i + 1 : close].strip(), close + 1
+    radicand, i = _group(src, i)
+    sign = _ROOT_SIGNS.get(index) or f"<sup>{_math_html(index, depth + 1)}</sup>√"
+    return f"{sign}({_math_html(radicand, depth + 1)})", i
+
+
+def _fraction_html(src: str, i: int, depth: int) -> tuple[str, int]:
+    """``\\frac{a}{b}`` read from ``src[i:]`` (just after ``\\frac``) as "a/b", as pylatexenc
+    writes it, each part with its own scripts. Returns the HTML and the index after it;
+    ``ValueError`` if a part is missing."""
+    numerator, i = _group(src, i)
+    denominator, i = _group(src, i)
+    return f"{_math_html(numerator, depth + 1)}/{_math_html(denominator, depth + 1)}", i
+
+
+# Macros whose braced arguments may hold scripts: split at a script, pylatexenc would read
+# "\frac{x" alone (as "%s/%sx") and "\sqrt{R" as "√(R)" with the rest outside the root.
+_ARGUMENT_MACROS = {"\\sqrt": _root_html, "\\frac": _fraction_html}
+
+
 def _math_html(src: str, depth: int = 0) -> str:
     """Inline TeX math as escaped HTML: symbols through pylatexenc, ``^``/``_`` as
-    ``<sup>``/``<sub>``. Raises ``ValueError`` on anything it cannot read."""
+    ``<sup>``/``<sub>``, ``\\sqrt`` and ``\\frac`` as "√(…)" and "…/…" (``_ARGUMENT_MACROS``).
+    Raises ``ValueError`` on anything it cannot read."""
     if depth > 8:
         raise ValueError("nested too deeply")
     out: list[str] = []
     buf = ""
+    level = 0  # braces open here: a \sqrt in an argument of another macro stays in buf
     i = 0
     while i < len(src):
         ch = src[i]
-        if ch in "^_":
+        sequence = _CONTROL_SEQUENCE.match(src, i) if ch == "\\" else None
+        macro = _ARGUMENT_MACROS.get(sequence.group(0)) if sequence and level <= 0 else None
+        if ch in "^_" or macro:
             if buf:
                 out.append(escape(tex_to_unicode(buf, keep_unknown=True)))
                 buf = ""
+            if macro:
+                html, i = macro(src, sequence.end(), depth)
+                out.append(html)
+                continue
             arg, i = _group(src, i + 1)
             tag = "sup" if ch == "^" else "sub"
             out.append(f"<{tag}>{_math_html(arg, depth + 1)}</{tag}>")
         else:
-            buf += ch
-            i += 1
+            # A control sequence whole: "\_" is an underscore, "\{" opens no group.
+            step = sequence.group(0) if sequence else ch
+            level += (step == "{") - (step == "}")
+            buf += step
+            i += len(step)
     if buf:
         out.append(escape(tex_to_unicode(buf, keep_unknown=True)))
     return "".join(out)
@@ -199,13 +262,17 @@ def _bare_html(text: str) -> str:
     """Escaped HTML for text holding scripts outside math delimiters."""
     out: list[str] = []
     pos = 0
-    for match in _BARE_SCRIPT.finditer(text):
+    for match in _BARE_PIECE.finditer(text):
+        root = match.group("root")
+        if root is not None and not _BARE_SCRIPT.search(root):
+            continue  # "\sqrt{T}" stays text: pylatexenc reads it as "√(T)"
         out.append(escape(_plain(text[pos : match.start()])))
-        arg = match.group(2)
+        arg = match.group("arg") or ""
         arg = arg[1:-1] if arg.startswith("{") else arg
-        tag = "sup" if match.group(1) == "^" else "sub"
+        tag = "sup" if match.group("mark") == "^" else "sub"
         try:
-            out.append(f'<span class="math"><{tag}>{_math_html(arg)}</{tag}></span>')
+            html = _math_html(root) if root is not None else f"<{tag}>{_math_html(arg)}</{tag}>"
+            out.append(f'<span class="math">{html}</span>')
         except Exception:  # unreadable: keep the characters as text
             out.append(escape(match.group(0)))
         pos = match.end()
@@ -216,11 +283,12 @@ def _bare_html(text: str) -> str:
 @register.filter
 def texhtml(value: str) -> SafeString:
     """Title or abstract text with its TeX made readable as HTML: text-mode TeX decoded to
-    Unicode, inline math (``$…$``, ``\\(…\\)``) set in ``<span class="math">`` with
-    superscripts and subscripts. Every piece of harvested text is escaped; a math segment
-    that cannot be read falls back to plain Unicode text (never an exception)."""
+    Unicode, inline math (``$…$``, ``\\(…\\)``) and display math (``$$…$$``, ``\\[…\\]``)
+    alike set in ``<span class="math">`` with superscripts, subscripts and roots. Every piece
+    of harvested text is escaped; a math segment that cannot be read falls back to plain
+    Unicode text (never an exception)."""
     text = _MACRO_SPACE.sub(r"\1{} ", value or "")
-    if "$" not in text and "\\(" not in text:
+    if not _MATH.search(text):
         if not _BARE_SCRIPT.search(text):
             return escape(readable_text(text))
         return mark_safe(_bare_html(text).strip())  # noqa: S308 (escaped piece by piece)

@@ -26,6 +26,10 @@ tex_alphabet = st.sampled_from(
         "$$",
         "\\(",
         "\\)",
+        "\\[",
+        "\\]",
+        "\\sqrt",
+        "[3]",
         "^",
         "_",
         "{",
@@ -69,6 +73,8 @@ def _no_markup_but_ours(html: str) -> None:
 @example("a_{</sub><script>}")
 @example("$\\text{<b>}$")
 @example("\\textless script\\textgreater")
+@example("\\[\\sqrt[<b>]{x^<i>}\\] \\sqrt{y_<s>}")
+@example("$\\frac{<b>^2}{}$ \\sqrt{a_1</span>}")
 def test_texhtml_is_escaped_html(text):
     _no_markup_but_ours(texhtml(text))
 

@@ -197,6 +197,17 @@ def test_pith_page_sends_the_trail_it_shows(site_sample, client):
             "0705.0101",
             "χ_c0,2 decay into light meson pairs and its implication of the scalar meson structures",
         ),
+        # The heading closed the root after "R" and glued "and" to the stray brace's script.
+        (
+            "0705.0889",
+            "Consistency of f(R)=√(R^2-R_0^2) Gravity with the Cosmological Observations in "
+            "Palatini Formalism",
+        ),
+        (
+            "0801.3763",
+            "EPR and magnetization studies on single crystals of a heterometallic (Cu^II and "
+            "Cr^III) complex: zero-field splitting determination",
+        ),
     ],
 )
 def test_paper_names_with_tex_read_as_the_heading_shows_them(site_sample, client, arxiv_id, name):
