@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import string
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
@@ -17,7 +19,7 @@ from papers.affiliations import affiliation_tokens
 from papers.models import Paper, PaperAuthor
 from provenance.models import Event
 from researchers.evidence import signal_words
-from researchers.family_names import VARIANT_NAME_REGEX, FamilyVariant, family_variants
+from researchers.family_names import MIN_PART, VARIANT_NAME_REGEX, FamilyVariant, family_variants
 from researchers.models import Authorship, ExternalIdentity, IdentitySource, Researcher
 from researchers.names import (
     PersonName,
@@ -40,6 +42,9 @@ PAPER_COAUTHORS_SHOWN = 8
 # Name blocks held by more researcher records than this are skipped by the queue: common
 # initials-and-surname blocks ("y wang") give pairs by the thousand and little evidence.
 QUEUE_MAX_BLOCK = 40
+# The whole queue is kept in Django's cache under its version (same_name_queue_entries); this
+# bounds how long a change the version does not see (an edited display name) goes unseen.
+QUEUE_CACHE_SECONDS = 300
 # Evidence weights of the same-name queue (a ranking, not a decision).
 W_COAUTHOR = 0.5
 W_CATEGORY = 0.4
@@ -357,6 +362,7 @@ class PairCandidate:
     name_relation: str = COMPATIBLE
     why: str = ""
     together: list[str] = field(default_factory=list)  # arXiv ids of papers both records are authors of
+    variant: FamilyVariant | None = None  # the variant spelling that paired them, if it did
 
     @property
     def tier_label(self) -> str:
@@ -364,12 +370,13 @@ class PairCandidate:
         return QUEUE_TIERS[self.tier]
 
 
+# ``{scope}`` is "" for the whole archive, or :data:`_IN_BLOCKS` for the blocks of a filter.
 _QUEUE_SQL = """
     WITH rb AS (
         SELECT DISTINCT a.researcher_id AS rid, a.block
           FROM researchers_authorship a
           JOIN researchers_researcher r ON r.id = a.researcher_id
-         WHERE r.merged_into_id IS NULL
+         WHERE r.merged_into_id IS NULL{scope}
     ), ok AS (
         SELECT block FROM rb GROUP BY block HAVING count(*) BETWEEN 2 AND %s
     )
@@ -380,13 +387,42 @@ _QUEUE_SQL = """
             SELECT 1 FROM curation_pairdecision d
              WHERE d.researcher_low = x.rid AND d.researcher_high = y.rid)
 """
-# Active researchers one of whose spellings may be filed under another family key.
+_IN_BLOCKS = " AND a.block = ANY(%s)"
+# Active researchers one of whose spellings may be filed under another family key (the
+# last column: filed under the filter's blocks, always true for the whole archive).
 _VARIANT_NAMES_SQL = """
-    SELECT r.id, r.display_name, r.name_variants
+    SELECT r.id, r.display_name, r.name_variants, true
       FROM researchers_researcher r
      WHERE r.merged_into_id IS NULL
        AND EXISTS (SELECT 1 FROM unnest(r.name_variants || r.display_name::varchar) n WHERE n ~ %s)
      ORDER BY r.id
+"""
+# The same for a filter, through the block index alone: the records filed under its blocks,
+# under a shorter form of its family key (``"j lopez"``: "Juan Garcia Lopez" read as one is
+# ``"j garcialopez"``), or under a longer one starting with it (``"j garciabellido"``:
+# "Juan Garcia-Bellido" has the part "Garcia"). The range finds a prefix in any collation
+# (blocks are ``a``-``z`` and spaces); ``left`` keeps the prefix alone.
+_SCOPED_VARIANT_NAMES_SQL = """
+    SELECT r.id, r.display_name, r.name_variants,
+           EXISTS (SELECT 1 FROM researchers_authorship f WHERE f.researcher_id = r.id AND f.block = ANY(%s))
+      FROM researchers_researcher r
+     WHERE r.merged_into_id IS NULL
+       AND r.id IN (
+            SELECT a.researcher_id FROM researchers_authorship a WHERE a.block = ANY(%s)
+             UNION
+            SELECT a.researcher_id
+              FROM unnest(%s::text[]) p(prefix)
+              JOIN researchers_authorship a
+                ON a.block BETWEEN p.prefix AND p.prefix || repeat('z', 200)
+               AND left(a.block, length(p.prefix)) = p.prefix)
+       AND EXISTS (SELECT 1 FROM unnest(r.name_variants || r.display_name::varchar) n WHERE n ~ %s)
+     ORDER BY r.id
+"""
+_QUEUE_VERSION_SQL = """
+    SELECT (SELECT max(id) FROM curation_curationrecord),
+           (SELECT max(id) FROM researchers_researcher),
+           (SELECT max(id) FROM researchers_authorship),
+           (SELECT max(id) FROM researchers_externalidentity)
 """
 _BLOCK_HOLDERS_SQL = """
     SELECT DISTINCT a.researcher_id, a.block
@@ -394,9 +430,63 @@ _BLOCK_HOLDERS_SQL = """
       JOIN researchers_researcher r ON r.id = a.researcher_id
      WHERE r.merged_into_id IS NULL AND a.block = ANY(%s)
 """
+# Pairs among the given active records that share a block of 2..max_block records: the
+# whole-archive query finds them as pairs of one block, so a filter must not offer them as
+# variant spellings. Each block is counted through the block index.
+_SHARED_BLOCK_PAIRS_SQL = """
+    WITH rb AS (
+        SELECT DISTINCT a.researcher_id AS rid, a.block
+          FROM researchers_authorship a
+         WHERE a.researcher_id = ANY(%s)
+    ), ok AS (
+        SELECT b.block
+          FROM (SELECT DISTINCT block FROM rb) b
+         WHERE (SELECT count(DISTINCT a.researcher_id)
+                  FROM researchers_authorship a
+                  JOIN researchers_researcher r ON r.id = a.researcher_id
+                 WHERE a.block = b.block AND r.merged_into_id IS NULL) BETWEEN 2 AND %s
+    )
+    SELECT DISTINCT x.rid, y.rid
+      FROM rb x JOIN rb y ON y.block = x.block AND x.rid < y.rid
+     WHERE x.block IN (SELECT block FROM ok)
+"""
 
 
-def _variant_pairs(max_block: int) -> dict[tuple[int, int], tuple[int, FamilyVariant]]:
+def queue_filter_blocks(name: str) -> list[str]:
+    """The name blocks a queue filter covers, sorted: those of ``name`` as written
+    (``"M. Vidal"``: ``m vidal``) and of the whole filter read as a family name under every
+    initial (``"de la Cruz"``: ``cruz``, ``a cruz`` .. ``z cruz``; folded initials are ``a``
+    to ``z``, :func:`papers.text.fold`). Empty for a filter with no family name in it. No
+    database access."""
+    written, family = parse_name(name), parse_name(name, name)
+    blocks = {written.block} if written.key else set()
+    if family.key:
+        blocks |= {family.key, *(f"{initial} {family.key}" for initial in string.ascii_lowercase)}
+    return sorted(block[:200] for block in blocks)  # Authorship.block's length
+
+
+def _scoped_variant_names(blocks: list[str]) -> list[tuple[int, str, list[str], bool]]:
+    """:data:`_SCOPED_VARIANT_NAMES_SQL` for the blocks of a filter: ``(id, display name,
+    name variants, filed under blocks)`` of the records whose variants may fall in
+    ``blocks``, or which are filed there. A record filed under a longer key ending with the
+    filter's (``"m solervidal"`` for ``vidal``) is not looked up: no index finds a suffix.
+    One query."""
+    keys = {block.rpartition(" ")[2] for block in blocks}
+    initials = {block.partition(" ")[0] for block in blocks if " " in block}
+    shorter = {f"{i} {k[cut:]}" for k in keys for cut in range(len(k)) for i in initials}
+    # A part shorter than MIN_PART is never offered as a variant.
+    prefixes = {f"{i} {k}" for k in keys if len(k) >= MIN_PART for i in initials}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _SCOPED_VARIANT_NAMES_SQL,
+            [blocks, sorted(shorter | set(blocks)), sorted(prefixes), VARIANT_NAME_REGEX],
+        )
+        return cursor.fetchall()
+
+
+def _variant_pairs(
+    max_block: int, blocks: list[str] | None = None
+) -> dict[tuple[int, int], tuple[int, FamilyVariant]]:
     """Pairs of active records filed under one family name spelled two ways, across name
     blocks: ``{(low id, high id): (id of the record whose spelling has the variant, the
     variant)}``. An index, not all pairs: the records whose names can vary (a hyphen or three
@@ -404,18 +494,26 @@ def _variant_pairs(max_block: int) -> dict[tuple[int, int], tuple[int, FamilyVar
     one query finds who is filed under those blocks (``Authorship.block``, indexed). A record
     already filed under a variant block is a same-block pair (the block query has it); blocks
     of more than ``max_block`` records are skipped, as there. Given names are checked by the
-    caller. Two queries."""
+    caller. With ``blocks`` (a filter's, :func:`queue_filter_blocks`), only the pairs with a
+    record filed under one of them or a variant falling in one. Two queries."""
     wanted: dict[str, list[tuple[int, FamilyVariant]]] = defaultdict(list)
-    with connection.cursor() as cursor:
-        cursor.execute(_VARIANT_NAMES_SQL, [VARIANT_NAME_REGEX])
-        for rid, display_name, variants in cursor.fetchall():
-            for name in dict.fromkeys([display_name, *variants]):
-                for variant in family_variants(name):
+    if blocks is None:
+        with connection.cursor() as cursor:
+            cursor.execute(_VARIANT_NAMES_SQL, [VARIANT_NAME_REGEX])
+            rows = cursor.fetchall()
+    else:
+        rows = _scoped_variant_names(blocks)
+    scope = set(blocks or ())
+    for rid, display_name, variants, filed in rows:
+        for name in dict.fromkeys([display_name, *variants]):
+            for variant in family_variants(name):
+                if filed or variant.block in scope:
                     wanted[variant.block].append((rid, variant))
-        if not wanted:
-            return {}
+    if not wanted:
+        return {}
+    holders: dict[str, set[int]] = defaultdict(set)
+    with connection.cursor() as cursor:
         cursor.execute(_BLOCK_HOLDERS_SQL, [sorted(wanted)])
-        holders: dict[str, set[int]] = defaultdict(set)
         for rid, block in cursor.fetchall():
             holders[block].add(rid)
     out: dict[tuple[int, int], tuple[int, FamilyVariant]] = {}
@@ -550,12 +648,21 @@ def _candidate(a_id: int, b_id: int, facts: _QueueFacts, variant: FamilyVariant 
         relation,
         why,
         together,
+        variant,
     )
 
 
-def _undecided_variant_pairs(max_block: int, block_pairs: list[tuple[int, int]]) -> dict:
-    """:func:`_variant_pairs` less the pairs of one block and those an editor decided."""
-    variants = _variant_pairs(max_block)
+def _undecided_variant_pairs(
+    max_block: int, block_pairs: list[tuple[int, int]], blocks: list[str] | None
+) -> dict:
+    """:func:`_variant_pairs` less the pairs of one block and those an editor decided. With
+    a filter's ``blocks``, the pairs of one block are looked up for the variant pairs' records
+    (``block_pairs`` holds only those of the filter's blocks)."""
+    variants = _variant_pairs(max_block, blocks)
+    if variants and blocks is not None:
+        with connection.cursor() as cursor:
+            cursor.execute(_SHARED_BLOCK_PAIRS_SQL, [sorted({i for p in variants for i in p}), max_block])
+            block_pairs = [*block_pairs, *cursor.fetchall()]
     for pair in block_pairs:
         variants.pop(pair, None)
     if variants:
@@ -568,14 +675,20 @@ def _undecided_variant_pairs(max_block: int, block_pairs: list[tuple[int, int]])
     return variants
 
 
-def _candidate_pairs(max_block: int) -> tuple[list[tuple[int, int, FamilyVariant | None]], dict, dict]:
+def _candidate_pairs(
+    max_block: int, blocks: list[str] | None
+) -> tuple[list[tuple[int, int, FamilyVariant | None]], dict, dict]:
     """``([(low id, high id, variant or None)], researchers by id, parsed display names by
     id)``: the pairs of one block with compatible names, then the variant pairs whose given
-    names agree. At most five queries."""
+    names agree; with ``blocks`` (a filter's), only those found through them. At most five
+    queries (six with ``blocks``)."""
     with connection.cursor() as cursor:
-        cursor.execute(_QUEUE_SQL, [max_block])
+        if blocks is None:
+            cursor.execute(_QUEUE_SQL.format(scope=""), [max_block])
+        else:
+            cursor.execute(_QUEUE_SQL.format(scope=_IN_BLOCKS), [blocks, max_block])
         block_pairs = cursor.fetchall()
-    variants = _undecided_variant_pairs(max_block, block_pairs)
+    variants = _undecided_variant_pairs(max_block, block_pairs, blocks)
     ids = sorted({i for p in [*block_pairs, *variants] for i in p})
     researchers = Researcher.objects.in_bulk(ids) if ids else {}
     parsed = {pk: parse_name(r.display_name) for pk, r in researchers.items()}
@@ -588,7 +701,18 @@ def _candidate_pairs(max_block: int) -> tuple[list[tuple[int, int, FamilyVariant
     return pairs, researchers, parsed
 
 
-def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
+def _queue_facts(researchers: dict[int, Researcher], parsed: dict[int, PersonName]) -> _QueueFacts:
+    """The evidence :func:`_candidate` reads for ``researchers`` (their ORCID identities,
+    co-author blocks, categories, affiliation words, papers). Three queries."""
+    orcid_ids: dict[int, set[str]] = defaultdict(set)
+    for rid, ext in ExternalIdentity.objects.filter(
+        researcher_id__in=list(researchers), source=IdentitySource.ORCID
+    ).values_list("researcher_id", "external_id"):
+        orcid_ids[rid].add(ext)
+    return _QueueFacts(researchers, parsed, orcid_ids, *_evidence_sets(sorted(researchers)))
+
+
+def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK, name: str = "") -> list[PairCandidate]:
     """Candidate pairs of active researcher records that may be one person, best first.
 
     **Candidates.** Two records filed under one name block (``"d chablat"``) on some
@@ -599,7 +723,12 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
     ``Juan Garcia Lopez`` ~ ``J. Garcia-Lopez``, ``de la Cruz`` ~ ``Delacruz``) with
     compatible given names (:func:`researchers.names.given_compatible`). Pairs an editor
     declared distinct (:class:`PairDecision`) never appear. Blocks of more than
-    ``max_block`` records are skipped.
+    ``max_block`` records are skipped. A ``name`` filter keeps the pairs found through its
+    name blocks (:func:`queue_filter_blocks`: ``"Vidal"`` gives ``vidal``, ``a vidal`` ..
+    ``z vidal``), read through the block index: the pairs of one such block, and the variant
+    pairs with a record filed under one or a variant spelling falling in one; each as the
+    whole queue has it. A compound's last part (``"Vidal"`` of ``"Soler-Vidal"``) is found
+    from the compound's side only (filter ``"Soler-Vidal"``): no index finds a suffix.
 
     **Order: tiers, then evidence.** A shared co-author is the evidence that best tells one
     person from two of the same name, and an identical name is stronger than a compatible
@@ -625,18 +754,16 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
     times the name similarity (0..1), ``W_SAME_GIVEN`` for the same spelled-out first name,
     ``+W_ORCID`` for the ORCID link above, ``-W_ORCID`` for two different iDs; then more
     shared co-authors, then more papers. ``PairCandidate.why`` says why the names were
-    paired. At most eight queries, however many pairs.
+    paired. At most eight queries (nine with ``name``), however many pairs.
     """
-    pairs, researchers, parsed = _candidate_pairs(max_block)
+    blocks = queue_filter_blocks(name) if name.strip() else None
+    if blocks == []:
+        return []
+    pairs, researchers, parsed = _candidate_pairs(max_block, blocks)
     if not pairs:
         return []
-    ids = sorted({i for a, b, _v in pairs for i in (a, b)})
-    orcid_ids: dict[int, set[str]] = defaultdict(set)
-    for rid, ext in ExternalIdentity.objects.filter(
-        researcher_id__in=ids, source=IdentitySource.ORCID
-    ).values_list("researcher_id", "external_id"):
-        orcid_ids[rid].add(ext)
-    facts = _QueueFacts(researchers, parsed, orcid_ids, *_evidence_sets(ids))
+    ids = {i for a, b, _v in pairs for i in (a, b)}
+    facts = _queue_facts({pk: researchers[pk] for pk in ids}, parsed)
     out = [_candidate(a, b, facts, variant) for a, b, variant in pairs]
     # Ties: more shared co-authors, then the pair with more papers (more to compare, more
     # readers affected), then ids, so the order is stable.
@@ -651,6 +778,62 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK) -> list[PairCandidate]:
         )
     )
     return out
+
+
+class QueueEntry(NamedTuple):
+    """One pair of the same-name queue as cached: the records' ids (low, high), its tier and
+    the variant spelling that paired them (``None``: one name block). :func:`queue_rows`
+    turns a page of them back into :class:`PairCandidate`."""
+
+    a: int
+    b: int
+    tier: int
+    variant: FamilyVariant | None
+
+
+def _queue_version() -> tuple:
+    """What the cached queue is keyed on: the newest curation record (every merge, split,
+    undo, reassignment and "not the same person" writes one), researcher, authorship (a
+    re-match deletes and writes anew) and external identity. Maxima of primary keys, so one
+    query of four index lookups, whatever the archive's size."""
+    with connection.cursor() as cursor:
+        cursor.execute(_QUEUE_VERSION_SQL)
+        return cursor.fetchone()
+
+
+def same_name_queue_entries(*, name: str = "", max_block: int = QUEUE_MAX_BLOCK) -> list[QueueEntry]:
+    """:func:`same_name_queue` in its order as :class:`QueueEntry` rows. With a ``name``
+    filter, computed on the filter's name blocks (bounded by them); without, from Django's
+    cache under :func:`_queue_version`, computed over the whole archive only when that
+    changed or after :data:`QUEUE_CACHE_SECONDS` (what the version does not see: an edited
+    display name, a deleted paper). One query on a cache hit."""
+    if name.strip():
+        return [
+            QueueEntry(c.a.pk, c.b.pk, c.tier, c.variant)
+            for c in same_name_queue(name=name, max_block=max_block)
+        ]
+    key = f"curation:same-name-queue:{max_block}:{':'.join(str(v) for v in _queue_version())}"
+    entries = cache.get(key)
+    if entries is None:
+        entries = [
+            QueueEntry(c.a.pk, c.b.pk, c.tier, c.variant) for c in same_name_queue(max_block=max_block)
+        ]
+        cache.set(key, entries, QUEUE_CACHE_SECONDS)
+    return entries
+
+
+def queue_rows(entries: Sequence[QueueEntry]) -> list[PairCandidate]:
+    """The :class:`PairCandidate` of each entry (a page of the queue), its evidence read for
+    these records alone: four queries. An entry whose record is gone is left out."""
+    ids = sorted({i for e in entries for i in (e.a, e.b)})
+    researchers = Researcher.objects.in_bulk(ids) if ids else {}
+    if not researchers:
+        return []
+    parsed = {pk: parse_name(r.display_name) for pk, r in researchers.items()}
+    facts = _queue_facts(researchers, parsed)
+    return [
+        _candidate(e.a, e.b, facts, e.variant) for e in entries if e.a in researchers and e.b in researchers
+    ]
 
 
 def decisions_among(researcher_ids: Iterable[int]) -> list[PairDecision]:

@@ -31,8 +31,9 @@ from .selectors import (
     QUEUE_TIERS,
     decisions_among,
     merge_evidence,
+    queue_rows,
     review_rows,
-    same_name_queue,
+    same_name_queue_entries,
     unconfirmed_authorships,
     unconfirmed_rows,
 )
@@ -268,12 +269,16 @@ def undo_confirm(request: HttpRequest, pk: int) -> HttpResponse:
 
 @editor_required
 def same_name_queue_view(request: HttpRequest) -> HttpResponse:
-    """``/admin/curation/queue/``: same-name pairs in tiers ranked by evidence, 50 per page,
-    with how many pairs each tier holds, then the author slots the matcher left for review
-    (a name fitting several researchers)."""
-    queue = same_name_queue()
-    page = Paginator(queue, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
-    per_tier = Counter(c.tier for c in queue)
+    """``/admin/curation/queue/?name=&page=``: same-name pairs in tiers ranked by evidence, 50
+    per page, with how many pairs each tier holds, then the author slots the matcher left for
+    review (a name fitting several researchers). ``name`` keeps the pairs of its name blocks
+    (``Vidal``, ``M. Vidal``). The ranking comes from the cache or the filter's blocks; the
+    evidence is read for the page's pairs alone."""
+    name = request.GET.get("name", "").strip()[:200]
+    entries = same_name_queue_entries(name=name)
+    page = Paginator(entries, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    page.object_list = queue_rows(page.object_list)
+    per_tier = Counter(e.tier for e in entries)
     reviews, review_count = review_rows()
     return render(
         request,
@@ -282,6 +287,8 @@ def same_name_queue_view(request: HttpRequest) -> HttpResponse:
             request,
             "Same-name queue",
             page=page,
+            name=name,
+            name_query=urlencode({"name": name}) + "&" if name else "",
             tiers=[(tier, label, per_tier[tier]) for tier, label in QUEUE_TIERS.items()],
             default_reason=DistinctForm.base_fields["reason"].initial,
             reviews=reviews,
