@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from django import template
-from django.utils.html import _json_script_escapes
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
+from papers.templatetags.wove import ld_json_script
 from researchers.evidence import WHY_FULL_AUTHORS, evidence_words
 
 register = template.Library()
@@ -32,12 +30,6 @@ def authorship_why(authorship, author_count: int = 0) -> list[str]:
 
 @register.simple_tag
 def ld_json(data: dict, element_id: str = "") -> SafeString:
-    """``<script type="application/ld+json">`` holding ``data``.
-
-    Escaped as ``json_script`` does (``<``, ``>`` and ``&`` as ``\\u003C`` etc.), so a
-    harvested name holding ``</script>`` cannot end the block; ``json_script`` itself would
-    give the wrong ``type`` for search engines.
-    """
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_json_script_escapes)
-    id_attr = f' id="{element_id}"' if element_id.replace("-", "").isalnum() else ""
-    return mark_safe(f'<script type="application/ld+json"{id_attr}>{body}</script>')  # noqa: S308
+    """``{% ld_json data "id" %}``: :func:`papers.templatetags.wove.ld_json_script` with an
+    element id (``<script type="application/ld+json" id="ld-researcher">``)."""
+    return ld_json_script(data, element_id)
