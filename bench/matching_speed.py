@@ -107,7 +107,9 @@ def naive_match() -> int:
             researchers.append(
                 (rid, names[0], make_slug(names[0]), names, len({r[1] for r in rows}), now, now)
             )
-            authorships.extend((r[0], r[1], rid, MatchMethod.LOCAL.value, "", 0.5, block, now) for r in rows)
+            authorships.extend(
+                (r[0], r[1], rid, MatchMethod.LOCAL.value, "", 0.5, block, now, now) for r in rows
+            )
         _copy_rows(
             cursor,
             "researchers_researcher",
@@ -117,7 +119,17 @@ def naive_match() -> int:
         _copy_rows(
             cursor,
             "researchers_authorship",
-            ["slot_id", "paper_id", "researcher_id", "method", "source", "confidence", "block", "created_at"],
+            [
+                "slot_id",
+                "paper_id",
+                "researcher_id",
+                "method",
+                "source",
+                "confidence",
+                "block",
+                "created_at",
+                "modified_at",
+            ],
             authorships,
         )
     return len(pending)

@@ -627,6 +627,7 @@ class _CorpusWriter:
                         CONFIDENCE_LOCAL_LINKED,
                         slot_block(a.name, a.keyname, a.forenames),
                         now,
+                        now,
                     )
                 )
                 if a.institution >= 0:
@@ -634,7 +635,17 @@ class _CorpusWriter:
                     links.append((slot, iid, "string-match", "arxiv", name, 0.95, now, now))
         copy_upsert(
             model=Authorship,
-            fields=["slot", "paper", "researcher", "method", "source", "confidence", "block", "created_at"],
+            fields=[
+                "slot",
+                "paper",
+                "researcher",
+                "method",
+                "source",
+                "confidence",
+                "block",
+                "created_at",
+                "modified_at",
+            ],
             rows=authorships,
             conflict_fields=["slot"],
             update_fields=[],

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils import timezone
+
 from researchers.models import Authorship, MatchMethod
 
 # The confidence scale's editor level (0-1, the matcher's levels: ORCID iD 0.98, external
@@ -12,7 +14,8 @@ from researchers.models import Authorship, MatchMethod
 # editor who looked at the paper is surer than a registry's author id, but below an iD the
 # author claimed. Confirming only ever raises a link to it, never lowers one.
 CONFIDENCE_EDITOR = 0.95
-# The authorship columns an editor's mark changes and an undo writes back.
+# The authorship columns an editor's mark changes and an undo writes back. Each also sets
+# ``modified_at`` (QuerySet.update skips auto_now) to now: an undo is a change too.
 MARK_FIELDS = ("method", "confidence", "unconfirmed", "evidence")
 
 
@@ -33,11 +36,13 @@ def marks_snapshot(authorship_ids: Iterable[int]) -> list[dict[str, Any]]:
 def marks_confirm(authorship_ids: Iterable[int], *, signal: dict[str, Any]) -> None:
     """Confirm links as they are: ``unconfirmed`` cleared, ``confidence`` raised to
     :data:`CONFIDENCE_EDITOR` (a higher one is kept), ``signal`` appended to ``evidence``."""
+    now = timezone.now()
     for authorship in Authorship.objects.filter(pk__in=list(authorship_ids)).order_by("pk"):
         Authorship.objects.filter(pk=authorship.pk).update(
             unconfirmed=False,
             confidence=max(authorship.confidence, CONFIDENCE_EDITOR),
             evidence=[*(authorship.evidence or []), signal],
+            modified_at=now,
         )
 
 
@@ -50,10 +55,13 @@ def marks_reassigned(authorship_ids: Iterable[int], *, signal: dict[str, Any]) -
         confidence=CONFIDENCE_EDITOR,
         unconfirmed=False,
         evidence=[signal],
+        modified_at=timezone.now(),
     )
 
 
 def marks_restore(marks: list[dict[str, Any]]) -> None:
-    """Write the ``before`` values of :func:`marks_snapshot` back (authorships deleted since are skipped)."""
+    """Write the ``before`` values of :func:`marks_snapshot` back (authorships deleted since
+    are skipped); ``modified_at`` moves on to now, since the link changed again."""
+    now = timezone.now()
     for mark in marks:
-        Authorship.objects.filter(pk=mark["id"]).update(**mark["before"])
+        Authorship.objects.filter(pk=mark["id"]).update(**mark["before"], modified_at=now)

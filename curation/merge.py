@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Model, Q
+from django.utils import timezone
 
 from researchers.constraints import constraints_apply, slots_by_block, star
 from researchers.models import Authorship, ExternalIdentity, IdentitySource, MatchConstraint, Researcher
@@ -79,16 +80,16 @@ def merge_check(
     return MergePlan(survivor_id, merged, core, rows, orcids, reason, bool(override_orcid))
 
 
-def _move_to_survivor(model: type[Model], merged: list[int], survivor_id: int) -> list[dict]:
-    """Point every ``model`` row (authorship, identity) of ``merged`` at the survivor;
-    returns the moves, ``[{id, from, to}]`` by id."""
+def _move_to_survivor(model: type[Model], merged: list[int], survivor_id: int, **also) -> list[dict]:
+    """Point every ``model`` row (authorship, identity) of ``merged`` at the survivor, writing
+    ``also`` too (an authorship's ``modified_at``); returns the moves, ``[{id, from, to}]`` by id."""
     moved = [
         {"id": pk, "from": rid, "to": survivor_id}
         for pk, rid in model.objects.filter(researcher_id__in=merged)
         .order_by("pk")
         .values_list("pk", "researcher_id")
     ]
-    model.objects.filter(pk__in=[m["id"] for m in moved]).update(researcher_id=survivor_id)
+    model.objects.filter(pk__in=[m["id"] for m in moved]).update(researcher_id=survivor_id, **also)
     return moved
 
 
@@ -207,7 +208,7 @@ def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
     """
     survivor_id, merged = plan.survivor_id, plan.merged
     before = {str(pk): researcher_state(r) for pk, r in sorted(plan.rows.items())}
-    moved_authorships = _move_to_survivor(Authorship, merged, survivor_id)
+    moved_authorships = _move_to_survivor(Authorship, merged, survivor_id, modified_at=timezone.now())
     moved_identities = _move_to_survivor(ExternalIdentity, merged, survivor_id)
     responses = researchers_merged.send(sender=CurationRecord, survivor_id=survivor_id, merged_ids=merged)
     follows = first_response(responses, {"available": False})

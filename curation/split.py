@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from researchers.constraints import apart, constraints_apply, slots_by_block, star
 from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Researcher
@@ -174,7 +175,7 @@ def split_do(plan: SplitPlan, *, editor, reassign: bool = False) -> CurationReco
     before = {str(pk): researcher_state(r) for pk, r in sorted(plan.rows.items()) if pk != created}
     marks = marks_snapshot(plan.wanted) if reassign else []
     moved_authorships = [{"id": pk, "from": researcher_id, "to": target_id} for pk, _r, _n in plan.moving]
-    Authorship.objects.filter(pk__in=plan.wanted).update(researcher_id=target_id)
+    Authorship.objects.filter(pk__in=plan.wanted).update(researcher_id=target_id, modified_at=timezone.now())
     moved_identities = [{"id": pk, "from": researcher_id, "to": target_id} for pk in plan.identities]
     ExternalIdentity.objects.filter(pk__in=plan.identities).update(researcher_id=target_id)
     # Variants only the source's slots gave stay with it; refresh recomputes both from slots.

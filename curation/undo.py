@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Model
+from django.utils import timezone
 
 from researchers.constraints import constraints_revert
 from researchers.models import Authorship, ExternalIdentity, Researcher
@@ -114,13 +115,14 @@ def undo_check(*, record_id: int, reason: str) -> UndoPlan:
     return plan
 
 
-def _move_back(model: type[Model], moved: list[dict]) -> None:
-    """Return moved rows to their old researcher: one UPDATE per (from, to) pair, not per row."""
+def _move_back(model: type[Model], moved: list[dict], **also) -> None:
+    """Return moved rows to their old researcher, writing ``also`` too (an authorship's
+    ``modified_at``): one UPDATE per (from, to) pair, not per row."""
     by_move: dict[tuple[int, int], list[int]] = defaultdict(list)
     for m in moved:
         by_move[(m["from"], m["to"])].append(m["id"])
     for (old, new), ids in sorted(by_move.items()):
-        model.objects.filter(pk__in=ids, researcher_id=new).update(researcher_id=old)
+        model.objects.filter(pk__in=ids, researcher_id=new).update(researcher_id=old, **also)
 
 
 def _restore_researchers(before: dict[str, dict[str, Any]], created: int | None) -> None:
@@ -157,7 +159,7 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
     event superseding the original's. Returns the new ``kind=undo`` :class:`CurationRecord`.
     """
     original, changes, created = plan.original, plan.changes, plan.created
-    _move_back(Authorship, changes["authorships"])
+    _move_back(Authorship, changes["authorships"], modified_at=timezone.now())
     _move_back(ExternalIdentity, changes["identities"])
     ExternalIdentity.objects.filter(pk__in=changes.get("orcid_identities") or []).delete()
     curation_undone.send(

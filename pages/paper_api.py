@@ -169,11 +169,11 @@ def _institution_refs(paper: Paper) -> dict[int, list[dict]]:
 
 
 def _links_changed(paper: Paper) -> list[datetime]:
-    """When the rows linked to the paper's author slots last changed (authorships, their
-    researchers, institution links), for ``Last-Modified``: one aggregate query, not a
-    timestamp per slot parsed in Python."""
+    """When the rows linked to the paper's author slots last changed (authorships, with
+    their evidence, confidence and mark; their researchers; institution links), for
+    ``Last-Modified``: one aggregate query, not a timestamp per slot parsed in Python."""
     stamps = PaperAuthor.objects.filter(paper=paper).aggregate(
-        linked=Max("authorship__created_at"),
+        linked=Max("authorship__modified_at"),
         researcher=Max("authorship__researcher__modified_at"),
         institution=Max("institution_links__modified_at"),
     )

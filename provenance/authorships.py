@@ -12,25 +12,19 @@ from wove.bulk import copy_upsert, int_array
 
 from .builders import authorship_matched_payload
 from .models import AuthorshipSigning, Record
+from .selectors import AUTHORSHIPS_UNSIGNED_FROM
 from .services import EventSpec, events_append
 
-# Authorships changed since last recorded (or never), on papers already signed.
-_PENDING_FROM = """
-      FROM researchers_authorship a
-      JOIN papers_paperauthor s ON s.id = a.slot_id
-      JOIN papers_paper p ON p.id = a.paper_id AND NOT p.deleted
-      JOIN provenance_papersigning ps ON ps.paper_id = a.paper_id
-      LEFT JOIN provenance_authorshipsigning m ON m.slot_id = a.slot_id
-     WHERE (m.slot_id IS NULL OR m.researcher_id <> a.researcher_id OR m.method <> a.method
-            OR m.confidence <> a.confidence OR m.evidence <> a.evidence OR m.unconfirmed <> a.unconfirmed)
-"""
+# The pending authorships (selectors: the signing backlog counts the same rows).
 _PENDING_PAPERS_SQL = (
-    "SELECT DISTINCT a.paper_id" + _PENDING_FROM + " AND a.paper_id > %s {only} ORDER BY 1 LIMIT %s"
+    "SELECT DISTINCT a.paper_id"
+    + AUTHORSHIPS_UNSIGNED_FROM
+    + " AND a.paper_id > %s {only} ORDER BY 1 LIMIT %s"
 )
 _PENDING_ROWS_SQL = (
     "SELECT a.slot_id, a.paper_id, s.position, s.name, a.researcher_id, a.method, a.source,"
     " a.confidence, a.evidence, a.unconfirmed, m.event_id, m.record_id"
-    + _PENDING_FROM
+    + AUTHORSHIPS_UNSIGNED_FROM
     + " AND a.paper_id = ANY(%s::bigint[]) ORDER BY a.paper_id, s.position"
 )
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
+from django.db import connection
 from django.db.models import Q
 
 from .canonical import B32_DIGEST_LENGTH, Base32Error, b32_digest_decode
@@ -88,3 +90,34 @@ def record_superseded_by(record: Record) -> Record | None:
         | Q(source_version=record.source_version, created_at__gt=record.created_at)
     )
     return later.order_by("source_version", "created_at").first()
+
+
+# Authorships whose current state no signed ``authorship_matched`` event records yet (never
+# recorded, or recorded with another researcher, method, confidence, evidence or mark), on
+# papers already signed: :func:`provenance.authorships.authorships_sign`'s work list.
+AUTHORSHIPS_UNSIGNED_FROM = """
+      FROM researchers_authorship a
+      JOIN papers_paperauthor s ON s.id = a.slot_id
+      JOIN papers_paper p ON p.id = a.paper_id AND NOT p.deleted
+      JOIN provenance_papersigning ps ON ps.paper_id = a.paper_id
+      LEFT JOIN provenance_authorshipsigning m ON m.slot_id = a.slot_id
+     WHERE (m.slot_id IS NULL OR m.researcher_id <> a.researcher_id OR m.method <> a.method
+            OR m.confidence <> a.confidence OR m.evidence <> a.evidence OR m.unconfirmed <> a.unconfirmed)
+"""
+# A paper whose content waits to be signed is counted by the signing backlog already.
+_UNSIGNED_BACKLOG_SQL = (
+    "SELECT count(DISTINCT a.paper_id), min(a.modified_at)"
+    + AUTHORSHIPS_UNSIGNED_FROM
+    + " AND ps.content_hash = p.content_hash"
+)
+
+
+def authorships_unsigned_backlog() -> tuple[int, datetime | None]:
+    """Papers with an authorship of :data:`AUTHORSHIPS_UNSIGNED_FROM` (an editor's
+    confirmation, a reassignment, new evidence...) whose own content is signed, and the
+    oldest such authorship's change time (``modified_at``, ``None`` when none waits); one
+    aggregate query."""
+    with connection.cursor() as cursor:
+        cursor.execute(_UNSIGNED_BACKLOG_SQL)
+        waiting, oldest = cursor.fetchone()
+    return waiting, oldest

@@ -23,7 +23,7 @@ from .builders import EVENT_TARGETS, EVENT_TYPES, event_build, graph_snapshot_pa
 from .fast_builders import BuiltEvent, PaperParts, RecordText, SigningTemplates
 from .keys import Signer, fingerprint_b32, fingerprint_hex, load_private_key, public_raw
 from .models import Event, PaperSigning, PublicKey, Record
-from .selectors import record_resolve
+from .selectors import authorships_unsigned_backlog, record_resolve
 
 log = logging.getLogger(__name__)
 
@@ -115,12 +115,17 @@ def papers_deletion_unrecorded():
 
 
 def signing_backlog() -> Backlog:
-    """Papers :func:`papers_to_sign` and :func:`papers_deletion_unrecorded` hold and the
-    oldest one's change time (the pipeline's signing stage)."""
+    """Papers :func:`papers_to_sign` and :func:`papers_deletion_unrecorded` hold, and signed
+    papers with an authorship whose current state waits for its ``authorship_matched``
+    event (:func:`provenance.selectors.authorships_unsigned_backlog`: an editor's decision,
+    say), with the oldest one's change time (the pipeline's signing stage, as
+    ``pipeline_status`` reports it). Three aggregate queries."""
     rows = [
         queryset.aggregate(n=Count("pk"), oldest=Min("modified_at"))
         for queryset in (papers_to_sign(), papers_deletion_unrecorded())
     ]
+    links, links_oldest = authorships_unsigned_backlog()
+    rows.append({"n": links, "oldest": links_oldest})
     oldest = [row["oldest"] for row in rows if row["n"] and row["oldest"]]
     return Backlog(waiting=sum(row["n"] for row in rows), oldest=min(oldest) if oldest else None)
 

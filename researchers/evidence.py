@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.db import connection
+from django.utils import timezone
 
 from papers.affiliations import affiliation_keys
 from wove.bulk import int_array, text_array
@@ -374,10 +375,12 @@ def authorships_unconfirmed_refresh(*, blocks: Iterable[str]) -> int:
     this module's docstring: name-only evidence (:func:`evidence_is_name_only`) in a block
     held by two or more researchers, for a researcher holding another paper. A block
     gaining a second researcher marks its earlier name-only links too; one losing it (a
-    merge) clears them. One statement; returns the number of rows changed."""
+    merge) clears them. One statement (rows changed get ``modified_at`` now: raw SQL skips
+    ``auto_now``); returns the number of rows changed."""
     wanted = sorted(set(blocks))
     if not wanted:
         return 0
+    block_array = text_array(wanted)
     with connection.cursor() as cursor:
         cursor.execute(
             """
@@ -396,11 +399,11 @@ def authorships_unconfirmed_refresh(*, blocks: Iterable[str]) -> int:
                   FROM researchers_authorship a
                  WHERE a.block = ANY(%s::text[])
             )
-            UPDATE researchers_authorship a SET unconfirmed = c.value
+            UPDATE researchers_authorship a SET unconfirmed = c.value, modified_at = %s
               FROM computed c
              WHERE a.id = c.id AND a.unconfirmed IS DISTINCT FROM c.value
             """,
-            [text_array(wanted), NAME, text_array(sorted(DECISIVE_KINDS)), text_array(wanted)],
+            [block_array, NAME, text_array(sorted(DECISIVE_KINDS)), block_array, timezone.now()],
         )
         return cursor.rowcount
 
@@ -428,18 +431,19 @@ def name_only_slots(slot_ids: Iterable[int]) -> set[int]:
 
 def authorships_evidence_write(signals: dict[int, list[dict]]) -> int:
     """Store ``signals`` (``{slot id: evidence}``) on the slots' authorships, in one
-    statement; rows whose evidence is already that are left alone. Returns rows changed."""
+    statement (with ``modified_at`` now); rows whose evidence is already that are left alone.
+    Returns rows changed."""
     if not signals:
         return 0
     ids = sorted(signals)
     with connection.cursor() as cursor:
         cursor.execute(
             """
-            UPDATE researchers_authorship a SET evidence = v.evidence
+            UPDATE researchers_authorship a SET evidence = v.evidence, modified_at = %s
               FROM unnest(%s::bigint[], %s::jsonb[]) AS v(slot_id, evidence)
              WHERE a.slot_id = v.slot_id AND a.evidence IS DISTINCT FROM v.evidence
             """,
-            [ids, [json.dumps(signals[i], ensure_ascii=False) for i in ids]],
+            [timezone.now(), ids, [json.dumps(signals[i], ensure_ascii=False) for i in ids]],
         )
         return cursor.rowcount
 

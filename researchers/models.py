@@ -191,6 +191,11 @@ class Authorship(models.Model):
         help_text="The name alone decided it while its name block holds two or more researchers",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the link last changed (researcher, method, confidence, evidence, mark): the paper
+    # API's Last-Modified. Not indexed: it is read per paper, through the paper's rows, and
+    # an index would cost every matcher write. QuerySet.update, bulk_update and raw SQL skip
+    # auto_now: each writer of this table sets it itself.
+    modified_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["paper", "slot__position"]

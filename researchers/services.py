@@ -1034,6 +1034,7 @@ def _copy_local_authorships(
                 evidence.blocks[slot_id],
                 json.dumps(signals.get(slot_id, []), ensure_ascii=False),
                 now,
+                now,
             )
         )
     _copy_rows(
@@ -1049,6 +1050,7 @@ def _copy_local_authorships(
             "block",
             "evidence",
             "created_at",
+            "modified_at",
         ],
         authorship_rows,
     )

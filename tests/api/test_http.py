@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import django.core.signing
 import pytest
+from django.utils import timezone
+from django.utils.http import http_date
+
+from curation.confirm import authorship_confirm
+from researchers.models import Authorship
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +31,40 @@ def test_etag_and_conditional_get(api):
     assert stale.status_code == 200
     listed = api.get("/api/v1/papers", {"size": 5})
     assert api.get("/api/v1/papers", {"size": 5}, HTTP_IF_NONE_MATCH=listed["ETag"]).status_code == 304
+
+
+def test_an_editors_confirmation_moves_the_papers_last_modified(api, django_user_model, monkeypatch):
+    """An authorship had no change time: an editor's confirmation changed the paper record's
+    body (its ETag) but not its Last-Modified, so a client revalidating with
+    If-Modified-Since kept the old copy (304). 0704.0001 is signed already, so the
+    confirmation's signed event makes no new record that would move it anyway."""
+    link = Authorship.objects.get(paper__arxiv_id="0704.0001", slot__position=1)
+    # A guess as the matcher leaves one: the name alone, unconfirmed.
+    Authorship.objects.filter(pk=link.pk).update(
+        unconfirmed=True,
+        confidence=0.6,
+        evidence=[{"kind": "name", "name": "C. Balázs", "block": link.block}],
+    )
+    first = api.get("/api/v1/papers/0704.0001")
+    assert first.json()["author_slots"][0]["authorship"]["unconfirmed"] is True
+
+    later = timezone.now() + timedelta(hours=1)  # the editor confirms it an hour later
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    editor = django_user_model.objects.create_user("ed", "ed@example.org", "pw-ed-12345", is_staff=True)
+    authorship_confirm(authorship_id=link.pk, editor=editor)
+
+    again = api.get("/api/v1/papers/0704.0001", HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert again.status_code == 200
+    assert again["Last-Modified"] == http_date(later.timestamp()) != first["Last-Modified"]
+    authorship = again.json()["author_slots"][0]["authorship"]
+    assert (authorship["unconfirmed"], authorship["confidence"], authorship["method"]) == (
+        False,
+        0.95,
+        "local",
+    )
+    assert (
+        api.get("/api/v1/papers/0704.0001", HTTP_IF_MODIFIED_SINCE=again["Last-Modified"]).status_code == 304
+    )
 
 
 def test_cors_open_and_preflight(api):

@@ -39,10 +39,14 @@ def test_merge_moves_everything_and_undo_restores_every_row(curation_sample, edi
     )
     Researcher.objects.filter(pk=a.pk).update(name_variants=["Lucas A. Cieza", "L. A. Cieza"])
     before = snapshot()
+    (link,) = Authorship.objects.filter(researcher=a)
 
     record = researcher_merge(
         survivor_id=b.pk, merged_ids=[a.pk], editor=editor_user, reason="Same astronomer"
     )
+    # A moved link has a new change time (the paper API's Last-Modified), and again when undone.
+    merged_at = Authorship.objects.get(pk=link.pk).modified_at
+    assert merged_at > link.modified_at
 
     b.refresh_from_db()
     a.refresh_from_db()
@@ -71,6 +75,7 @@ def test_merge_moves_everything_and_undo_restores_every_row(curation_sample, edi
 
     undo = curation_undo(record_id=record.pk, editor=editor_user, reason="Two people after all")
     assert snapshot() == before
+    assert Authorship.objects.get(pk=link.pk).modified_at > merged_at
     assert undo.kind == "undo" and undo.undoes_id == record.pk
     # The original record stays.
     assert CurationRecord.objects.filter(pk=record.pk, kind="merge").exists()

@@ -74,6 +74,7 @@ def test_split_to_an_existing_researcher_and_undo(curation_sample, editor_user):
     assert source.pk != target.pk
     before = snapshot()
     (authorship,) = chablat_authorships(source, ["0704.0253"])
+    stamp = Authorship.objects.get(pk=authorship).modified_at
     record = researcher_split(
         researcher_id=source.pk,
         authorship_ids=[authorship],
@@ -83,6 +84,8 @@ def test_split_to_an_existing_researcher_and_undo(curation_sample, editor_user):
     )
     assert record.changes["created_researcher"] is None
     assert researcher_of("0704.0253", 8) == target
+    # The moved link has a new change time (the paper API's Last-Modified).
+    assert Authorship.objects.get(pk=authorship).modified_at > stamp
     assert Researcher.objects.get(pk=target.pk).paper_count == 2
     assert Researcher.objects.get(pk=source.pk).paper_count == 1
     curation_undo(record_id=record.pk, editor=editor_user, reason="undo")

@@ -3,10 +3,13 @@ evidence, once, and again when it changes; the bundles still verify."""
 
 import pytest
 
+from curation.confirm import authorship_confirm
+from curation.reassign import authorship_reassign
 from provenance.authorships import authorships_sign
 from provenance.bundles import bundle_build
 from provenance.models import Event
 from provenance.selectors import pith_for_paper
+from provenance.services import signing_backlog
 from provenance.tasks import signing_stage
 from provenance.verify import verify_bundle
 from researchers.models import Authorship
@@ -77,3 +80,36 @@ def test_the_signing_stage_records_authorships(signed_raw_page):
     researchers_match_authors(sources=[])
     result = signing_stage(trigger="test")
     assert result["authorships_recorded"] == Authorship.objects.count()
+
+
+def test_an_editors_decisions_wait_in_the_signing_backlog_until_signed(signed_raw_page, django_user_model):
+    """The signing backlog (``pipeline_status``) counted papers to sign and deletions only:
+    an editor's confirmation or reassignment waiting for its ``authorship_matched`` event
+    showed as nothing to do. It counts each signed paper with a link waiting, too."""
+    researchers_match_authors(sources=[])
+    # The three papers (0801.3673-0801.3675) are signed; their new links are not recorded yet.
+    assert signing_backlog().waiting == 3
+    links = list(
+        Authorship.objects.select_related("slot", "paper").order_by("paper__arxiv_id", "slot__position")
+    )
+    guess, moved = links[0], next(a for a in links if a.paper_id != links[0].paper_id)
+    # A guess as the matcher leaves one (the name alone, unconfirmed), recorded as such.
+    Authorship.objects.filter(pk=guess.pk).update(
+        unconfirmed=True, evidence=[{"kind": "name", "name": guess.slot.name, "block": guess.block}]
+    )
+    assert authorships_sign() == len(links)
+    assert signing_backlog().waiting == 0
+
+    editor = django_user_model.objects.create_user("ed", "ed@example.org", "pw-ed-12345", is_staff=True)
+    authorship_confirm(authorship_id=guess.pk, editor=editor)
+    backlog = signing_backlog()
+    assert backlog.waiting == 1  # the confirmed link's paper
+    assert backlog.oldest == Authorship.objects.get(pk=guess.pk).modified_at
+    authorship_reassign(
+        authorship_id=moved.pk, researcher_id=moved.researcher_id, editor=editor, reason="Another person"
+    )
+    assert signing_backlog().waiting == 2  # and the reassigned link's paper
+
+    result = signing_stage(trigger="test")
+    assert (result["records_created"], result["authorships_recorded"]) == (0, 2)
+    assert signing_backlog().waiting == 0

@@ -26,8 +26,11 @@ def test_backfill_rebuilds_what_a_fresh_match_stores(sample_papers):
 
     # The matcher runs it after every match; with nothing left it fills nothing.
     Authorship.objects.filter(paper__arxiv_id="0801.4563").update(evidence=[], unconfirmed=False)
+    stamps = dict(Authorship.objects.filter(paper__arxiv_id="0801.4563").values_list("pk", "modified_at"))
     summary = researchers_match_authors(sources=[])
     wiped = Authorship.objects.filter(paper__arxiv_id="0801.4563").count()
+    # Each link given evidence has a new change time (the paper API's Last-Modified).
+    assert all(a.modified_at > stamps[a.pk] for a in Authorship.objects.filter(pk__in=stamps))
     assert (summary.slots, summary.evidence_backfilled) == (0, wiped)
     assert f", {wiped} older links given evidence (" in summary.line()
     maller = Authorship.objects.get(paper__arxiv_id="0801.4563", slot__position=1)
