@@ -97,9 +97,10 @@ def paper_detail(request: HttpRequest, arxiv_id: str, slug: str) -> HttpResponse
 
 def _links_version(paper: Paper) -> str:
     """What changes when any author link of ``paper`` does: how many, to whom (the sum of
-    the researcher ids moves when a curation moves one), and the newest; one index scan."""
+    the researcher ids moves when a curation moves one; two links swapping researchers keep
+    it), and the newest write (``modified_at``, which any change moves); one index scan."""
     row = Authorship.objects.filter(paper=paper).aggregate(
-        n=Count("id"), ids=Sum("researcher_id"), at=Max("created_at")
+        n=Count("id"), ids=Sum("researcher_id"), at=Max("modified_at")
     )
     return f"{row['n']}-{row['ids']}-{row['at'].timestamp() if row['at'] else 0}"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.utils import timezone
 from lxml import html as lxml_html
 
 from papers import harvest
@@ -119,3 +120,20 @@ def test_the_cached_author_list_follows_a_moved_link(mega, client, settings):
     Authorship.objects.filter(pk=link.pk).update(researcher=other)
     after = _article(_tree(client.get(url)))["author"][0]
     assert after["url"] == f"{settings.SITE_URL}{other.get_absolute_url()}"
+
+
+def test_the_cached_author_list_follows_two_links_swapping_researchers(mega, client, settings):
+    """Two links that swap researchers keep the links' count and the sum of their researcher
+    ids: the cache key reads the newest ``modified_at`` too (before: ``created_at``, which a
+    swap keeps, so the old list was served for 5 minutes)."""
+    researchers_match_local()
+    url = mega.get_absolute_url()
+    client.get(url)  # fills the cache
+    first = Authorship.objects.select_related("researcher").get(paper=mega, slot__position=1)
+    second = Authorship.objects.select_related("researcher").get(paper=mega, slot__position=2)
+    now = timezone.now()
+    Authorship.objects.filter(pk=first.pk).update(researcher=second.researcher, modified_at=now)
+    Authorship.objects.filter(pk=second.pk).update(researcher=first.researcher, modified_at=now)
+    authors = _article(_tree(client.get(url)))["author"]
+    assert authors[0]["url"] == f"{settings.SITE_URL}{second.researcher.get_absolute_url()}"
+    assert authors[1]["url"] == f"{settings.SITE_URL}{first.researcher.get_absolute_url()}"
