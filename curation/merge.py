@@ -98,8 +98,10 @@ def _orcid_to_survivor(plan: MergePlan) -> dict | None:
     if plan.rows[plan.survivor_id].orcid or len(plan.orcids) != 1:
         return None
     holder = next(i for i in plan.merged if plan.rows[i].orcid == plan.orcids[0])
-    Researcher.objects.filter(pk=holder).update(orcid=None)
-    Researcher.objects.filter(pk=plan.survivor_id).update(orcid=plan.orcids[0])
+    # QuerySet.update skips auto_now: the paper API's Last-Modified reads modified_at.
+    now = timezone.now()
+    Researcher.objects.filter(pk=holder).update(orcid=None, modified_at=now)
+    Researcher.objects.filter(pk=plan.survivor_id).update(orcid=plan.orcids[0], modified_at=now)
     return {"orcid": plan.orcids[0], "from": holder, "to": plan.survivor_id}
 
 
@@ -137,7 +139,7 @@ def _merged_into_survivor(plan: MergePlan) -> list[dict]:
         if r.merged_into_id in plan.merged
     ]
     Researcher.objects.filter(pk__in=[f["id"] for f in flattened] + plan.merged).update(
-        merged_into_id=plan.survivor_id
+        merged_into_id=plan.survivor_id, modified_at=timezone.now()
     )
     return flattened
 
@@ -148,7 +150,7 @@ def _variants_to_survivor(plan: MergePlan) -> list[str]:
     researchers_refresh(researcher_ids=plan.core)
     refreshed = Researcher.objects.get(pk=plan.survivor_id).name_variants
     variants = sorted(set(refreshed).union(*(plan.rows[i].name_variants for i in plan.core)))
-    Researcher.objects.filter(pk=plan.survivor_id).update(name_variants=variants)
+    Researcher.objects.filter(pk=plan.survivor_id).update(name_variants=variants, modified_at=timezone.now())
     return sorted(set(variants) - set(plan.rows[plan.survivor_id].name_variants))
 
 

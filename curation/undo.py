@@ -129,9 +129,12 @@ def _restore_researchers(before: dict[str, dict[str, Any]], created: int | None)
     """Write the ``before`` snapshot back, delete the researcher a split created and
     refresh the records whose paper count changed since (keeping the old variants too)."""
     # ORCID iDs are unique: clear every involved one before writing the old values back.
-    Researcher.objects.filter(pk__in=[int(pk) for pk in before]).update(orcid=None)
+    # QuerySet.update skips auto_now: the paper API's Last-Modified reads modified_at, and
+    # an undo is a change (the time moves forward, never back to the snapshot's).
+    now = timezone.now()
+    Researcher.objects.filter(pk__in=[int(pk) for pk in before]).update(orcid=None, modified_at=now)
     for pk, state in before.items():
-        Researcher.objects.filter(pk=int(pk)).update(**state)
+        Researcher.objects.filter(pk=int(pk)).update(**{**state, "modified_at": now})
     if created:
         Researcher.objects.filter(pk=created).delete()
     # Authorships attached since (new papers) change the counts the snapshot holds.
@@ -146,7 +149,7 @@ def _restore_researchers(before: dict[str, dict[str, Any]], created: int | None)
         for pk in stale:
             current = Researcher.objects.get(pk=pk).name_variants
             Researcher.objects.filter(pk=pk).update(
-                name_variants=sorted(set(current) | set(before[str(pk)]["name_variants"]))
+                name_variants=sorted(set(current) | set(before[str(pk)]["name_variants"])), modified_at=now
             )
 
 

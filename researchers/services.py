@@ -233,7 +233,8 @@ def researchers_refresh(*, researcher_ids: Iterable[int]) -> None:
             """
             UPDATE researchers_researcher r
                SET paper_count = COALESCE(sub.n, 0),
-                   name_variants = COALESCE(sub.names, '{}')
+                   name_variants = COALESCE(sub.names, '{}'),
+                   modified_at = %s
               FROM (SELECT id AS rid FROM unnest(%s::bigint[]) AS id) ids
               LEFT JOIN (
                     SELECT a.researcher_id,
@@ -245,8 +246,12 @@ def researchers_refresh(*, researcher_ids: Iterable[int]) -> None:
                      GROUP BY a.researcher_id
               ) sub ON sub.researcher_id = ids.rid
              WHERE r.id = ids.rid
+               AND (r.paper_count IS DISTINCT FROM COALESCE(sub.n, 0)
+                    OR r.name_variants IS DISTINCT FROM COALESCE(sub.names, '{}'))
             """,
-            [int_array(ids)] * 2,
+            # Python's time, not now() (the transaction's start); rows whose count and
+            # variants hold are not written, so their modified_at stays.
+            [timezone.now(), *[int_array(ids)] * 2],
         )
 
 

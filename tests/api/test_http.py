@@ -11,7 +11,8 @@ from django.utils import timezone
 from django.utils.http import http_date
 
 from curation.confirm import authorship_confirm
-from researchers.models import Authorship
+from curation.merge import researcher_merge
+from researchers.models import Authorship, Researcher
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +66,28 @@ def test_an_editors_confirmation_moves_the_papers_last_modified(api, django_user
     assert (
         api.get("/api/v1/papers/0704.0001", HTTP_IF_MODIFIED_SINCE=again["Last-Modified"]).status_code == 304
     )
+
+
+def test_a_merge_giving_the_survivor_an_orcid_moves_its_papers_last_modified(
+    api, django_user_model, monkeypatch
+):
+    """A merge writes researchers with QuerySet.update, which skips ``auto_now``: the survivor
+    took the merged record's ORCID iD, its papers' records showed it, and their
+    Last-Modified stayed (a revalidating client kept the copy without it: 304)."""
+    survivor = Authorship.objects.get(paper__arxiv_id="0704.0001", slot__position=1).researcher
+    holder = Researcher.objects.create(display_name="Csaba Balázs", orcid="0000-0002-5250-9277")
+    first = api.get("/api/v1/papers/0704.0001")
+    assert first.json()["author_slots"][0]["researcher"]["orcid"] is None
+
+    later = timezone.now() + timedelta(hours=1)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    editor = django_user_model.objects.create_user("ed", "ed@example.org", "pw-ed-12345", is_staff=True)
+    researcher_merge(survivor_id=survivor.pk, merged_ids=[holder.pk], editor=editor, reason="Same person")
+
+    again = api.get("/api/v1/papers/0704.0001", HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert again.status_code == 200
+    assert again.json()["author_slots"][0]["researcher"]["orcid"] == "0000-0002-5250-9277"
+    assert again["Last-Modified"] == http_date(later.timestamp())
 
 
 def test_cors_open_and_preflight(api):

@@ -48,17 +48,18 @@ def editor_user(db, django_user_model):
 
 
 def snapshot() -> dict[str, list[dict]]:
-    """Every row (every column) of the tables curation touches, in id order; but an
-    authorship's ``modified_at``, which every write moves on, an undo's too (the paper API's
-    Last-Modified must not go back in time)."""
+    """Every row (every column) of the tables curation touches, in id order; but a
+    researcher's and an authorship's ``modified_at``, which every write moves on, an undo's
+    too (the paper API's Last-Modified must not go back in time)."""
     from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Researcher
 
+    def rows(model) -> list[dict]:
+        ordered = model.objects.order_by("pk").values()
+        return [{k: v for k, v in row.items() if k != "modified_at"} for row in ordered]
+
     return {
-        "researchers": list(Researcher.objects.order_by("pk").values()),
-        "authorships": [
-            {k: v for k, v in row.items() if k != "modified_at"}
-            for row in Authorship.objects.order_by("pk").values()
-        ],
+        "researchers": rows(Researcher),
+        "authorships": rows(Authorship),
         "identities": list(ExternalIdentity.objects.order_by("pk").values()),
         "constraints": list(MatchConstraint.objects.order_by("pk").values()),
     }
