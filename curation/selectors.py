@@ -808,18 +808,17 @@ def same_name_queue_entries(*, name: str = "", max_block: int = QUEUE_MAX_BLOCK)
     changed or after :data:`QUEUE_CACHE_SECONDS` (what the version does not see: an edited
     display name, a deleted paper). One query on a cache hit."""
     if name.strip():
-        return [
-            QueueEntry(c.a.pk, c.b.pk, c.tier, c.variant)
-            for c in same_name_queue(name=name, max_block=max_block)
-        ]
+        return _entries(same_name_queue(name=name, max_block=max_block))
     key = f"curation:same-name-queue:{max_block}:{':'.join(str(v) for v in _queue_version())}"
     entries = cache.get(key)
     if entries is None:
-        entries = [
-            QueueEntry(c.a.pk, c.b.pk, c.tier, c.variant) for c in same_name_queue(max_block=max_block)
-        ]
+        entries = _entries(same_name_queue(max_block=max_block))
         cache.set(key, entries, QUEUE_CACHE_SECONDS)
     return entries
+
+
+def _entries(candidates: Iterable[PairCandidate]) -> list[QueueEntry]:
+    return [QueueEntry(c.a.pk, c.b.pk, c.tier, c.variant) for c in candidates]
 
 
 def queue_rows(entries: Sequence[QueueEntry]) -> list[PairCandidate]:
