@@ -632,7 +632,7 @@ class _CorpusWriter:
                 )
                 if a.institution >= 0:
                     iid, name = self.institutions[a.institution]
-                    links.append((slot, iid, "string-match", "arxiv", name, 0.95, now, now))
+                    links.append((slot, iid, "string-match", "arxiv", name, iid, "direct", 0.95, now, now))
         copy_upsert(
             model=Authorship,
             fields=[
@@ -658,6 +658,8 @@ class _CorpusWriter:
                 "source",
                 "string_origin",
                 "matched_string",
+                "matched_institution",
+                "resolution",
                 "confidence",
                 "created_at",
                 "modified_at",

@@ -59,9 +59,12 @@ class InstitutionAdmin(admin.ModelAdmin):
 class AuthorAffiliationAdmin(admin.ModelAdmin):
     """Author slot ↔ institution links and how each was found."""
 
-    list_display = ["slot", "institution", "source", "confidence", "matched_string", "modified_at"]
-    list_filter = ["source"]
+    list_display = [
+        "slot", "institution", "source", "confidence", "matched_string", "matched_institution", "resolution",
+        "modified_at",
+    ]  # fmt: skip
+    list_filter = ["source", "resolution"]
     search_fields = ["institution__name", "institution__ror_id", "matched_string", "slot__name"]
-    list_select_related = ["slot", "institution"]
-    autocomplete_fields = ["institution"]
+    list_select_related = ["slot", "institution", "matched_institution"]
+    autocomplete_fields = ["institution", "matched_institution"]
     raw_id_fields = ["slot"]

@@ -141,12 +141,28 @@ def _qualified(name_key: str, next_word: str, after: list[str]) -> bool:
 @dataclass(frozen=True)
 class NameEntry:
     """One indexed name: institution id, name kind and country code of the institution;
-    ``active`` is false for an inactive or withdrawn record (one without an active successor)."""
+    ``active`` is false for an inactive or withdrawn record (one without an active successor).
+    ``record_id`` is the ROR record that carries the name: ``institution_id`` itself, or an
+    inactive or withdrawn record whose names match its successor ``institution_id``
+    (``None`` means the same as ``institution_id``)."""
 
     institution_id: int
     kind: str
     country_code: str
     active: bool = True
+    record_id: int | None = None
+
+    @property
+    def via_successor(self) -> bool:
+        """True when the name is a retired record's, matched as its successor's."""
+        return self.record_id is not None and self.record_id != self.institution_id
+
+    def outranks(self, other: NameEntry) -> bool:
+        """True when this entry should stand for the institution instead of ``other``: a
+        stronger name kind, or the same kind carried by the institution's own record (a
+        match says "direct" whenever the active record carries the name itself)."""
+        mine, theirs = _CONFIDENCE.get(self.kind, 0), _CONFIDENCE.get(other.kind, 0)
+        return mine > theirs or (mine == theirs and other.via_successor and not self.via_successor)
 
 
 def _prefer_active(entries: list[NameEntry]) -> list[NameEntry]:
@@ -157,12 +173,36 @@ def _prefer_active(entries: list[NameEntry]) -> list[NameEntry]:
 
 @dataclass(frozen=True)
 class Match:
-    """A match of one affiliation string: institution id, the name found, how, and confidence."""
+    """A match of one affiliation string: institution id, the name found, how, and confidence.
+
+    ``matched_id`` is the ROR record whose name was found: ``institution_id`` for a direct
+    match, or the inactive or withdrawn record the institution succeeds (allenai/S2AFF#35:
+    keep which record matched, not only where it led).
+    """
 
     institution_id: int
     name: str
     kind: str
     confidence: float
+    matched_id: int | None = None
+
+    @property
+    def record_id(self) -> int:
+        """The record whose name was found (``institution_id`` when it is the same)."""
+        return self.matched_id if self.matched_id is not None else self.institution_id
+
+    @property
+    def direct(self) -> bool:
+        """True when the name found is the institution's own record's."""
+        return self.record_id == self.institution_id
+
+    def outranks(self, other: Match) -> bool:
+        """True when this match should stand for the institution instead of ``other`` (two
+        names of one string, or two strings of one author slot): higher confidence, then a
+        direct match over one via successor."""
+        if self.confidence != other.confidence:
+            return self.confidence > other.confidence
+        return self.direct and not other.direct
 
 
 # Confidence by the kind of name found; a country in the string that agrees adds a little.
@@ -198,15 +238,19 @@ class AffiliationMatcher:
         # Every word-prefix of every name key: lets the n-gram scan stop as soon as the
         # words so far begin no name.
         self.prefixes: set[str] = set()
-        for institution_id, value, kind, country in names:
-            if institution_id in superseded:
-                institution_id, country = superseded[institution_id]
-            entry = NameEntry(institution_id, kind, country or "", institution_id not in retired)
+        for record_id, value, kind, country in names:
+            institution_id = record_id
+            if record_id in superseded:
+                institution_id, country = superseded[record_id]
+            entry = NameEntry(institution_id, kind, country or "", institution_id not in retired, record_id)
             if kind == "acronym":
                 key = value.strip()
                 # Two-letter acronyms (UT, UM, SU) are far too common in strings to trust.
                 if len(key) >= 3 and any(c.isalpha() for c in key):
-                    self.acronyms.setdefault(key.upper(), {}).setdefault(institution_id, entry)
+                    bucket = self.acronyms.setdefault(key.upper(), {})
+                    old = bucket.get(institution_id)
+                    if old is None or entry.outranks(old):
+                        bucket[institution_id] = entry
                 continue
             forms = [value]
             # "Google (United States)": ROR disambiguates display names with a parenthetical.
@@ -222,7 +266,7 @@ class AffiliationMatcher:
                 bucket = self.by_name.setdefault(key, {})
                 # Keep the strongest kind when one institution has a name twice.
                 old = bucket.get(institution_id)
-                if old is None or _CONFIDENCE.get(kind, 0) > _CONFIDENCE.get(old.kind, 0):
+                if old is None or entry.outranks(old):
                     bucket[institution_id] = entry
                 parts = key.split(" ")
                 self.max_words = max(self.max_words, min(len(parts), MAX_NAME_WORDS))
@@ -292,7 +336,9 @@ class AffiliationMatcher:
             confidence = _CONFIDENCE.get(entry.kind, 0.8)
             if countries and entry.country_code in countries:
                 confidence += _COUNTRY_BONUS
-            self._keep(results, Match(entry.institution_id, key, entry.kind, round(confidence, 3)))
+            self._keep(
+                results, Match(entry.institution_id, key, entry.kind, round(confidence, 3), entry.record_id)
+            )
         for word in set(re.findall(r"[^\W_]{3,}", html.unescape(text))):
             bucket = self.acronyms.get(word.upper())
             # Written in capitals (INRIA, CNRS) or, for 4+ letters, capitalised (Inria).
@@ -305,11 +351,13 @@ class AffiliationMatcher:
                 continue
             entry = entries[0]
             confidence = _CONFIDENCE["acronym"] + (_COUNTRY_BONUS if countries else 0)
-            self._keep(results, Match(entry.institution_id, word, "acronym", round(confidence, 3)))
+            self._keep(
+                results, Match(entry.institution_id, word, "acronym", round(confidence, 3), entry.record_id)
+            )
         return sorted(results.values(), key=lambda m: (-m.confidence, m.institution_id))
 
     @staticmethod
     def _keep(results: dict[int, Match], match: Match) -> None:
         old = results.get(match.institution_id)
-        if old is None or match.confidence > old.confidence:
+        if old is None or match.outranks(old):
             results[match.institution_id] = match

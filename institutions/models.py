@@ -216,7 +216,17 @@ class AuthorAffiliation(models.Model):
     slot's arXiv affiliation or an OpenAlex raw affiliation string). ``confidence`` is in [0, 1]: 1.0 for ids,
     lower for name matches (see :mod:`papers.affiliations`). One row per (slot,
     institution); an id-based link replaces a string match, never the reverse.
+
+    ``matched_institution`` is the ROR record the string or id named, and ``resolution`` how
+    it led to ``institution`` (allenai/S2AFF#35): ``direct`` (the same record) or ``via
+    successor`` (an inactive or withdrawn record, followed to the active one it names as
+    successor, ``Institution.superseded_by``). Links made before they were kept have
+    neither (``resolution`` blank); the database holds the three cases apart.
     """
+
+    class Resolution(models.TextChoices):
+        DIRECT = "direct", "direct"
+        VIA_SUCCESSOR = "via-successor", "via successor"
 
     class Source(models.TextChoices):
         OPENALEX = "openalex", "OpenAlex institution"
@@ -235,6 +245,21 @@ class AuthorAffiliation(models.Model):
         max_length=16, choices=StringOrigin.choices, blank=True, help_text="Where a matched string came from"
     )
     matched_string = models.TextField(blank=True)
+    matched_institution = models.ForeignKey(
+        Institution,
+        null=True,
+        blank=True,
+        # A retired record that links were resolved through stays while they name it.
+        on_delete=models.RESTRICT,
+        related_name="matched_links",
+        help_text="The ROR record the string or id named (a retired one when resolved via successor)",
+    )
+    resolution = models.CharField(
+        max_length=16,
+        choices=Resolution.choices,
+        blank=True,
+        help_text="How the matched record led to the institution; blank on links made before it was kept",
+    )
     confidence = models.FloatField(default=1.0)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
@@ -246,6 +271,17 @@ class AuthorAffiliation(models.Model):
             models.CheckConstraint(
                 condition=models.Q(confidence__gte=0) & models.Q(confidence__lte=1),
                 name="authoraffiliation_confidence_range",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(resolution="", matched_institution__isnull=True)
+                    | models.Q(resolution="direct", matched_institution=models.F("institution"))
+                    | (
+                        models.Q(resolution="via-successor", matched_institution__isnull=False)
+                        & ~models.Q(matched_institution=models.F("institution"))
+                    )
+                ),
+                name="authoraffiliation_resolution_matches",
             ),
         ]
         indexes = [models.Index(fields=["institution", "slot"], name="authoraff_institution_slot")]

@@ -222,7 +222,9 @@ def affiliation_links_repoint() -> int:
     """Move every author link to an institution with a ``superseded_by`` to that successor
     (whatever its source: an id given by OpenAlex names the same withdrawn record). A slot
     already linked to the successor keeps that link, and the old one is dropped. Returns
-    the number of links moved or dropped."""
+    the number of links moved or dropped. A moved link keeps the record it matched
+    (``matched_institution``, the retired one) and says ``via successor``
+    (allenai/S2AFF#35); one made before that was kept stays unrecorded."""
     moved = 0
     links = AuthorAffiliation.objects.filter(institution__superseded_by__isnull=False)
     with transaction.atomic():
@@ -232,10 +234,20 @@ def affiliation_links_repoint() -> int:
                 link.delete()
             else:
                 link.institution_id = successor_id
+                if link.matched_institution_id is not None:
+                    link.resolution = _resolution(link.matched_institution_id, successor_id)
                 link.modified_at = timezone.now()
-                link.save(update_fields=["institution", "modified_at"])
+                link.save(update_fields=["institution", "resolution", "modified_at"])
             moved += 1
     return moved
+
+
+def _resolution(matched_id: int, institution_id: int) -> str:
+    """:class:`AuthorAffiliation.Resolution` of a link to ``institution_id`` whose string or
+    id named the record ``matched_id``."""
+    if matched_id == institution_id:
+        return AuthorAffiliation.Resolution.DIRECT
+    return AuthorAffiliation.Resolution.VIA_SUCCESSOR
 
 
 def affiliation_marks_clear() -> None:
@@ -300,8 +312,9 @@ def _sync_string_links(
     origin: str,
 ) -> None:
     """Make the ``string-match`` links of ``origin`` of these slots equal ``desired``:
-    create missing ones, update changed ones, remove ones their strings no longer support.
-    Links from ids (OpenAlex, ROR) and from strings of another origin are left alone."""
+    create missing ones, update changed ones (string, confidence, the record matched and how
+    it was resolved), remove ones their strings no longer support. Links from ids (OpenAlex,
+    ROR) and from strings of another origin are left alone."""
     existing = {
         (a.slot_id, a.institution_id): a
         for a in AuthorAffiliation.objects.filter(slot_id__in=list(strings_by_slot))
@@ -310,6 +323,7 @@ def _sync_string_links(
     to_update: list[AuthorAffiliation] = []
     for (slot_id, institution_id), (match, text) in desired.items():
         link = existing.get((slot_id, institution_id))
+        resolution = _resolution(match.record_id, institution_id)
         if link is None:
             to_create.append(
                 AuthorAffiliation(
@@ -318,15 +332,19 @@ def _sync_string_links(
                     source=AuthorAffiliation.Source.STRING_MATCH,
                     string_origin=origin,
                     matched_string=text,
+                    matched_institution_id=match.record_id,
+                    resolution=resolution,
                     confidence=match.confidence,
                 )
             )
         elif (
             link.source == AuthorAffiliation.Source.STRING_MATCH
             and link.string_origin == origin
-            and (link.matched_string != text or link.confidence != match.confidence)
+            and (link.matched_string, link.confidence, link.matched_institution_id, link.resolution)
+            != (text, match.confidence, match.record_id, resolution)
         ):
             link.matched_string, link.confidence = text, match.confidence
+            link.matched_institution_id, link.resolution = match.record_id, resolution
             link.modified_at = timezone.now()
             to_update.append(link)
     stale = [
@@ -339,7 +357,10 @@ def _sync_string_links(
     with transaction.atomic():
         AuthorAffiliation.objects.bulk_create(to_create, ignore_conflicts=True)
         if to_update:
-            AuthorAffiliation.objects.bulk_update(to_update, ["matched_string", "confidence", "modified_at"])
+            AuthorAffiliation.objects.bulk_update(
+                to_update,
+                ["matched_string", "confidence", "matched_institution", "resolution", "modified_at"],
+            )
         if stale:
             AuthorAffiliation.objects.filter(pk__in=stale).delete()
     result.created += len(to_create)
@@ -366,7 +387,7 @@ def _match_pairs(
             result.strings_matched += 1
         for match in matches:
             key = (slot_id, match.institution_id)
-            if key not in desired or match.confidence > desired[key][0].confidence:
+            if key not in desired or match.outranks(desired[key][0]):
                 desired[key] = (match, text)
     return desired, strings_by_slot
 
@@ -480,7 +501,9 @@ def affiliations_link_ror_ids(
     ``source`` is ``openalex`` or ``ror-id``. An id link replaces a string match for the
     same (slot, institution) with confidence 1.0. The ROR ID of a withdrawn or inactive
     record with an active successor links that successor (``superseded_by``), as string
-    matching does. ROR IDs not loaded here are returned in
+    matching does, keeping the record named (``matched_institution``, ``resolution`` "via
+    successor"); an existing link whose record or resolution differs is updated. ROR IDs not
+    loaded here are returned in
     ``unknown_ror_ids`` (load the dump to link them); invalid ones are counted and skipped.
     Idempotent; two queries plus one write per call.
     """
@@ -492,12 +515,19 @@ def affiliations_link_ror_ids(
         except (InvalidRorId, TypeError, ValueError):
             logger.warning("invalid ROR ID for slot %s skipped: %r", slot_id, raw)
             result.invalid += 1
-    # A withdrawn or inactive record with an active successor is linked as its successor.
+    # A withdrawn or inactive record with an active successor is linked as its successor,
+    # keeping the record the id named (allenai/S2AFF#35).
     named = Institution.objects.filter(ror_id__in={r for _, r in wanted})
     rows = named.values_list("ror_id", "id", "superseded_by_id")
-    ids = {ror_id: successor_id or pk for ror_id, pk, successor_id in rows}
+    ids = {ror_id: (successor_id or pk, pk) for ror_id, pk, successor_id in rows}
     result.unknown_ror_ids = {r for _, r in wanted if r not in ids}
-    keys = {(slot_id, ids[r]) for slot_id, r in wanted if r in ids}
+    keys: dict[tuple[int, int], int] = {}  # (slot, institution) -> the record named
+    for slot_id, ror_id in wanted:
+        if ror_id in ids:
+            institution_id, record_id = ids[ror_id]
+            # Two ids of one slot leading to one institution: the institution's own id wins.
+            if keys.get((slot_id, institution_id)) != institution_id:
+                keys[(slot_id, institution_id)] = record_id
     existing = {
         (a.slot_id, a.institution_id): a
         for a in AuthorAffiliation.objects.filter(
@@ -505,16 +535,27 @@ def affiliations_link_ror_ids(
         )
     }
     to_create, to_update = [], []
-    for slot_id, institution_id in keys:
+    for (slot_id, institution_id), record_id in keys.items():
         link = existing.get((slot_id, institution_id))
+        resolution = _resolution(record_id, institution_id)
         if link is None:
             to_create.append(
                 AuthorAffiliation(
-                    slot_id=slot_id, institution_id=institution_id, source=source, confidence=1.0
+                    slot_id=slot_id,
+                    institution_id=institution_id,
+                    source=source,
+                    confidence=1.0,
+                    matched_institution_id=record_id,
+                    resolution=resolution,
                 )
             )
-        elif link.source == AuthorAffiliation.Source.STRING_MATCH:
-            link.source, link.confidence, link.string_origin = source, 1.0, ""
+        elif link.source == AuthorAffiliation.Source.STRING_MATCH or (
+            link.matched_institution_id,
+            link.resolution,
+        ) != (record_id, resolution):
+            if link.source == AuthorAffiliation.Source.STRING_MATCH:
+                link.source, link.confidence, link.string_origin = source, 1.0, ""
+            link.matched_institution_id, link.resolution = record_id, resolution
             link.modified_at = timezone.now()
             to_update.append(link)
         else:
@@ -522,9 +563,8 @@ def affiliations_link_ror_ids(
     with transaction.atomic():
         AuthorAffiliation.objects.bulk_create(to_create, ignore_conflicts=True)
         if to_update:
-            AuthorAffiliation.objects.bulk_update(
-                to_update, ["source", "confidence", "string_origin", "modified_at"]
-            )
+            fields = ["source", "confidence", "string_origin", "matched_institution", "resolution"]
+            AuthorAffiliation.objects.bulk_update(to_update, [*fields, "modified_at"])
     result.created, result.updated = len(to_create), len(to_update)
     return result
 

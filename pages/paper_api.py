@@ -139,7 +139,8 @@ def batch_papers(request: HttpRequest, body: BatchIn):
 
 
 def _institution_refs(paper: Paper) -> dict[int, list[dict]]:
-    """The institutions matched to each author slot of ``paper`` (one query, plain values):
+    """The institutions matched to each author slot of ``paper``, with the link's source,
+    string, the ROR record matched and how it was resolved (one query, plain values):
     ``{slot id: [SlotInstitution dict, ...]}`` by name."""
     rows = (
         AuthorAffiliation.objects.filter(slot__paper=paper)
@@ -151,11 +152,20 @@ def _institution_refs(paper: Paper) -> dict[int, list[dict]]:
             "institution__name",
             "institution__country_code",
             "institution__slug",
+            "source",
+            "matched_string",
+            "resolution",
+            "matched_institution_id",
+            "matched_institution__ror_id",
+            "matched_institution__name",
+            "matched_institution__status",
+            "matched_institution__slug",
         )
     )
     by_slot: dict[int, list[dict]] = {}
     base = f"{settings.SITE_URL}/institutions/"
-    for slot_id, pk, ror_id, name, country_code, slug in rows:
+    for slot_id, pk, ror_id, name, country_code, slug, source, text, resolution, *matched in rows:
+        matched_pk, matched_ror_id, matched_name, matched_status, matched_slug = matched
         by_slot.setdefault(slot_id, []).append(
             {
                 "id": pk,
@@ -163,6 +173,18 @@ def _institution_refs(paper: Paper) -> dict[int, list[dict]]:
                 "name": name,
                 "country_code": country_code,
                 "url": f"{base}{pk}-{slug}",
+                "source": source,
+                "matched_string": text,
+                "matched": None
+                if matched_pk is None
+                else {
+                    "id": matched_pk,
+                    "ror_id": matched_ror_id,
+                    "name": matched_name,
+                    "status": matched_status,
+                    "url": f"{base}{matched_pk}-{matched_slug}",
+                },
+                "resolution": resolution or None,
             }
         )
     return by_slot

@@ -29,15 +29,38 @@ class SlotResearcher(BaseModel):
     orcid: str | None = Field(description="ORCID iD, 0000-0002-5250-9277 form")
 
 
+class MatchedRecord(BaseModel):
+    """The ROR record an affiliation string or id named (see :class:`SlotInstitution`)."""
+
+    id: int
+    ror_id: str = Field(description="Bare ROR ID, 03yrm5c26 form", examples=["03z7kp760"])
+    name: str
+    status: Literal["active", "inactive", "withdrawn"]
+    url: str
+
+
 class SlotInstitution(BaseModel):
     """An institution matched to an author slot: :class:`institutions.schemas.InstitutionRef`'s
-    fields, as a plain pydantic model (see :class:`AuthorSlotOut`)."""
+    fields, as a plain pydantic model (see :class:`AuthorSlotOut`), and how it was found."""
 
     id: int
     ror_id: str = Field(description="Bare ROR ID, 03yrm5c26 form", examples=["03yrm5c26"])
     name: str
     country_code: str
     url: str
+    source: Literal["openalex", "ror-id", "string-match"] = Field(
+        description="What linked the slot: an OpenAlex institution's ROR ID, a ROR ID given "
+        "directly, or an affiliation string matched to one of the institution's ROR names"
+    )
+    matched_string: str = Field(description="The affiliation string matched (empty for id links)")
+    matched: MatchedRecord | None = Field(
+        description="The ROR record the string or id named: this institution itself, or an inactive "
+        "or withdrawn record it succeeds; null on links made before it was kept"
+    )
+    resolution: Literal["direct", "via-successor"] | None = Field(
+        description="How `matched` led to this institution: `direct`, or `via-successor` (the "
+        "record's ROR successor relationships, followed to the active record); null when not kept"
+    )
 
 
 class AuthorSlotOut(BaseModel):
