@@ -193,8 +193,8 @@ def fetch_status(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 
 @require_GET
 def fetch_status_json(request: HttpRequest, arxiv_id: str) -> JsonResponse:
-    """``/papers/fetch-status/<arxiv-id>``: ``{"state": "queued|running|done|missing|failed|
-    unknown", "message": str, "url": str | null}`` (``url`` is the paper page once done)."""
+    """``/papers/fetch-status/<arxiv-id>``: ``{"state": "queued|running|done|missing|incomplete|
+    failed|unknown", "message": str, "url": str | null}`` (``url`` is the paper page once done)."""
     state, _ = _fetch_state(arxiv_id)
     response = JsonResponse(state)
     response["Cache-Control"] = "no-store"

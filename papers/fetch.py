@@ -18,8 +18,8 @@ from .tasks import fetch_paper
 logger = logging.getLogger(__name__)
 
 # A queued or running fetch older than this is presumed lost (worker died) and re-sent.
-# (A finished one is re-sent once ArxivFetch.asks_again_at has passed: an hour after
-# "missing", a day after "failed".)
+# (A finished one is re-sent once ArxivFetch.asks_again_at has passed: ten minutes after
+# "incomplete", an hour after "missing", a day after "failed".)
 STALE_AFTER = timedelta(minutes=10)
 
 
@@ -128,8 +128,9 @@ def arxiv_fetch_request(*, raw_id: str) -> Paper | ArxivFetch:
 
     Deduplicated on the identifier (one row per paper, locked while deciding); a pending
     fetch is re-queued only when stale, a finished one once its
-    :attr:`~papers.models.ArxivFetch.asks_again_at` has passed (a ``missing`` paper an hour
-    later, a ``failed`` fetch a day later, one that never reached the queue at once).
+    :attr:`~papers.models.ArxivFetch.asks_again_at` has passed (an ``incomplete`` fetch ten
+    minutes later, a ``missing`` paper an hour later, a ``failed`` fetch a day later, one
+    that never reached the queue at once).
     Raises :class:`FetchRefused` for impossible identifiers, before any network call, and
     :class:`QueueUnavailable` when the broker is down.
     """

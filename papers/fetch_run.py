@@ -44,14 +44,29 @@ def arxiv_fetch_note(*, arxiv_id: str, message: str) -> None:
     )
 
 
+def arxiv_api_client() -> ArxivApiClient:
+    """The arXiv API client of a fetch run by a worker: the settings' endpoint, interval and
+    timeout, and the Redis slot every worker shares. (Tests replace this function to give
+    the task a replaying transport and a fake clock.) Close it after use."""
+    return ArxivApiClient(
+        settings.ARXIV_API_ENDPOINT,
+        min_interval=settings.ARXIV_API_MIN_INTERVAL,
+        timeout=settings.ARXIV_API_TIMEOUT,
+        user_agent=settings.WOVE_USER_AGENT,
+        redis=_redis(),
+    )
+
+
 def arxiv_fetch_run(*, arxiv_id: str, client: ArxivApiClient | None = None) -> ArxivFetch:
     """Run one fetch: list the identifier through the API (rate-limited across workers),
-    parse, upsert.
+    parse, upsert. ``client`` defaults to :func:`arxiv_api_client` (closed after use).
 
     An empty but valid answer is asked again with backoff (3, 6, 12 s: BUGS.md API-01, see
     :meth:`~papers.arxiv_api.ArxivApiClient.list_records`), the progress message saying
-    so, before the paper is called ``missing``; a visitor may ask again an hour later
-    (:attr:`ArxivFetch.asks_again_at`). Safe to run twice: a finished fetch returns at once;
+    so. When the retries run out the fetch is ``incomplete``, never ``missing``: arXiv's
+    empty answer does not tell a paper it lacks from one it has; a visitor may ask again
+    ten minutes later (:attr:`ArxivFetch.asks_again_at`). ``missing`` is an answer with
+    entries, none of them the paper. Safe to run twice: a finished fetch returns at once;
     the upsert is idempotent. Transport errors, 429 and 5xx propagate (``httpx``
     exceptions) so the task retries; an error feed marks the fetch ``failed``.
     """
@@ -67,13 +82,7 @@ def arxiv_fetch_run(*, arxiv_id: str, client: ArxivApiClient | None = None) -> A
     fetch.refresh_from_db()
     own_client = client is None
     if own_client:
-        client = ArxivApiClient(
-            settings.ARXIV_API_ENDPOINT,
-            min_interval=settings.ARXIV_API_MIN_INTERVAL,
-            timeout=settings.ARXIV_API_TIMEOUT,
-            user_agent=settings.WOVE_USER_AGENT,
-            redis=_redis(),
-        )
+        client = arxiv_api_client()
 
     def note_empty(tries: int, pause: float) -> None:
         arxiv_fetch_note(
@@ -92,7 +101,11 @@ def arxiv_fetch_run(*, arxiv_id: str, client: ArxivApiClient | None = None) -> A
     if not records:
         if listing.complete:
             return _finish(fetch, ArxivFetch.Status.MISSING, f"arXiv has no paper {arxiv_id}.")
-        message = f"arXiv answered {listing.requests} times, with growing pauses, without {arxiv_id}."
-        return _finish(fetch, ArxivFetch.Status.MISSING, message)
+        message = (
+            f"arXiv answered {listing.requests} times, with growing pauses, with an empty list. "
+            f"It may have no paper {arxiv_id}, or its API may be sending empty answers, "
+            "as it does at times."
+        )
+        return _finish(fetch, ArxivFetch.Status.INCOMPLETE, message)
     papers_upsert(records=records[:1])
     return _finish(fetch, ArxivFetch.Status.DONE, "Fetched from arXiv.")

@@ -320,21 +320,27 @@ class ArxivFetch(models.Model):
     """One request to fetch a paper from the arXiv API, keyed by its normalised identifier.
 
     ``arxiv_id`` is unique, so asking twice (two visitors, a double click) shares one row
-    and one task. ``status`` moves queued → running → done | missing | failed; ``missing``
-    means arXiv answered without the paper (after retrying empty answers, BUGS.md API-01),
-    ``failed`` that it refused the request or could not be reached. ``attempts`` counts task
-    runs, ``message`` is what the progress page shows.
+    and one task. ``status`` moves queued → running → done | missing | incomplete | failed;
+    ``missing`` means arXiv answered with entries and none was the paper; ``incomplete`` that
+    its answers stayed empty through every retry (BUGS.md API-01): arXiv answers an empty
+    list both for an identifier it has no paper for and, in bursts, for papers it has, so
+    an empty answer never says "no such paper". ``failed`` means arXiv refused the request
+    or could not be reached. ``attempts`` counts task runs, ``message`` is what the progress
+    page shows. (An on-demand fetch lists one identifier, so an incomplete one has no offset
+    to resume from: it starts again at 0.)
 
     A finished fetch is never final: a visitor's request queues it again once
     :attr:`asks_again_at` has passed. ``missing`` waits :attr:`RECHECK_MISSING_AFTER` (an
     hour): an identifier is assigned at submission but listed only from its announcement,
-    and arXiv's empty answers come in bursts, so the paper may well be there later, while
-    an hour keeps one identifier to at most four API calls an hour (every call also waits
-    for the one shared 3 s slot). ``failed`` waits :attr:`RETRY_FAILED_AFTER` (a day), or
-    nothing when the task never reached the queue (no ``finished_at``).
+    and an hour keeps one identifier to at most four API calls an hour (every call also
+    waits for the one shared 3 s slot). ``incomplete`` waits
+    :attr:`RECHECK_INCOMPLETE_AFTER` (ten minutes: arXiv's empty bursts pass, and the reader
+    may be waiting for a paper that exists). ``failed`` waits :attr:`RETRY_FAILED_AFTER` (a
+    day), or nothing when the task never reached the queue (no ``finished_at``).
     """
 
     RECHECK_MISSING_AFTER = timedelta(hours=1)
+    RECHECK_INCOMPLETE_AFTER = timedelta(minutes=10)
     RETRY_FAILED_AFTER = timedelta(days=1)
 
     class Status(models.TextChoices):
@@ -342,6 +348,7 @@ class ArxivFetch(models.Model):
         RUNNING = "running"
         DONE = "done"
         MISSING = "missing"
+        INCOMPLETE = "incomplete"
         FAILED = "failed"
 
     arxiv_id = models.CharField(max_length=64, unique=True)
@@ -370,8 +377,11 @@ class ArxivFetch(models.Model):
             return None
         if self.status == self.Status.DONE or self.finished_at is None:
             return self.updated_at
-        wait = self.RECHECK_MISSING_AFTER if self.status == self.Status.MISSING else self.RETRY_FAILED_AFTER
-        return self.finished_at + wait
+        waits = {
+            self.Status.MISSING: self.RECHECK_MISSING_AFTER,
+            self.Status.INCOMPLETE: self.RECHECK_INCOMPLETE_AFTER,
+        }
+        return self.finished_at + waits.get(self.status, self.RETRY_FAILED_AFTER)
 
     def may_ask_again(self, now: datetime | None = None) -> bool:
         """True when a visitor's request should queue this finished fetch again."""

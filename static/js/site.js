@@ -150,7 +150,7 @@
           window.location.assign(data.url);
           return;
         }
-        if (data.state === "failed" || data.state === "missing") {
+        if (data.state === "failed" || data.state === "missing" || data.state === "incomplete") {
           box.classList.add("fetch-failed");
           if (message) { message.textContent = data.message || "arXiv does not know this identifier."; }
           var bar = box.querySelector(".progress");
