@@ -168,6 +168,31 @@ def _plain(text: str) -> str:
     return lead + decoded + trail if decoded else lead or trail
 
 
+# A script opening a math span, with no base of its own: it belongs to the text before it
+# (0705.0621's "La$_{1-x}$Sr$_{x}$MnO$_{3}$", 0801.3978's "$^{234}U$").
+_LEADING_SCRIPT = re.compile(r"\s*(?P<mark>[\^_])\s*(?P<arg>\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\$])")
+
+
+def _script_html(mark: str, arg: str) -> str:
+    """A script written as ``mark`` (``^`` or ``_``) and its argument as escaped
+    ``<sup>``/``<sub>`` holding the argument's plain reading."""
+    tag = "sup" if mark == "^" else "sub"
+    return f"<{tag}>{escape(readable_text(arg))}</{tag}>"
+
+
+def _span_html(tex: str, written: str) -> str:
+    """A math span's HTML: scripts opening it with no base as ``<sub>``/``<sup>`` set in the
+    text's own type, as a chemical formula's are (MathML would hang them on an empty base,
+    apart from the letters they belong to), the rest as :func:`_math_html`."""
+    out: list[str] = []
+    while (script := _LEADING_SCRIPT.match(tex)) is not None:
+        out.append(_script_html(script.group("mark"), script.group("arg")))
+        tex = tex[script.end() :]
+    if out and tex.strip():
+        out.append(_math_html(tex, "$" + tex + "$"))
+    return "".join(out) if out else _math_html(tex, written)
+
+
 def _math_html(tex: str, written: str) -> str:
     """Math-mode ``tex`` (``written`` is the span as the text has it, delimiters included)
     as one escaped ``<math>`` element whose ``alttext`` is its plain reading
@@ -191,9 +216,7 @@ def _bare_html(text: str) -> str:
         if root is not None:
             out.append(_math_html(root, root))
         else:
-            arg = match.group("arg")
-            tag = "sup" if match.group("mark") == "^" else "sub"
-            out.append(f"<{tag}>{escape(readable_text(arg))}</{tag}>")
+            out.append(_script_html(match.group("mark"), match.group("arg")))
         pos = match.end()
     out.append(escape(_plain(text[pos:])))
     return "".join(out)
@@ -218,7 +241,7 @@ def texhtml(value: str) -> SafeString:
     for match in _MATH.finditer(text):
         out.append(_bare_html(text[pos : match.start()]))
         tex = next(g for g in match.groups() if g is not None)
-        out.append(_math_html(tex, match.group(0)))
+        out.append(_span_html(tex, match.group(0)))
         pos = match.end()
     out.append(_bare_html(text[pos:]))
     return mark_safe("".join(out).strip())  # noqa: S308 (every piece escaped above)

@@ -321,3 +321,13 @@ def test_the_macro_rule_known_readings_and_names():
         '<math display="inline" alttext=""><mrow><msub><mi>PGL</mi><mn>2</mn></msub>'
         '<mi mathvariant="normal">D</mi></mrow></math>'
     )
+
+
+def test_a_script_opening_math_with_no_base_joins_the_text_before_it():
+    # 0705.0621's formula in pieces: MathML hung "1−x" on an empty base, apart from "La"
+    # (seen in its screenshot); set in the text's own type as <sub>, as a bare script is.
+    title = r"Transition in La$_{1-x}$Sr$_{x}$MnO$_{3}$"
+    assert str(texhtml(title)) == "Transition in La<sub>1-x</sub>Sr<sub>x</sub>MnO<sub>3</sub>"
+    assert readable_text(title) == "Transition in La_1-xSr_xMnO_3"
+    # 0801.3978's "$^{234}U$": the prescript as <sup>, the rest still math.
+    assert str(texhtml(r"fission of $^{234}U$")) == "fission of <sup>234</sup>" + math("U", "<mi>U</mi>")
