@@ -1,4 +1,4 @@
-"""Text helpers for harvested metadata: TeX accents, whitespace, slugs."""
+"""Text helpers for harvested metadata: TeX read as Unicode (its rule: papers.macros), whitespace, slugs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from django.utils.text import slugify
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec
 from pylatexenc.latex2text import get_default_latex_context_db as latex2text_context_db
 from pylatexenc.latexwalker import get_default_latex_context_db
+from pylatexenc.macrospec import MacroSpec
 from unidecode import unidecode
+
+from .macros import ARGUMENT_READINGS, READINGS, SILENT, prepare
 
 # Control characters XML 1.0 forbids (and that break feeds and JSON consumers), minus tab/CR/LF.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -27,22 +30,6 @@ def _latex() -> LatexNodes2Text:
     return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
 
 
-# Macros LaTeX and amsmath define that pylatexenc's table lacks (the ones arXiv abstracts use):
-# font, size and spacing switches read as nothing (a following {group} reads as its text),
-# operator names as their names, a few symbols as themselves.
-_SILENT_NAMES = (
-    "rm it bf sf tt sc sl em cal Bbb boldmath unboldmath normalfont small scriptsize footnotesize "
-    "tiny large Large LARGE normalsize displaystyle textstyle scriptstyle scriptscriptstyle "
-    "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr limits nolimits protect hbox "
-    "mbox operatorname boldsymbol centerline hfill hfil vfill noindent cr citealt citealp"
-)
-_SILENT_MACROS = _SILENT_NAMES.split()
-_OPERATOR_NAMES = "dim lg arg deg det ker hom gcd Pr cot coth sec csc"
-_NAMED_MACROS = {name: name for name in _OPERATOR_NAMES.split()}
-_NAMED_MACROS |= {"Re": "ℜ", "Im": "ℑ", "ne": "≠", "implies": "⟹", "colon": ":", "over": "/"}
-_NAMED_MACROS |= {"pmod": "mod ", "bmod": "mod", "choose": "choose", "varinjlim": "lim"}
-
-
 def _named(text: str):
     def repl(node) -> str:
         return text + (node.macro_post_space or "")
@@ -51,13 +38,25 @@ def _named(text: str):
 
 
 def _unknown_macro(node) -> str:
-    # An author's own macro (\D, \msun): its TeX source stays visible, since its meaning
-    # is in a preamble arXiv does not publish; dropping it turned "$\D$ is" into " is".
-    return "\\" + node.macroname + (node.macro_post_space or "")
+    # Rule 3 of papers.macros: an author's own macro (\D, \foo) shows as its name; its
+    # meaning is in a preamble arXiv does not publish, and dropping it turned "$\D$ is" into " is".
+    return node.macroname + (node.macro_post_space or "")
 
 
-# An unknown macro with braced arguments (\ion{C}{IV}): pylatexenc reads the groups as text
-# after it ("\ionCIV"); escaped braces keep the source readable ("\ion{C}{IV}").
+# Cube and fourth roots have their own signs; any other index is written raised before √.
+_ROOT_SIGNS = {"": "√", "3": "∛", "4": "∜"}
+
+
+def _root(node, l2tobj) -> str:
+    # pylatexenc's own reading, "√(%(2)s)", drops \sqrt[3]'s index: "√(x)" for ∛x.
+    index_node, radicand = node.nodeargd.argnlist
+    index = l2tobj.nodelist_to_text([index_node]).strip() if index_node is not None else ""
+    sign = _ROOT_SIGNS.get(index) or f"^{index}√"
+    return f"{sign}({l2tobj.nodelist_to_text([radicand])})"
+
+
+# An unknown macro with braced arguments (\foo{C}{IV}): pylatexenc reads the groups as text
+# after it ("fooCIV"); escaped braces keep them apart ("foo{C}{IV}").
 _UNKNOWN_WITH_GROUPS = re.compile(r"\\([A-Za-z]+)((?:\{[^{}$]+\})+)")
 
 
@@ -74,8 +73,10 @@ def _braces_shown(match: re.Match) -> str:
 @lru_cache(maxsize=1)
 def _latex_keeping_unknown() -> LatexNodes2Text:
     context = latex2text_context_db()
-    macros = [MacroTextSpec(name, discard=True) for name in _SILENT_MACROS]
-    macros += [MacroTextSpec(name, simplify_repl=_named(text)) for name, text in _NAMED_MACROS.items()]
+    macros = [MacroTextSpec(name, discard=True) for name in SILENT]
+    macros += [MacroTextSpec(name, simplify_repl=_named(text)) for name, text in READINGS.items()]
+    macros += [MacroTextSpec(name, simplify_repl=text) for name, (_, text, _) in ARGUMENT_READINGS.items()]
+    macros.append(MacroTextSpec("sqrt", simplify_repl=_root))
     context.add_context_category("wove-latex", macros=macros, prepend=True)
     unknown = MacroTextSpec("", simplify_repl=_unknown_macro)
     context.set_unknown_macro_spec(unknown)
@@ -84,10 +85,15 @@ def _latex_keeping_unknown() -> LatexNodes2Text:
     return converter
 
 
-@lru_cache(maxsize=1)
-def _latex_context():
+@lru_cache(maxsize=2)
+def _latex_context(readers: bool = False):
     # LatexWalker builds this default macro table anew for every string unless given one.
-    return get_default_latex_context_db()
+    # Readers' text also parses the arguments of the macros papers.macros reads with them.
+    context = get_default_latex_context_db()
+    if readers:
+        specs = [MacroSpec(name, args) for name, (args, _, _) in ARGUMENT_READINGS.items()]
+        context.add_context_category("wove-arguments", macros=specs, prepend=True)
+    return context
 
 
 def collapse_whitespace(text: str | None) -> str:
@@ -121,19 +127,22 @@ def tex_to_unicode(text: str, *, keep_unknown: bool = False) -> str:
     character is returned unchanged (fast path: most names carry none). On a parse failure
     the input is returned with whitespace collapsed, never an exception.
 
-    A macro neither LaTeX nor pylatexenc knows is dropped, unless ``keep_unknown``: then it
-    stays as its TeX source (``$\\D$ is`` gives ``\\D is``), as text for readers must show
-    it (titles, abstracts, feeds, RIS); TeX's dash and quote ligatures (``--``) are then read even in
-    text with no other TeX, so a title reads the same with or without math in it. Keys,
-    slugs and name matching keep dropping unknown macros, so stored slugs and matches stay.
+    A macro neither LaTeX nor pylatexenc knows is dropped, unless ``keep_unknown``: then
+    text is read for readers (titles, abstracts, feeds, RIS) by the rule written in
+    :mod:`papers.macros`: a macro with a known Unicode reading gets it (``\\magcir`` gives
+    ``≳``), any other shows as its name (``$\\D$ is`` gives ``D is``), ``%`` is text and a
+    ``sqrt{`` missing its backslash is a root; TeX's dash and quote ligatures (``--``) are
+    then read even in text with no other TeX, so a title reads the same with or without
+    math in it. Keys, slugs and name matching keep dropping unknown macros, so stored slugs
+    and matches stay.
     """
     if not text or not (_TEX_HINT.search(text) or (keep_unknown and _TEX_LIGATURE.search(text))):
         return collapse_whitespace(text)
     converter = _latex_keeping_unknown() if keep_unknown else _latex()
     if keep_unknown:
-        text = _UNKNOWN_WITH_GROUPS.sub(_braces_shown, text)
+        text = _UNKNOWN_WITH_GROUPS.sub(_braces_shown, prepare(text))
     try:
-        decoded = converter.latex_to_text(text, latex_context=_latex_context())
+        decoded = converter.latex_to_text(text, latex_context=_latex_context(keep_unknown))
     except Exception:  # pylatexenc raises assorted errors on broken TeX; keep the raw text.
         return collapse_whitespace(text)
     return collapse_whitespace(decoded)

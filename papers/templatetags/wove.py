@@ -12,6 +12,8 @@ from django.templatetags.static import static
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from papers.macros import prepare
+from papers.mathml import tex_to_mathml
 from papers.text import byline, tex_to_unicode
 from wove.context_processors import SITE_DESCRIPTION
 
@@ -137,11 +139,6 @@ def site_jsonld() -> SafeString:
 # Inline ($…$, \(…\)) and display ($$…$$, \[…\]) math, all set inline: a title or abstract
 # line has no room for a display block. Not after a backslash: "\\[2pt]" is a line break.
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|(?<!\\)\\\((.+?)\\\)|(?<!\\)\\\[(.+?)\\\]", re.DOTALL)
-_MACRO = re.compile(r"\\[A-Za-z]+")
-# A control sequence read whole, so "\_" stays an underscore and "\sqrtx" is not a root.
-_CONTROL_SEQUENCE = re.compile(r"\\(?:[A-Za-z]+|.)", re.DOTALL)
-# \sqrt's optional index: cube and fourth roots have their own signs, others a raised index.
-_ROOT_SIGNS = {"": "√", "3": "∛", "4": "∜"}
 # TeX drops the space after a control word ("1/\mu is" would read "1/μis"); an empty group
 # keeps it. Only before a real word, so macros taking a one-letter argument are untouched.
 _MACRO_SPACE = re.compile(r"(\\[A-Za-z]+) (?=[A-Za-z]{2})")
@@ -150,8 +147,8 @@ _MACRO_SPACE = re.compile(r"(\\[A-Za-z]+) (?=[A-Za-z]{2})")
 _BARE_SCRIPT = re.compile(
     r"(?<=\S)(?P<mark>[\^_])(?P<arg>\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z0-9+*-](?![A-Za-z0-9]))"
 )
-# A root outside $...$ ("\sqrt{\log_2 n}" in 0801.4310), read whole when its radicand holds a
-# script: split at the script, the root would close before it ("√(log)₂ n").
+# A root outside $...$ ("\sqrt{\log_2 n}" in 0801.4310, "sqrt{s}" in 0801.4375), read whole
+# as math: split at a script inside it, the root would close before it ("√(log)₂ n").
 _BARE_PIECE = re.compile(
     r"(?P<root>\\sqrt\s*(?:\[[^\]{}]*\])?\{(?:[^{}]|\{[^{}]*\})*\})|" + _BARE_SCRIPT.pattern
 )
@@ -171,113 +168,55 @@ def _plain(text: str) -> str:
     return lead + decoded + trail if decoded else lead or trail
 
 
-def _group(src: str, i: int) -> tuple[str, int]:
-    """The argument of ``^``/``_`` at ``src[i:]``: a braced group, a macro or one character."""
-    while i < len(src) and src[i].isspace():
-        i += 1
-    if i >= len(src):
-        raise ValueError("script without argument")
-    if src[i] == "{":
-        depth = 0
-        for j in range(i, len(src)):
-            if src[j] == "{":
-                depth += 1
-            elif src[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    return src[i + 1 : j], j + 1
-        raise ValueError("unbalanced braces")
-    macro = _MACRO.match(src, i)
-    if macro:
-        return macro.group(0), macro.end()
-    return src[i], i + 1
+# A script opening a math span, with no base of its own: it belongs to the text before it
+# (0705.0621's "La$_{1-x}$Sr$_{x}$MnO$_{3}$", 0801.3978's "$^{234}U$").
+_LEADING_SCRIPT = re.compile(r"\s*(?P<mark>[\^_])\s*(?P<arg>\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\$])")
 
 
-def _root_html(src: str, i: int, depth: int) -> tuple[str, int]:
-    """``\\sqrt[n]{x}`` read from ``src[i:]`` (just after ``\\sqrt``) as "√(x)": the radicand
-    in parentheses with its own scripts, a cube or fourth root as ∛ or ∜, any other index
-    raised before √. Returns the HTML and the index after the radicand; ``ValueError`` if
-    the index or the radicand is missing."""
-    while i < len(src) and src[i].isspace():
-        i += 1
-    index = ""
-    if src.startswith("[", i):
-        close = src.find("]", i)
-        if close < 0:
-            raise ValueError("root index without ]")
-        index, i = src[i + 1 : close].strip(), close + 1
-    radicand, i = _group(src, i)
-    sign = _ROOT_SIGNS.get(index) or f"<sup>{_math_html(index, depth + 1)}</sup>√"
-    return f"{sign}({_math_html(radicand, depth + 1)})", i
+def _script_html(mark: str, arg: str) -> str:
+    """A script written as ``mark`` (``^`` or ``_``) and its argument as escaped
+    ``<sup>``/``<sub>`` holding the argument's plain reading."""
+    tag = "sup" if mark == "^" else "sub"
+    return f"<{tag}>{escape(readable_text(arg))}</{tag}>"
 
 
-def _fraction_html(src: str, i: int, depth: int) -> tuple[str, int]:
-    """``\\frac{a}{b}`` read from ``src[i:]`` (just after ``\\frac``) as "a/b", as pylatexenc
-    writes it, each part with its own scripts. Returns the HTML and the index after it;
-    ``ValueError`` if a part is missing."""
-    numerator, i = _group(src, i)
-    denominator, i = _group(src, i)
-    return f"{_math_html(numerator, depth + 1)}/{_math_html(denominator, depth + 1)}", i
-
-
-# Macros whose braced arguments may hold scripts: split at a script, pylatexenc would read
-# "\frac{x" alone (as "%s/%sx") and "\sqrt{R" as "√(R)" with the rest outside the root.
-_ARGUMENT_MACROS = {"\\sqrt": _root_html, "\\frac": _fraction_html}
-
-
-def _math_html(src: str, depth: int = 0) -> str:
-    """Inline TeX math as escaped HTML: symbols through pylatexenc, ``^``/``_`` as
-    ``<sup>``/``<sub>``, ``\\sqrt`` and ``\\frac`` as "√(…)" and "…/…" (``_ARGUMENT_MACROS``).
-    Raises ``ValueError`` on anything it cannot read."""
-    if depth > 8:
-        raise ValueError("nested too deeply")
+def _span_html(tex: str, written: str) -> str:
+    """A math span's HTML: scripts opening it with no base as ``<sub>``/``<sup>`` set in the
+    text's own type, as a chemical formula's are (MathML would hang them on an empty base,
+    apart from the letters they belong to), the rest as :func:`_math_html`."""
     out: list[str] = []
-    buf = ""
-    level = 0  # braces open here: a \sqrt in an argument of another macro stays in buf
-    i = 0
-    while i < len(src):
-        ch = src[i]
-        sequence = _CONTROL_SEQUENCE.match(src, i) if ch == "\\" else None
-        macro = _ARGUMENT_MACROS.get(sequence.group(0)) if sequence and level <= 0 else None
-        if ch in "^_" or macro:
-            if buf:
-                out.append(escape(tex_to_unicode(buf, keep_unknown=True)))
-                buf = ""
-            if macro:
-                html, i = macro(src, sequence.end(), depth)
-                out.append(html)
-                continue
-            arg, i = _group(src, i + 1)
-            tag = "sup" if ch == "^" else "sub"
-            out.append(f"<{tag}>{_math_html(arg, depth + 1)}</{tag}>")
-        else:
-            # A control sequence whole: "\_" is an underscore, "\{" opens no group.
-            step = sequence.group(0) if sequence else ch
-            level += (step == "{") - (step == "}")
-            buf += step
-            i += len(step)
-    if buf:
-        out.append(escape(tex_to_unicode(buf, keep_unknown=True)))
-    return "".join(out)
+    while (script := _LEADING_SCRIPT.match(tex)) is not None:
+        out.append(_script_html(script.group("mark"), script.group("arg")))
+        tex = tex[script.end() :]
+    if out and tex.strip():
+        out.append(_math_html(tex, "$" + tex + "$"))
+    return "".join(out) if out else _math_html(tex, written)
+
+
+def _math_html(tex: str, written: str) -> str:
+    """Math-mode ``tex`` (``written`` is the span as the text has it, delimiters included)
+    as one escaped ``<math>`` element whose ``alttext`` is its plain reading
+    (:func:`readable_text` of ``written``, what feeds and JSON-LD show); TeX latex2mathml
+    cannot read gives that plain reading, escaped, instead."""
+    alttext = readable_text(written)
+    try:
+        return tex_to_mathml(tex, alttext=alttext)
+    except ValueError:
+        return escape(alttext)
 
 
 def _bare_html(text: str) -> str:
-    """Escaped HTML for text holding scripts outside math delimiters."""
+    """Escaped HTML for text holding a root or scripts outside math delimiters: a root as
+    MathML, a script as ``<sub>``/``<sup>`` holding its argument's plain reading."""
     out: list[str] = []
     pos = 0
     for match in _BARE_PIECE.finditer(text):
-        root = match.group("root")
-        if root is not None and not _BARE_SCRIPT.search(root):
-            continue  # "\sqrt{T}" stays text: pylatexenc reads it as "√(T)"
         out.append(escape(_plain(text[pos : match.start()])))
-        arg = match.group("arg") or ""
-        arg = arg[1:-1] if arg.startswith("{") else arg
-        tag = "sup" if match.group("mark") == "^" else "sub"
-        try:
-            html = _math_html(root) if root is not None else f"<{tag}>{_math_html(arg)}</{tag}>"
-            out.append(f'<span class="math">{html}</span>')
-        except Exception:  # unreadable: keep the characters as text
-            out.append(escape(match.group(0)))
+        root = match.group("root")
+        if root is not None:
+            out.append(_math_html(root, root))
+        else:
+            out.append(_script_html(match.group("mark"), match.group("arg")))
         pos = match.end()
     out.append(escape(_plain(text[pos:])))
     return "".join(out)
@@ -286,38 +225,38 @@ def _bare_html(text: str) -> str:
 @register.filter
 def texhtml(value: str) -> SafeString:
     """Title or abstract text with its TeX made readable as HTML: text-mode TeX decoded to
-    Unicode, inline math (``$…$``, ``\\(…\\)``) and display math (``$$…$$``, ``\\[…\\]``)
-    alike set in ``<span class="math">`` with superscripts, subscripts and roots. Every piece
-    of harvested text is escaped; a math segment that cannot be read falls back to plain
-    Unicode text (never an exception)."""
-    text = _MACRO_SPACE.sub(r"\1{} ", value or "")
+    Unicode (the rule for macros is :mod:`papers.macros`), inline math (``$…$``,
+    ``\\(…\\)``) and display math (``$$…$$``, ``\\[…\\]``) alike set inline as MathML by
+    :func:`papers.mathml.tex_to_mathml`, each ``<math>`` carrying its plain reading as
+    ``alttext``; a root or scripts written outside delimiters likewise (a script as
+    ``<sub>``/``<sup>``). Every piece of harvested text is escaped; math latex2mathml cannot
+    read falls back to its plain Unicode reading (never an exception)."""
+    text = _MACRO_SPACE.sub(r"\1{} ", prepare(value or ""))
     if not _MATH.search(text):
-        if not _BARE_SCRIPT.search(text):
+        if not _BARE_PIECE.search(text):
             return escape(readable_text(text))
         return mark_safe(_bare_html(text).strip())  # noqa: S308 (escaped piece by piece)
     out: list[str] = []
     pos = 0
     for match in _MATH.finditer(text):
-        out.append(escape(_plain(text[pos : match.start()])))
-        src = next(g for g in match.groups() if g is not None)
-        try:
-            rendered = _math_html(src)
-        except Exception:  # broken TeX: keep it readable as plain text
-            rendered = escape(tex_to_unicode(match.group(0), keep_unknown=True))
-        out.append(f'<span class="math">{rendered}</span>')
+        out.append(_bare_html(text[pos : match.start()]))
+        tex = next(g for g in match.groups() if g is not None)
+        out.append(_span_html(tex, match.group(0)))
         pos = match.end()
-    out.append(escape(_plain(text[pos:])))
+    out.append(_bare_html(text[pos:]))
     return mark_safe("".join(out).strip())  # noqa: S308 (every piece escaped above)
 
 
 @register.filter
 def highlight(value: str) -> SafeString:
-    """:func:`texhtml` of ``ts_headline`` output, then the private-use match markers
-    (``\\ue000``/``\\ue001``, see :mod:`pages.search`) turned into ``<mark>``: escaping
-    happens first, so only our own markup is ever added."""
-    html = str(texhtml(value or ""))
+    """``ts_headline`` output (a search snippet, or a title with its matches marked) as
+    escaped plain Unicode text (:func:`readable_text`: a snippet may cut math in two, and
+    MathML cannot hold a mark), then the private-use match markers (``\\ue000``/``\\ue001``,
+    see :mod:`pages.search`) turned into ``<mark>``: escaping happens first, so only our own
+    markup is ever added."""
+    html = str(escape(readable_text(value or "")))
     opened = html.count("\ue000")
     html = html.replace("\ue000", "<mark>").replace("\ue001", "</mark>")
     if opened != html.count("</mark>"):  # a marker lost inside TeX: drop all marks
         html = html.replace("<mark>", "").replace("</mark>", "")
-    return mark_safe(html)  # noqa: S308 (texhtml escaped the text)
+    return mark_safe(html)  # noqa: S308 (escaped above)

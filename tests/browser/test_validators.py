@@ -88,6 +88,11 @@ PAGE_KINDS = [
     PageKind("search-researchers", "/search?q=strominger&type=researchers"),
     PageKind("search-institutions", "/search?q=tokyo&type=institutions"),
     PageKind("paper", lambda r: r["paper"].get_absolute_url()),
+    # MathML (issue 32): a root in the title (0705.0889); display math sized by \biggl( with
+    # a \qquad (0705.0456); an author's units and relations (0705.0987).
+    PageKind("paper-math-title", lambda r: r["math"]["0705.0889"].get_absolute_url()),
+    PageKind("paper-math-abstract", lambda r: r["math"]["0705.0456"].get_absolute_url()),
+    PageKind("paper-math-macros", lambda r: r["math"]["0705.0987"].get_absolute_url()),
     PageKind("paper-authors", lambda r: r["paper"].get_absolute_url() + "/authors"),
     PageKind("researcher", lambda r: r["researcher"].get_absolute_url()),
     PageKind("institution", lambda r: r["institution"].get_absolute_url()),
@@ -133,8 +138,10 @@ def _sample_records(signing_key: Path) -> dict:
         slot = Authorship.objects.get(slot__paper__arxiv_id=arxiv_id, slot__position=position)
         return slot.researcher_id
 
+    math = ("0705.0889", "0705.0456", "0705.0987")
     return {
         "paper": paper,
+        "math": {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=math)},
         # Damien Chablat: 8 papers, a network of 4 with Stéphane Caro on the left (tests/researchers).
         "researcher": Researcher.objects.get(pk=holder("0705.0856", 3)),
         "institution": tokyo,

@@ -38,6 +38,10 @@ tex_alphabet = st.sampled_from(
         "\\alpha",
         "\\mathrm",
         "\\frac",
+        "\\text",
+        "\\href",
+        "\\magcir",
+        "sqrt",
         "<",
         ">",
         "&",
@@ -57,7 +61,9 @@ tex_alphabet = st.sampled_from(
     ]
 )
 tex_text = st.lists(tex_alphabet, max_size=30).map("".join) | st.text(max_size=60)
-OUR_TAGS = re.compile(r'<span class="math">|</span>|</?sup>|</?sub>|</?mark>')
+# Ours: <sub>, <sup>, <mark>, and MathML elements (papers.mathml) with plain attributes whose
+# values hold no quote or angle bracket (escaped).
+OUR_TAGS = re.compile(r'</?(?:sup|sub|mark)>|</(?:math|m[a-z]+)>|<(?:math|m[a-z]+)(?: [a-z]+="[^"<>]*")*>')
 
 
 def _no_markup_but_ours(html: str) -> None:
@@ -75,6 +81,8 @@ def _no_markup_but_ours(html: str) -> None:
 @example("\\textless script\\textgreater")
 @example("\\[\\sqrt[<b>]{x^<i>}\\] \\sqrt{y_<s>}")
 @example("$\\frac{<b>^2}{}$ \\sqrt{a_1</span>}")
+@example('$\\href{javascript:alert(1)}{x}\\text{"><img src=x>}$')
+@example('$x" onmouseover="alert(1)$ sqrt{<b>}')
 def test_texhtml_is_escaped_html(text):
     _no_markup_but_ours(texhtml(text))
 

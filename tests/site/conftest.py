@@ -3,6 +3,8 @@ set of linked records (a researcher, an institution), and the real-browser fixtu
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from tests.conftest import FIXTURES, SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
@@ -80,6 +82,23 @@ def site_sample(django_db_setup, django_db_blocker):
         )
         yield {"strominger": strominger, "tokyo": tokyo}
         _wipe()
+
+
+def read_as_plain_text(element) -> str:
+    """The text of an lxml ``element`` as the plain Unicode reading of its TeX reads
+    (feeds, JSON-LD, ``<title>``): each ``<math>`` as its ``alttext`` (the reading it was
+    made from, since MathML's own text drops the roots' "√(…)" and the scripts' ``^``/``_``),
+    a subscript as ``_x``, a superscript as ``^x``; whitespace collapsed."""
+    element = copy.deepcopy(element)
+    for math in list(element.iter("math")):
+        alttext = math.get("alttext")
+        assert alttext is not None, "a <math> without alttext"
+        replacement = math.makeelement("span", {})
+        replacement.text, replacement.tail = alttext, math.tail
+        math.getparent().replace(math, replacement)
+    for script in element.iter("sub", "sup"):
+        script.text = ("_" if script.tag == "sub" else "^") + (script.text or "")
+    return " ".join(element.text_content().split())
 
 
 def site_pages():

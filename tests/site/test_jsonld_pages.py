@@ -3,7 +3,6 @@ same name, the breadcrumb trail of its ``nav``, the same identifiers (issue 21).
 
 from __future__ import annotations
 
-import copy
 from urllib.parse import urljoin
 
 import extruct
@@ -14,6 +13,7 @@ from lxml import html
 from papers.models import Collaboration, Paper
 from provenance.models import Record
 from provenance.services import records_sign
+from tests.site.conftest import read_as_plain_text
 
 pytestmark = pytest.mark.django_db
 
@@ -37,11 +37,9 @@ class Page:
 
     def text(self, xpath: str) -> str:
         """The text of the first element ``xpath`` finds, as plain text reads the TeX it
-        sets: a subscript as ``_x``, a superscript as ``^x`` (``f<sub>D</sub>`` is ``f_D``)."""
-        element = copy.deepcopy(self.tree.xpath(xpath)[0])
-        for script in element.iter("sub", "sup"):
-            script.text = ("_" if script.tag == "sub" else "^") + (script.text or "")
-        return " ".join(element.text_content().split())
+        sets: each ``<math>`` as its alttext, a subscript as ``_x``, a superscript as ``^x``
+        (``f<sub>D</sub>`` is ``f_D``); see :func:`tests.site.conftest.read_as_plain_text`."""
+        return read_as_plain_text(self.tree.xpath(xpath)[0])
 
     def nav_trail(self) -> list[tuple[str, str | None]]:
         """The visible breadcrumb: ``(name, absolute URL or None)`` for each step."""
@@ -203,6 +201,12 @@ def test_pith_page_sends_the_trail_it_shows(site_sample, client):
             "Consistency of f(R)=√(R^2-R_0^2) Gravity with the Cosmological Observations in "
             "Palatini Formalism",
         ),
+        # The title's "sqrt{s}" (no backslash) read "sqrts".
+        (
+            "0801.4375",
+            "Measurement of Ratios of Fragmentation Fractions for Bottom Hadrons in p-pbar "
+            "Collisions at √(s)=1.96 TeV",
+        ),
         (
             "0801.3763",
             "EPR and magnetization studies on single crystals of a heterometallic (Cu^II and "
@@ -212,6 +216,17 @@ def test_pith_page_sends_the_trail_it_shows(site_sample, client):
 )
 def test_paper_names_with_tex_read_as_the_heading_shows_them(site_sample, client, arxiv_id, name):
     # The heading showed "--" and ``...'' where the JSON-LD read "–" and “...” (no other TeX
-    # in the text around the math); both now read TeX's ligatures.
+    # in the text around the math); both now read TeX's ligatures. The heading's math is
+    # MathML: read by its alttext, which must be there and be the name's own reading.
     page = Page(client, Paper.objects.get(arxiv_id=arxiv_id).get_absolute_url())
     assert page.node("ScholarlyArticle")["name"] == page.text("//h1") == name
+
+
+def test_the_heading_sets_its_root_as_mathml_read_by_its_alttext(site_sample, client):
+    # 0705.0889: MathML's <msqrt> holds the whole radicand, its scripts inside.
+    page = Page(client, Paper.objects.get(arxiv_id="0705.0889").get_absolute_url())
+    [math] = page.tree.xpath("//h1//math")
+    assert math.get("alttext") == "f(R)=√(R^2-R_0^2)"
+    assert [radicand.tag for radicand in math.xpath(".//msqrt/mrow/*")] == ["msup", "mo", "msubsup"]
+    # MathML's own text drops the root sign and the scripts' marks: alttext is the reading.
+    assert " ".join(math.text_content().split()) == "f(R)=R2−R02"

@@ -17,6 +17,7 @@ from papers.models import Paper
 from provenance.models import Record
 from provenance.services import records_sign
 from researchers.models import Authorship, Researcher
+from tests.site.conftest import read_as_plain_text
 
 pytestmark = pytest.mark.django_db
 
@@ -128,8 +129,9 @@ def test_the_whole_sample_compiles_with_bibtex_and_pdflatex(sample_bib, tmp_path
 
 
 def _text(page: bytes, xpath: str) -> str:
-    """The whitespace-collapsed text of the first element ``xpath`` finds in an HTML page."""
-    return " ".join(html.fromstring(page).xpath(xpath)[0].text_content().split())
+    """The text of the first element ``xpath`` finds in an HTML page, its math read by its
+    alttext (:func:`tests.site.conftest.read_as_plain_text`)."""
+    return read_as_plain_text(html.fromstring(page).xpath(xpath)[0])
 
 
 def _ris(client, arxiv_id: str) -> dict[str, list[str]]:
@@ -141,11 +143,12 @@ def _ris(client, arxiv_id: str) -> dict[str, list[str]]:
     return tags
 
 
-def test_an_authors_own_macros_stay_visible_on_the_page_in_feeds_and_ris(site_sample, client):
+def test_an_authors_own_macros_are_read_on_the_page_in_feeds_and_ris(site_sample, client):
     # 0704.0571's title is "$\Bz\to\pip\pim\piz$ Time Dependent Dalitz analysis at BaBar":
-    # \Bz, \pip, \pim, \piz are BaBar's own macros; they read "→ Time Dependent ..." before.
+    # \Bz, \pip, \pim, \piz are BaBar's own macros; they read "→ Time Dependent ..." once,
+    # then "\Bz→\pip\pim\piz"; papers.macros has their readings now.
     paper = Paper.objects.get(arxiv_id="0704.0571")
-    shown = r"\Bz→\pip\pim\piz Time Dependent Dalitz analysis at BaBar"
+    shown = "B⁰→π⁺π⁻π⁰ Time Dependent Dalitz analysis at BaBar"
     page = client.get(paper.get_absolute_url())
     assert _text(page.content, "//h1") == shown
     assert _ris(client, "0704.0571")["TI"] == [shown]
@@ -156,16 +159,17 @@ def test_an_authors_own_macros_stay_visible_on_the_page_in_feeds_and_ris(site_sa
     )
     feed = etree.fromstring(client.get(f"/rss/researchers/{researcher.pk}.xml").content)
     assert feed.xpath("//item/title/text()") == [shown]
-    # In an abstract (0801.4655): "\D U_t = ... \D t + \D X_t", its author's differential.
+    # In an abstract (0801.4655): "\D U_t = ... \D t + \D X_t", its author's differential,
+    # has no known reading: its name, never dropped (papers.macros, rule 3).
     abstract = _ris(client, "0801.4655")["AB"][0]
-    assert r"\D U_t" in abstract and r"\D t + \D X_t" in abstract
+    assert "D U_t" in abstract and "D t + D X_t" in abstract and "\\" not in abstract
 
 
 def test_ris_keeps_the_space_after_math_and_macros(site_sample, client):
     # 0704.0039: "precise determinations of \pi\pi scattering" read "ππscattering" in RIS.
     assert "determinations of ππ scattering" in _ris(client, "0704.0039")["AB"][0]
-    # 0704.0253: "24, 70, and 160\micron observed" (\micron is the authors' macro).
-    assert r"24, 70, and 160\micron observed" in _ris(client, "0704.0253")["AB"][0]
+    # 0704.0253: "24, 70, and 160\micron observed" (\micron is aastex's micrometre).
+    assert "24, 70, and 160μm observed" in _ris(client, "0704.0253")["AB"][0]
 
 
 def test_the_pith_page_reads_the_title_as_the_paper_page_does(site_sample, client):
@@ -177,3 +181,21 @@ def test_the_pith_page_reads_the_title_as_the_paper_page_does(site_sample, clien
     title = _text(pith, f"//article//p/a[@href='{paper.get_absolute_url()}']")
     assert title == "The magnetic groundstate of an experimental S=1/2 kagomé antiferromagnet"
     assert title == _text(client.get(paper.get_absolute_url()).content, "//h1")
+
+
+def test_the_sample_abstracts_and_snippets_show_no_raw_tex(site_sample, client):
+    # 0705.0987's abstract showed "1750 \au" and "545 \GHz" on its page.
+    page = html.fromstring(client.get(Paper.objects.get(arxiv_id="0705.0987").get_absolute_url()).content)
+    abstract = read_as_plain_text(page.xpath("//section[contains(@class, 'abstract')]")[0])
+    assert "impact parameter of 1750 AU, as expected" in abstract and "ν = 30, 353, 545 GHz" in abstract
+    assert "\\" not in abstract
+    # A search snippet showed "\magcir 5 ×10…" (0801.3889): snippets are the plain reading.
+    found = client.get("/search", {"q": "corresponding typical halo respectively", "mode": "keyword"})
+    snippets = html.fromstring(found.content).xpath("//p[contains(@class, 'paper-item-abstract')]")
+    texts = [" ".join(snippet.text_content().split()) for snippet in snippets]
+    assert any("≳ 5 × 10^13 h^-1 M_⊙" in text for text in texts), texts
+    assert not any("magcir" in text for text in texts)
+    # 0705.0921's "can be %observed": the % is text, as on arXiv's page, and the rest stays.
+    found = client.get("/search", {"q": "relic density producing", "mode": "keyword"})
+    texts = [" ".join(p.text_content().split()) for p in html.fromstring(found.content).xpath("//p")]
+    assert any("%The possibility that a relic density producing t̃_1" in text for text in texts), texts
