@@ -6,12 +6,25 @@ Usage (the first database is the baseline; each needs a corpus, e.g. from
     .venv/bin/python bench/pages_load.py --db wove_scale10k --db wove_scale1m --users 4 --seconds 60
 
 For each database: starts gunicorn (DEBUG off, the Procfile's 2 workers x 4 threads, API rate
-limit lifted) on 127.0.0.1, samples paper, researcher and institution ids and search words
-from that database, warms each page kind, runs locust headless for ``--warmup`` seconds
-(discarded), then for ``--seconds`` with ``--users`` closed-loop users (no think time).
-Prints p50/p95/p99 (ms) and requests/s per page kind, then the ratio of each database's
-p99 to the baseline's, measured in the same run. Targets (issue #11): paper and researcher
-pages p99 < 100 ms, search p95 < 100 ms at 1M papers, p99 at 1M <= 1.5 x p99 at 10k.
+limit lifted) on 127.0.0.1 and samples paper, researcher and institution ids and search words
+from that database. Then two modes, both measured against the trivial view served by the
+same gunicorn in the same run: ``/robots.txt`` (a template with the site's URL, no database
+query; :func:`pages.views.robots_txt`):
+
+* **first view** (``--first-view N``, default 100; 0 skips it): one client opens each of up
+  to N sampled URLs per kind once, all kinds shuffled together in a random order, as
+  visitors opening pages nobody opened recently, with ``/robots.txt`` opened after each.
+  Before it only the workers are woken, on URLs left out of the measured set. Prints
+  p50/p95 (ms) per kind and their ratio to the trivial view's p50/p95 (issue 28's targets).
+* **closed loop** (``--seconds``, 0 skips it): warms each page kind, runs locust headless for
+  ``--warmup`` seconds (discarded), then for ``--seconds`` with ``--users`` closed-loop users
+  (no think time), the trivial view one of the weighted kinds. Prints p50/p95/p99 (ms) and
+  requests/s per kind with each p50 and p99 as a ratio to the trivial view's.
+
+The load average (1 minute) is printed before and after each mode. With several databases,
+the ratio of each one's p99 (and first-view p95) to the first database's follows. Targets
+(issue #11): paper and researcher pages p99 < 100 ms, search p95 < 100 ms at 1M papers, p99
+at 1M <= 1.5 x p99 at 10k; issue 28's ratios to the trivial view are in BENCHMARKS.md.
 
 Locust imports this file as its locustfile (``PAGES_LOAD_SAMPLE`` names the sampled ids);
 only ``main()`` drives runs.
@@ -35,7 +48,9 @@ from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
+TRIVIAL = "/robots.txt"
 KINDS = (
+    "trivial",
     "paper",
     "researcher",
     "institution",
@@ -47,6 +62,7 @@ KINDS = (
 )
 # Share of requests per kind: pages people open most (papers, researchers), then search.
 WEIGHTS = {
+    "trivial": 2,
     "paper": 6,
     "researcher": 5,
     "institution": 2,
@@ -70,6 +86,8 @@ if os.environ.get("PAGES_LOAD_SAMPLE"):
         return _RNG.choice(_SAMPLE[kind])
 
     def _path(kind: str) -> str:
+        if kind == "trivial":
+            return TRIVIAL
         if kind in ("paper", "researcher", "institution"):
             return _pick(kind)
         if kind == "search":
@@ -148,6 +166,7 @@ def sample_ids(db: str, *, count: int = 400, seed: int = 1) -> dict[str, list[st
     queries += [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(count // 4)]
     queries += [rng.choice(names) for _ in range(count // 4)]
     return {
+        "api paper": [f"/api/v1/papers/{a}" for a, _ in papers],
         "paper": [f"/papers/{a}-{s}" for a, s in papers],
         "researcher": [f"/researchers/{i}-{s}" for i, s in researchers],
         "institution": [f"/institutions/{i}-{s}" for i, s in institutions],
@@ -227,6 +246,73 @@ def _warm_up(base: str, sample: dict) -> None:
             pass
 
 
+# First-view kinds: the sample's lists they draw from (search and ?q= build their URLs).
+FIRST_VIEW_KINDS = ("paper", "researcher", "institution", "search", "api paper", "api papers q")
+FIRST_VIEW_WAKE = 4  # URLs per kind kept out of the measured set to wake both workers
+
+
+def _first_view_urls(sample: dict, per_kind: int, seed: int) -> list[tuple[str, str]]:
+    """``[(kind, path)]``: up to ``per_kind`` distinct URLs of each kind (past the first
+    :data:`FIRST_VIEW_WAKE`, which wake the workers), shuffled together."""
+    lists = {
+        "paper": sample["paper"],
+        "researcher": sample["researcher"],
+        "institution": sample["institution"],
+        "search": ["/search?q=" + quote(q) for q in sample["queries"]],
+        "api paper": sample["api paper"],
+        "api papers q": ["/api/v1/papers?mode=keyword&q=" + quote(q) for q in sample["queries"]],
+    }
+    urls = []
+    for kind in FIRST_VIEW_KINDS:
+        distinct = list(dict.fromkeys(lists[kind]))[FIRST_VIEW_WAKE:]
+        urls += [(kind, path) for path in distinct[:per_kind]]
+    random.Random(seed).shuffle(urls)
+    return urls
+
+
+def _timed_get(url: str) -> float:
+    """Milliseconds to open ``url`` and read its whole body (a new connection, as a visitor's
+    first request is); raises on a status other than 200."""
+    start = time.perf_counter()
+    with urlopen(url, timeout=120) as response:  # noqa: S310 (127.0.0.1 only)
+        response.read()
+        if response.status != 200:
+            raise RuntimeError(f"{url}: HTTP {response.status}")
+    return (time.perf_counter() - start) * 1000
+
+
+def _percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0-1) of ``values``, nearest rank; nan when empty."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
+
+
+def first_view(base: str, sample: dict, *, per_kind: int, seed: int = 1) -> dict[str, dict[str, float]]:
+    """One visitor opens each URL of :func:`_first_view_urls` once, ``/robots.txt`` after
+    each, and the first :data:`FIRST_VIEW_WAKE` of each kind (not measured) before.
+    Returns ``{kind: {"p50", "p95", "n"}}`` in ms, the trivial view as ``"trivial"``."""
+    lists = {kind: sample[kind] for kind in ("paper", "researcher", "institution", "api paper")}
+    wake = [p for kind in lists.values() for p in list(dict.fromkeys(kind))[:FIRST_VIEW_WAKE]]
+    wake += ["/search?q=" + quote(q) for q in sample["queries"][:FIRST_VIEW_WAKE]]
+    for path in wake + [TRIVIAL] * 10:
+        _timed_get(base + path)
+    times: dict[str, list[float]] = {"trivial": []}
+    for kind, path in _first_view_urls(sample, per_kind, seed):
+        times.setdefault(kind, []).append(_timed_get(base + path))
+        times["trivial"].append(_timed_get(base + TRIVIAL))
+    return {
+        kind: {"p50": _percentile(ms, 0.5), "p95": _percentile(ms, 0.95), "n": len(ms)}
+        for kind, ms in times.items()
+    }
+
+
+def load_average() -> float:
+    """The 1-minute load average (``os.getloadavg``)."""
+    return os.getloadavg()[0]
+
+
 def _locust(base: str, *, users: int, seconds: int, csv_prefix: str, seed: str, env: dict, log: Path) -> None:
     with open(log, "w") as stream:
         subprocess.run(
@@ -276,19 +362,30 @@ def _read_stats(prefix: Path) -> dict[str, dict[str, float]]:
 
 
 def run_one(
-    db: str, *, port: int, users: int, seconds: int, warmup: int, workdir: Path
-) -> dict[str, dict[str, float]]:
-    """Serve ``db`` with gunicorn and load it with locust; returns ``{kind: {p50, p95, p99,
-    rps, requests, failures}}`` (milliseconds, requests per second)."""
+    db: str, *, port: int, users: int, seconds: int, warmup: int, first_view_urls: int, workdir: Path
+) -> dict[str, dict]:
+    """Serve ``db`` with gunicorn, measure its first views, then load it with locust.
+
+    Returns ``{"first_view": {kind: {p50, p95, n}}, "load": {kind: {p50, p95, p99, rps,
+    requests, failures}}, "loadavg": {"first_view": (before, after), "load": (before,
+    after)}}`` (milliseconds, requests per second); a skipped mode's entries are empty."""
     sample = sample_ids(db)
     sample_file = workdir / f"{db}-sample.json"
     sample_file.write_text(json.dumps(sample))
     server = _start_server(db, port)
     base = f"http://127.0.0.1:{port}"
     prefix = workdir / db
+    out: dict[str, dict] = {"first_view": {}, "load": {}, "loadavg": {}}
     try:
-        _wait_up(base + "/robots.txt")
+        _wait_up(base + TRIVIAL)
+        if first_view_urls > 0:
+            before = load_average()
+            out["first_view"] = first_view(base, sample, per_kind=first_view_urls)
+            out["loadavg"]["first_view"] = (before, load_average())
+        if seconds <= 0:
+            return out
         _warm_up(base, sample)
+        out["loadavg"]["load"] = (load_average(), None)
         env = dict(os.environ, PAGES_LOAD_SAMPLE=str(sample_file))
         # A discarded warm-up run first (same load, another seed), then the measured run:
         # both databases are measured in steady state (buffers, per-worker count caches).
@@ -300,10 +397,12 @@ def run_one(
             _locust(
                 base, users=users, seconds=run_seconds, csv_prefix=csv_prefix, seed=seed, env=env, log=log
             )
+        out["loadavg"]["load"] = (out["loadavg"]["load"][0], load_average())
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
-    return _read_stats(prefix)
+    out["load"] = _read_stats(prefix)
+    return out
 
 
 def papers_in(db: str) -> int:
@@ -313,12 +412,76 @@ def papers_in(db: str) -> int:
         return conn.execute("SELECT count(*) FROM papers_paper").fetchone()[0]
 
 
+def _ratio(value: float, trivial: float) -> str:
+    return f"{value / trivial:.1f} x" if trivial else "-"
+
+
+def _print_first_view(db: str, result: dict) -> None:
+    views, (before, after) = result["first_view"], result["loadavg"]["first_view"]
+    trivial = views["trivial"]
+    print(f"\n{db} first view: one client, each URL once, random order", end=" ")
+    print(f"(load average {before:.2f} -> {after:.2f})")
+    print(f"{'kind':<16}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'p50 / trivial':>15}{'p95 / trivial':>15}")
+    for kind in ("trivial", *FIRST_VIEW_KINDS):
+        if r := views.get(kind):
+            print(
+                f"{kind:<16}{r['n']:>5}{r['p50']:>9.1f}{r['p95']:>9.1f}"
+                f"{_ratio(r['p50'], trivial['p50']):>15}{_ratio(r['p95'], trivial['p95']):>15}"
+            )
+
+
+def _print_load(db: str, result: dict, args: argparse.Namespace) -> None:
+    stats, (before, after) = result["load"], result["loadavg"]["load"]
+    trivial = stats.get("trivial", {})
+    print(
+        f"\n{db} closed loop: {args.users} users, {args.seconds} s after {args.warmup} s of warm-up "
+        f"(load average {before:.2f} -> {after:.2f})"
+    )
+    print(
+        f"{'kind':<18}{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'req/s':>8}{'n':>7}{'fail':>6}"
+        f"{'p50 / triv':>12}{'p99 / triv':>12}"
+    )
+    for kind in [*KINDS, "all"]:
+        if r := stats.get(kind):
+            print(
+                f"{kind:<18}{r['p50']:>8.0f}{r['p95']:>8.0f}{r['p99']:>8.0f}"
+                f"{r['rps']:>8.1f}{r['requests']:>7}{r['failures']:>6}"
+                f"{_ratio(r['p50'], trivial.get('p50', 0)):>12}{_ratio(r['p99'], trivial.get('p99', 0)):>12}"
+            )
+
+
+def _print_growth(base: str, db: str, results: dict) -> None:
+    now, then = results[db], results[base]
+    if now["first_view"] and then["first_view"]:
+        print(f"\nfirst-view p95 ratio {db} / {base} (issue 28 target <= 1.3)")
+        for kind in FIRST_VIEW_KINDS:
+            a, b = now["first_view"].get(kind), then["first_view"].get(kind)
+            if a and b:
+                print(f"{kind:<18}{a['p95'] / b['p95']:>6.2f}")
+    if not (now["load"] and then["load"]):
+        return
+    print(f"\np99 ratio {db} / {base} (target <= 1.5), and targets at {db}")
+    for kind in [*KINDS, "all"]:
+        a, b = now["load"].get(kind), then["load"].get(kind)
+        if not a or not b:
+            continue
+        ratio = a["p99"] / b["p99"] if b["p99"] else float("inf")
+        note = ""
+        if kind in TARGETS:
+            stat, limit = TARGETS[kind]
+            note = f"  {stat} {a[stat]:.0f} ms {'<' if a[stat] < limit else '>='} {limit} ms"
+        print(f"{kind:<18}{ratio:>6.2f}{'' if ratio <= 1.5 else '  (over 1.5)'}{note}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", action="append", required=True, help="database (first: the baseline)")
     parser.add_argument("--users", type=int, default=4, help="concurrent closed-loop users")
-    parser.add_argument("--seconds", type=int, default=60, help="load time per database")
+    parser.add_argument("--seconds", type=int, default=60, help="load time per database (0: no closed loop)")
     parser.add_argument("--warmup", type=int, default=20, help="discarded warm-up seconds per database")
+    parser.add_argument(
+        "--first-view", type=int, default=100, help="URLs per kind opened once by one client (0: skip)"
+    )
     parser.add_argument("--port", type=int, default=8041)
     args = parser.parse_args()
     results = {}
@@ -330,35 +493,18 @@ def main() -> None:
                 users=args.users,
                 seconds=args.seconds,
                 warmup=args.warmup,
+                first_view_urls=args.first_view,
                 workdir=Path(tmp),
             )
-    base = args.db[0]
-    print(
-        f"pages_load: {args.users} users, {args.seconds} s per database after {args.warmup} s of warm-up, "
-        "gunicorn 2 workers x 4 threads"
-    )
+    print(f"pages_load: gunicorn 2 workers x 4 threads; trivial view {TRIVIAL} served by the same gunicorn")
     for db in args.db:
-        print(f"\n{db} ({papers_in(db):,} papers)")
-        print(f"{'kind':<18}{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'req/s':>8}{'n':>7}{'fail':>6}")
-        for kind in [*KINDS, "all"]:
-            r = results[db].get(kind)
-            if r:
-                print(
-                    f"{kind:<18}{r['p50']:>8.0f}{r['p95']:>8.0f}{r['p99']:>8.0f}"
-                    f"{r['rps']:>8.1f}{r['requests']:>7}{r['failures']:>6}"
-                )
+        print(f"\n== {db} ({papers_in(db):,} papers)")
+        if results[db]["first_view"]:
+            _print_first_view(db, results[db])
+        if results[db]["load"]:
+            _print_load(db, results[db], args)
     for db in args.db[1:]:
-        print(f"\np99 ratio {db} / {base} (target <= 1.5), and targets at {db}")
-        for kind in [*KINDS, "all"]:
-            now, then = results[db].get(kind), results[base].get(kind)
-            if not now or not then:
-                continue
-            ratio = now["p99"] / then["p99"] if then["p99"] else float("inf")
-            note = ""
-            if kind in TARGETS:
-                stat, limit = TARGETS[kind]
-                note = f"  {stat} {now[stat]:.0f} ms {'<' if now[stat] < limit else '>='} {limit} ms"
-            print(f"{kind:<18}{ratio:>6.2f}{'' if ratio <= 1.5 else '  (over 1.5)'}{note}")
+        _print_growth(args.db[0], db, results)
 
 
 if __name__ == "__main__":

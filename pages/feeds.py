@@ -6,6 +6,8 @@ goes through.
 
 from __future__ import annotations
 
+from django.db.models import DateTimeField, F, Value
+from django.db.models.functions import Greatest
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.urls import reverse
 
@@ -81,4 +83,8 @@ class ResearcherFeed(PaperFeed):
 
     def items(self, obj: Researcher):
         ids = [obj.pk, *obj.merged_from.values_list("pk", flat=True)]
-        return self._papers().filter(authorships__researcher_id__in=ids).distinct()[:FEED_SIZE]
+        # The title names the researcher: a rename (or a merge, which moves the survivor's
+        # modified_at) must move Last-Modified too, not only a change to one of the papers.
+        changed = Greatest(F("modified_at"), Value(obj.modified_at, output_field=DateTimeField()))
+        papers = self._papers().filter(authorships__researcher_id__in=ids).distinct()
+        return papers.annotate(feed_changed_at=changed)[:FEED_SIZE]

@@ -8,7 +8,6 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from papers.fetch import FetchRefused, QueueUnavailable, arxiv_fetch_request
@@ -69,7 +68,6 @@ def search(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@cache_control(max_age=300, public=True)
 def suggest(request: HttpRequest) -> JsonResponse:
     """``/search/suggest?kind=researcher|institution&q=...``: autocomplete JSON,
     ``{"results": [{"id", "name", "url", "detail"}]}`` (empty below 2 characters)."""
@@ -95,7 +93,6 @@ def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
 
 
 @require_GET
-@cache_control(max_age=3600, public=True)
 def robots_txt(request: HttpRequest) -> HttpResponse:
     """``/robots.txt``: everything public may be crawled; admin and CMS may not; the
     sitemap index is named with its absolute URL (robots.txt requires one)."""
@@ -113,7 +110,6 @@ ROOT_ICONS = {
 
 
 @require_GET
-@cache_control(max_age=86400, public=True)
 def root_icon(request: HttpRequest, name: str) -> HttpResponse:
     """``/favicon.ico`` (16, 32 and 48 px) and ``/apple-touch-icon.png`` (180 x 180 px, opaque;
     also under iOS's older ``-precomposed`` name): the site's logo at the root addresses
@@ -126,7 +122,6 @@ def root_icon(request: HttpRequest, name: str) -> HttpResponse:
 
 
 @require_GET
-@cache_control(max_age=3600, public=True)
 def llms_txt(request: HttpRequest) -> HttpResponse:
     """``/llms.txt``: Markdown guidance for automated readers (URL forms, API, feeds,
     licences, rate limits), following the llms.txt proposal (an H1, a summary quote,

@@ -56,6 +56,15 @@ class PaperFeed(Feed):
     def item_pubdate(self, item: Paper) -> datetime | None:
         return item.submitted_at
 
+    def item_updateddate(self, item: Paper) -> datetime | None:
+        # Django's Feed sends Last-Modified (and RSS lastBuildDate) as the newest item date,
+        # pubdate or updateddate. With the v1 submission time alone, a re-harvested title or
+        # abstract kept the feed's Last-Modified, so a reader sending If-Modified-Since got
+        # 304 and never saw the change. modified_at moves with every write to the row.
+        # A feed whose own title can change (a researcher's name) annotates the later of the
+        # two as feed_changed_at (pages.feeds.ResearcherFeed).
+        return getattr(item, "feed_changed_at", item.modified_at)
+
     def item_categories(self, item: Paper) -> list[str]:
         return [feed_text(c) for c in item.categories]
 
@@ -67,5 +76,14 @@ class PaperFeed(Feed):
         return (
             Paper.objects.public()
             .newest()
-            .only("arxiv_id", "slug", "title", "abstract", "authors_text", "categories", "submitted_at")
+            .only(
+                "arxiv_id",
+                "slug",
+                "title",
+                "abstract",
+                "authors_text",
+                "categories",
+                "submitted_at",
+                "modified_at",
+            )
         )

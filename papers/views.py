@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.cache import patch_vary_headers
 
 from .fetch import FetchRefused, check_fetchable
 from .models import ArxivFetch, Paper
@@ -51,8 +52,12 @@ def not_found(
         context["fetch"] = ArxivFetch.objects.filter(arxiv_id=arxiv_id).first()
     if wants_markdown(request):
         body = render_to_string("404.md", context, request=request)
-        return HttpResponse(body, status=404, content_type="text/markdown; charset=utf-8")
-    return render(request, "404.html", context, status=404)
+        response = HttpResponse(body, status=404, content_type="text/markdown; charset=utf-8")
+    else:
+        response = render(request, "404.html", context, status=404)
+    # The same URL answers HTML or Markdown by the Accept header: a cache must key on it.
+    patch_vary_headers(response, ["Accept"])
+    return response
 
 
 def gone(request: HttpRequest, paper: Paper) -> HttpResponse:

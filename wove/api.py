@@ -21,13 +21,16 @@ from ninja.errors import ValidationError as NinjaValidationError
 
 from . import ratelimit
 from .errors import ERROR_CODES, ApiError, error_response
+from .http_cache import CACHE_POLICIES
 from .views import RETRY_AFTER_SECONDS, UNAVAILABLE_DETAIL, database_unavailable
 
 logger = logging.getLogger(__name__)
 
 API_PREFIX = "api/v1/"
-# Reads may be cached by anyone for a minute; ETag revalidation makes staleness cheap to end.
-READ_CACHE_CONTROL = "public, max-age=60"
+# Reads may be cached by anyone (the "api" row of wove/http_cache.py's table); ETag
+# revalidation makes staleness cheap to end. A signed-in caller gets "private" instead
+# (wove.http_cache.CachePolicyMiddleware).
+READ_CACHE_CONTROL = CACHE_POLICIES["api"].header()
 CORS_HEADERS = {
     "Access-Control-Allow-Origin": "*",
     "Access-Control-Expose-Headers": (
@@ -299,7 +302,7 @@ def api_view(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpRespons
         elif request.method == "GET" and response.status_code == 200 and not response.streaming:
             response["ETag"] = _etag(response.content)
             response["Cache-Control"] = READ_CACHE_CONTROL
-            patch_vary_headers(response, ["Accept-Encoding"])
+            patch_vary_headers(response, ["Accept-Encoding", "Cookie"])
             last_modified = parse_http_date_safe(response.get("Last-Modified", ""))
             response = get_conditional_response(
                 request, etag=response["ETag"], last_modified=last_modified, response=response

@@ -111,6 +111,13 @@ MIDDLEWARE = [
     "wove.middleware.RequestLineLimitMiddleware",
     "wove.middleware.RejectNulBytesMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Conditional GET: the body's ETag on every cacheable answer, 304 when it (or a view's
+    # Last-Modified, as the feeds give) still holds; it copies the Cache-Control below onto 304s.
+    "django.middleware.http.ConditionalGetMiddleware",
+    # Cache-Control per kind of page (wove/http_cache.py, README "Caching"): public for an
+    # anonymous visitor, private once signed in or once a cookie or CSRF token is involved.
+    # Outside the session, CSRF and auth middleware so that it sees what they set.
+    "wove.http_cache.CachePolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
