@@ -84,10 +84,11 @@ def paper_or_error(raw: str) -> Paper:
     return paper
 
 
-# Cached so a burst of 404s (crawlers) costs one lookup an hour; a minute while the archive
-# is empty, so a freshly loaded one names its papers soon.
+# Cached so a burst of 404s (crawlers) costs one lookup in five minutes (an example names a
+# record held a few minutes ago: one deleted since is rare and short-lived); a minute while
+# the archive is empty, so a freshly loaded one names its papers soon.
 EXAMPLES_CACHE_KEY = "papers:example-papers"
-EXAMPLES_SECONDS = 3600
+EXAMPLES_SECONDS = 300
 EXAMPLES_EMPTY_SECONDS = 60
 
 
