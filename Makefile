@@ -64,10 +64,12 @@ demo: sample
 # sweeps every 15 minutes.
 run: export PIPELINE_SWEEP_ON_WORKER_START := 1
 # Ctrl-C stops them all, then the embedded PostgreSQL they started (wove.embedded run): it
-# would otherwise keep running after make returns. `make stop` stops it by hand.
+# would otherwise keep running after make returns. `make stop` stops it by hand. A Ctrl-C
+# exits 0 (a normal stop). "serving on" is printed when the first page answers (the web
+# workers load the search model first, about half a minute), not when they start.
 run: demo
-	@echo "wovepaper: serving on http://$(WOVE_BIND) (Ctrl-C stops web, worker, beat$(if $(DATABASE_URL),,$(comma) the embedded PostgreSQL)$(if $(CELERY_BROKER_URL),, and Redis))"
-	$(PY) -m wove.embedded run -- $(BIN)/honcho -f Procfile start $(if $(CELERY_BROKER_URL),web worker beat,)
+	@echo "wovepaper: starting web, worker, beat on http://$(WOVE_BIND); Ctrl-C stops them$(if $(DATABASE_URL),,$(comma) the embedded PostgreSQL)$(if $(CELERY_BROKER_URL),, and Redis)"
+	$(PY) -m wove.embedded run --announce http://$(WOVE_BIND)/ -- $(BIN)/honcho -f Procfile start $(if $(CELERY_BROKER_URL),web worker beat,)
 
 # The embedded PostgreSQL (var/pgdata) started by any command here, when one is left running.
 stop:

@@ -9,7 +9,9 @@ class AccountsConfig(AppConfig):
     """Follows, notification settings, private feeds and digests of signed-up readers."""
 
     name = "accounts"
-    verbose_name = "Accounts"
+    # allauth's e-mail addresses app is titled "Accounts" in the admin too: two sections of
+    # one name (issue 32). Ours holds what readers follow and the digests they get.
+    verbose_name = "Follows and digests"
 
     def ready(self) -> None:
         # Curation sends these and never imports accounts (it is the layer below); receivers

@@ -38,11 +38,15 @@ def _target_name(target) -> str:
 
 
 def _next_url(request: HttpRequest, fallback: str) -> str:
-    candidate = request.POST.get("next") or request.GET.get("next") or ""
-    if candidate and url_has_allowed_host_and_scheme(
-        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return candidate
+    """Where a form posted from a page goes back to: its ``next`` field (the Follow button
+    sends the page's own path), else the ``Referer``, when either stays on this site
+    (``url_has_allowed_host_and_scheme``); else ``fallback``. base.html shows the message
+    the action left there."""
+    for candidate in (request.POST.get("next"), request.GET.get("next"), request.headers.get("Referer")):
+        if candidate and url_has_allowed_host_and_scheme(
+            candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        ):
+            return candidate
     return fallback
 
 
@@ -63,8 +67,9 @@ def _resolve(kind: str, key: str):
 
 @require_POST
 def follow(request: HttpRequest, kind: str, key: str) -> HttpResponse:
-    """``POST /accounts/follow/<kind>/<key>``: follow, then 303 back to ``next`` (same site)
-    or the followed page. Anonymous visitors are sent to sign in first."""
+    """``POST /accounts/follow/<kind>/<key>``: follow, then 303 back to the page it came from
+    (``next`` or the ``Referer``, same site only), else the followed page, which shows "You
+    now follow …" once. Anonymous visitors are sent to sign in first."""
     target = _resolve(kind, key)
     back = _next_url(request, _target_url(target))
     if not request.user.is_authenticated:

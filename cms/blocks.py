@@ -7,7 +7,10 @@ from wagtail import blocks
 
 class CodeBlock(blocks.StructBlock):
     """A code example shown verbatim (escaped, monospaced): an HTTP call, a shell line.
-    ``{site}`` in the code stands for this site's address (``SITE_URL``) when shown."""
+    ``{site}`` in the code stands for this site's address (``SITE_URL``) when shown, and
+    ``{paper}``, ``{other_paper}``, ``{researcher_query}``, ``{ror_id}``, ``{pith}`` for records
+    this archive holds, chosen when the page renders (``papers.examples.CODE_PLACEHOLDERS``):
+    an example never names an identifier the archive may not hold."""
 
     language = blocks.ChoiceBlock(
         choices=[
@@ -20,7 +23,12 @@ class CodeBlock(blocks.StructBlock):
         default="shell",
     )
     caption = blocks.CharBlock(required=False)
-    code = blocks.TextBlock()
+    code = blocks.TextBlock(
+        help_text=(
+            "Write {site} for this site's address, and {paper}, {other_paper}, {researcher_query}, "
+            "{ror_id} or {pith} for a record the archive holds (filled in when the page is shown)."
+        )
+    )
 
     class Meta:
         icon = "code"

@@ -10,4 +10,13 @@ class InstitutionsConfig(AppConfig):
     verbose_name = "Institutions"
 
     def ready(self) -> None:
-        from . import receivers  # noqa: F401 - connects the signal receivers
+        from papers.examples import url_example_register
+
+        from . import (
+            receivers,  # noqa: F401 - connects the signal receivers
+            selectors,
+        )
+
+        # The 404 page, llms.txt and /developers (papers and pages) name an institution held
+        # here; selectors import models, so they load once the app registry is ready.
+        url_example_register("institution", selectors.institution_example)

@@ -5,15 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce, ExtractYear
+from django.db.models.functions import ExtractYear
 
 from papers.affiliations import normalize
 from papers.models import Paper, PaperAuthor
 from researchers.models import Authorship, Researcher
 from wove.backlog import Backlog
 from wove.bulk import int_array
+from wove.counts import count_cached
 
 from .models import AuthorAffiliation, Institution, InstitutionName, InstitutionRelationship
 from .ror import InvalidRorId, normalize_ror_id
@@ -196,6 +197,20 @@ def institution_researcher_rows(institution: Institution, *, limit: int = 50) ->
     return [[row["researcher_id"], row["papers"]] for row in rows]
 
 
+def institution_researcher_count(institution: Institution) -> int:
+    """Researchers (not merged away) with an author slot linked to ``institution``: the
+    page's "Researchers (N)" and the list's "N researchers" (which counts the same way,
+    :meth:`~institutions.querysets.InstitutionQuerySet.with_counts`). One query."""
+    return (
+        Authorship.objects.filter(
+            slot__institution_links__institution=institution, researcher__merged_into__isnull=True
+        )
+        .values("researcher_id")
+        .distinct()
+        .count()
+    )
+
+
 def institution_researchers_from_rows(rows: list[list[int]]) -> list[ResearcherCount]:
     """:class:`ResearcherCount` for :func:`institution_researcher_rows`, in their order;
     researchers merged away or deleted since are dropped. One query."""
@@ -291,27 +306,53 @@ def slot_institution_names(slot_ids: list[int]) -> dict[int, dict[str, str]]:
 
 def institution_list(*, q: str = "", country: str = "") -> QuerySet[Institution]:
     """Institutions for ``/institutions``: a name search (any name kind, accents and case
-    folded) and an ISO country filter; each annotated with ``paper_slots`` (linked author
-    slots), ordered by name, with ``superseded_by`` loaded.
+    folded) and an ISO country filter; each annotated with ``paper_count`` and
+    ``researcher_count`` (:meth:`~institutions.querysets.InstitutionQuerySet.with_counts`,
+    the numbers the institution's page shows), ordered by name, with ``superseded_by`` loaded.
 
     Without a search, a withdrawn or inactive record that leads to an active one
-    (``superseded_by``) is left out: its links, follows and URLs all go to that record, so
-    listing both shows one institution twice. A search still finds it (its name may be one
-    the successor does not carry), and the row names the successor."""
+    (``superseded_by``) is left out (:meth:`~institutions.querysets.InstitutionQuerySet.listed`):
+    its links, follows and URLs all go to that record, so listing both shows one institution
+    twice. A search still finds it (its name may be one the successor does not carry), and
+    the row names the successor."""
     queryset = Institution.objects.select_related("superseded_by")
-    queryset = queryset.search(q) if q else queryset.filter(superseded_by__isnull=True)
+    queryset = queryset.search(q) if q else queryset.listed()
     if country:
         queryset = queryset.in_country(country)
-    # A correlated subquery, not a JOIN + GROUP BY: PostgreSQL evaluates it for the page's
-    # rows only (after ORDER BY name ... LIMIT), not for the whole registry.
-    links = (
-        AuthorAffiliation.objects.filter(institution=OuterRef("pk"))
-        .order_by()
-        .values("institution")
-        .annotate(n=Count("pk"))
-        .values("n")
+    return queryset.with_counts().order_by("name", "pk")
+
+
+def institution_counts() -> dict[str, int]:
+    """``{"listed": institutions /institutions lists, "records": ROR records loaded}``: the
+    home page says both ("38 institutions (40 ROR records)" on the sample: two inactive
+    records lead to an active successor and are not listed). Two counts, cached as
+    :func:`wove.counts.count_cached` caches."""
+    return {
+        "listed": count_cached(Institution.objects.listed()),
+        "records": count_cached(Institution.objects.all()),
+    }
+
+
+def institution_example(examples: dict[str, Any]) -> dict[str, str] | None:
+    """The institution URL examples name (:func:`papers.examples.url_examples`): the listed,
+    active institution with linked authors and the lowest id, as ``{"ror_id", "name",
+    "url"}`` (``url`` is ``/institutions/<ROR ID>``, which answers 301 to its page); ``None``
+    when no institution has a linked author. One query (the author-link index)."""
+    institution = (
+        Institution.objects.listed()
+        .active()
+        .filter(Exists(AuthorAffiliation.objects.filter(institution=OuterRef("pk"))))
+        .order_by("pk")
+        .only("ror_id", "name")
+        .first()
     )
-    return queryset.annotate(paper_slots=Coalesce(Subquery(links), 0)).order_by("name", "pk")
+    if institution is None:
+        return None
+    return {
+        "ror_id": institution.ror_id,
+        "name": institution.name,
+        "url": f"/institutions/{institution.ror_id}",
+    }
 
 
 def institution_countries() -> list[tuple[str, str]]:
@@ -328,12 +369,15 @@ def institution_countries() -> list[tuple[str, str]]:
 __all__ = [
     "Resolution",
     "institution_countries",
+    "institution_counts",
+    "institution_example",
     "institution_fields",
     "institution_list",
     "institution_names",
     "institution_papers",
     "institution_relations",
     "institution_researcher_rows",
+    "institution_researcher_count",
     "institution_researchers",
     "institution_researchers_from_rows",
     "institution_resolve",

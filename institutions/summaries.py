@@ -22,13 +22,18 @@ from wove.backlog import Backlog
 from wove.summaries import summary_read, summary_store
 
 from .models import AuthorAffiliation, Institution, InstitutionSummary
-from .selectors import institution_fields, institution_papers, institution_researcher_rows
+from .selectors import (
+    institution_fields,
+    institution_papers,
+    institution_researcher_count,
+    institution_researcher_rows,
+)
 
 logger = logging.getLogger(__name__)
 
 SUMMARY_MIN_LINKS = 1_000
 SUMMARY_MAX_AGE = timedelta(hours=6)
-SUMMARY_VERSION = 2
+SUMMARY_VERSION = 3  # 3: researcher_count
 # The first page's papers are kept as ids (two pages' worth, so papers hidden since the
 # summary still leave a full first page).
 NEWEST_KEPT = 48
@@ -43,15 +48,18 @@ def summary_compute(institution: Institution) -> dict[str, Any]:
     """The page aggregates of ``institution``, JSON-able: ``version``; ``paper_count``
     (public papers with a linked slot); ``fields`` (:func:`institutions.selectors.institution_fields`
     rows); ``researchers`` ``[[researcher_id, papers], ...]``
-    (:func:`institutions.selectors.institution_researcher_rows`); ``newest_ids``: ids of the
-    :data:`NEWEST_KEPT` newest papers, newest first (the first page of the list: sorting a
-    small institution's papers by date walked the archive's date index). Four queries."""
+    (:func:`institutions.selectors.institution_researcher_rows`, at most 50) and
+    ``researcher_count`` (all of them, :func:`institutions.selectors.institution_researcher_count`);
+    ``newest_ids``: ids of the :data:`NEWEST_KEPT` newest papers, newest first (the first
+    page of the list: sorting a small institution's papers by date walked the archive's date
+    index). Five queries."""
     return {
         "version": SUMMARY_VERSION,
         "newest_ids": list(institution_papers(institution).values_list("pk", flat=True)[:NEWEST_KEPT]),
         "paper_count": institution_papers(institution).order_by().count(),
         "fields": institution_fields(institution),
         "researchers": institution_researcher_rows(institution),
+        "researcher_count": institution_researcher_count(institution),
     }
 
 

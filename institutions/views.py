@@ -119,6 +119,7 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
     paginator = CachedCountPaginator(papers, PAGE_SIZE, known_count=summary["paper_count"])
     page = paginator.get_page(request.GET.get("page"))
     page_url = settings.SITE_URL + institution.get_absolute_url()
+    researchers = selectors.institution_researchers_from_rows(summary["researchers"])
     context = {
         "institution": institution,
         "names": selectors.institution_names(institution),
@@ -126,7 +127,9 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
         "successors": relations.get("successor", []),
         "page": page,
         "fields": summary["fields"],
-        "researchers": selectors.institution_researchers_from_rows(summary["researchers"]),
+        "researchers": researchers,
+        # Every researcher with a linked slot (the list's "N researchers"); the list shows 50.
+        "researcher_count": summary["researcher_count"],
         "json_ld": json_ld(
             organization_json_ld(institution, parents=relations.get("parent", []), page_url=page_url)
         ),

@@ -20,6 +20,9 @@ urlpatterns = [
         paper_views.paper_authors,
         name="authors",
     ),
+    # The author list under any other identifier form (the id alone, arXiv:, versioned, a
+    # wrong slug): 301 to the canonical one, as the paper page and its exports do.
+    re_path(r"^(?P<raw>.+)/authors$", paper_views.paper_authors_lookup, name="authors_lookup"),
     # Citation exports, any identifier form: /papers/2401.10241/export.bib, .../export.ris.
     re_path(r"^(?P<raw>.+)/export\.(?P<fmt>bib|ris)$", paper_views.paper_export, name="export"),
     # Everything else under /papers/ is resolved (redirect, 404, 410) by the view.

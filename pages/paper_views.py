@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 
-from institutions.models import Institution
+from institutions.selectors import institution_counts
 from papers import export
 from papers.authors import is_junk_name
 from papers.models import Category, Paper
@@ -286,8 +286,9 @@ def researcher_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     return _export_response(body, fmt=fmt, filename=f"wovepaper-researcher-{researcher.pk}")
 
 
-def paper_lookup(request: HttpRequest, raw: str) -> HttpResponse:
-    """Any other ``/papers/...`` form: 301 to the canonical URL, or 404/410."""
+def paper_lookup(request: HttpRequest, raw: str, suffix: str = "") -> HttpResponse:
+    """Any other ``/papers/...`` form: 301 to the canonical URL (plus ``suffix``, and the
+    query string when there is a suffix), or 404/410."""
     parsed, _slug = resolve_identifier(raw)
     if parsed is None:
         return not_found(request)
@@ -296,7 +297,15 @@ def paper_lookup(request: HttpRequest, raw: str) -> HttpResponse:
         return not_found(request, arxiv_id=parsed.id)
     if paper.deleted:
         return gone(request, paper)
-    return HttpResponsePermanentRedirect(paper.get_absolute_url())
+    query = request.META.get("QUERY_STRING", "")
+    target = paper.get_absolute_url() + suffix + (f"?{query}" if suffix and query else "")
+    return HttpResponsePermanentRedirect(target)
+
+
+def paper_authors_lookup(request: HttpRequest, raw: str) -> HttpResponse:
+    """``/papers/<any identifier form>/authors``: 301 to the canonical author list
+    ``/papers/<id>-<slug>/authors`` (``?page=`` kept), or 404/410 as for the paper page."""
+    return paper_lookup(request, raw, suffix="/authors")
 
 
 def category_alias_redirect(request: HttpRequest) -> HttpResponse | None:
@@ -334,7 +343,9 @@ def home(request: HttpRequest) -> HttpResponse:
         "papers": count_cached(Paper.objects.public()),
         # Researchers: only those a visitor can open (not merged away, with papers).
         "researchers": count_cached(Researcher.objects.listed()),
-        "institutions": count_cached(Institution.objects.all()),
+        # Institutions as /institutions lists them, and the ROR records behind them (a
+        # retired record that leads to a successor is listed as that successor).
+        "institutions": institution_counts(),
     }
     top_categories = cached_when_large(
         "wove:home:top-categories",

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.db import connection
-from django.db.models import Case, Count, Exists, F, FloatField, OuterRef, Q, QuerySet, Value, When
+from django.db.models import Case, Exists, F, FloatField, OuterRef, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 from django.http import QueryDict
@@ -466,15 +466,13 @@ def researchers_matching(text: str) -> QuerySet[Researcher]:
 
 def institutions_matching(text: str) -> QuerySet[Institution]:
     """Institutions with a name (display, label, alias, acronym) containing ``text``
-    (accents and case folded), most linked papers first, then by name."""
+    (accents and case folded), most linked papers first, then by name; ``paper_count`` and
+    ``researcher_count`` counted as the institution's page and list count them
+    (:meth:`~institutions.querysets.InstitutionQuerySet.with_counts`)."""
     words = name_words(text)
     if not words:
         return Institution.objects.none()
-    return (
-        Institution.objects.search(" ".join(words))
-        .annotate(paper_count=Count("author_links__slot__paper", distinct=True))
-        .order_by("-paper_count", "name")
-    )
+    return Institution.objects.search(" ".join(words)).with_counts().order_by("-paper_count", "name")
 
 
 def identifier_target(text: str) -> Institution | Researcher | None:

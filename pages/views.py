@@ -10,10 +10,10 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
+from papers.examples import url_examples
 from papers.fetch import FetchRefused, QueueUnavailable, arxiv_fetch_request
 from papers.identifiers import try_parse_arxiv_id
 from papers.models import ArxivFetch, Paper
-from papers.selectors import example_papers
 
 from . import search as site_search
 from .paper_views import category_alias_redirect
@@ -126,7 +126,7 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
     """``/llms.txt``: Markdown guidance for automated readers (URL forms, API, feeds,
     licences, rate limits), following the llms.txt proposal (an H1, a summary quote,
     sections of links)."""
-    body = render_to_string("pages/llms.txt", {"SITE_URL": settings.SITE_URL, "examples": example_papers()})
+    body = render_to_string("pages/llms.txt", {"SITE_URL": settings.SITE_URL, "examples": url_examples()})
     return HttpResponse(body, content_type="text/markdown; charset=utf-8")
 
 

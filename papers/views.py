@@ -7,9 +7,9 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 
+from .examples import url_examples
 from .fetch import FetchRefused, check_fetchable
 from .models import ArxivFetch, Paper
-from .selectors import example_papers
 
 
 def wants_markdown(request: HttpRequest) -> bool:
@@ -30,7 +30,7 @@ def not_found(
     institution_key: str = "",
 ) -> HttpResponse:
     """The 404 page: where to look next (the three URL forms) and that new papers are
-    harvested continuously, with examples this archive holds (:func:`example_papers`).
+    harvested continuously, with examples this archive holds (:func:`papers.examples.url_examples`).
     Served as Markdown when the request asks for it. For a possible
     arXiv identifier it offers to fetch the paper from arXiv (or shows that fetch's state);
     for an institution id, ROR ID or name that fits none (``institution_key``) it says so and
@@ -41,7 +41,7 @@ def not_found(
         "path": request.path,
         "fetchable": False,
         "fetch": None,
-        "examples": example_papers(),  # papers held here, for the URL forms' examples
+        "examples": url_examples(),  # papers held here, for the URL forms' examples
     }
     if arxiv_id:
         try:

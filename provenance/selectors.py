@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.db import connection
 from django.db.models import Q
@@ -12,7 +13,9 @@ from django.db.models import Q
 from .canonical import B32_DIGEST_LENGTH, Base32Error, b32_digest_decode
 from .models import Event, Record
 
-_FULL = re.compile(r"^pith:(\d{4}):([A-Z2-7]{26})$")
+# A pith number ``pith:<year>:<body>``, and the same without its scheme (``2008:<body>``,
+# the form read off the number after ``pith:``); compared upper-cased.
+_FULL = re.compile(r"^(?:PITH:)?(\d{4}):([A-Z2-7]{26})$")
 _BODY = re.compile(r"^[A-Z2-7]{26}$")
 _SHORT = re.compile(r"^(?:PITH:)?([A-Z2-7]{8}|[A-Z2-7]{12}|[A-Z2-7]{16})$")
 # What is meant as a whole digest in base32 (52 characters, give or take padding, separators
@@ -41,13 +44,14 @@ class Resolution:
 
 
 def record_resolve(ref: str) -> Resolution:
-    """Resolve ``pith:2023:<body>``, ``<body>``, a short form (``pith:L5Y4YBEW``, 8/12/16
-    characters, any case), the whole digest in base32 (52 characters, read by
-    :func:`~provenance.canonical.b32_digest_decode`; a misspelt one gives ``error``) or an
-    arXiv id (``2401.10241`` gives its current record, ``2401.10241v1`` that version's)."""
+    """Resolve ``pith:2023:<body>`` (or ``2023:<body>``, the number without its scheme),
+    ``<body>``, a short form (``pith:L5Y4YBEW``, 8/12/16 characters, any case), the whole
+    digest in base32 (52 characters, read by :func:`~provenance.canonical.b32_digest_decode`;
+    a misspelt one gives ``error``) or an arXiv id (``2401.10241`` gives its current record,
+    ``2401.10241v1`` that version's)."""
     ref = (ref or "").strip()
     upper = ref.upper()
-    match = _FULL.match(ref) or _FULL.match("pith:" + upper[5:] if upper.startswith("PITH:") else "")
+    match = _FULL.match(upper)
     if match:
         record = Record.objects.filter(
             pith_body=match.group(2), pith_number__startswith=f"pith:{match.group(1)}:"
@@ -73,6 +77,25 @@ def record_resolve(ref: str) -> Resolution:
         found = list(records.latest_first())
         return Resolution(record=found[0] if found else None, candidates=found)
     return Resolution()
+
+
+def pith_example(examples: dict[str, Any]) -> dict[str, str] | None:
+    """The provenance record URL examples name (:func:`papers.examples.url_examples`): the
+    current record of the paper shown beside it (``examples["new"]``), as ``{"number":
+    "pith:2008:<body>", "year_form": "2008:<body>", "short": "pith:<8 characters>",
+    "arxiv_id", "url": "/pith/<body>"}`` (``url`` is the record's own page; the other forms
+    redirect to it); ``None`` when that paper is not signed yet. One query."""
+    arxiv_id = examples.get("new", {}).get("arxiv_id")
+    record = Record.objects.filter(source_id=arxiv_id).latest_first().first() if arxiv_id else None
+    if record is None:
+        return None
+    return {
+        "number": record.pith_number,
+        "year_form": record.pith_number.removeprefix("pith:"),
+        "short": f"pith:{record.pith_body[:8]}",
+        "arxiv_id": arxiv_id,
+        "url": f"/pith/{record.pith_body}",
+    }
 
 
 def record_events(record: Record) -> list[Event]:

@@ -8,3 +8,12 @@ class ResearchersConfig(AppConfig):
 
     name = "researchers"
     verbose_name = "Researchers"
+
+    def ready(self) -> None:
+        # The 404 page, llms.txt and /developers (papers and pages) name a researcher held here;
+        # selectors import models, so they load once the app registry is ready.
+        from papers.examples import url_example_register
+
+        from . import selectors
+
+        url_example_register("researcher", selectors.researcher_example)

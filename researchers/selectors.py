@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from urllib.parse import quote_plus
 
 from django.db import connection
 from django.db.models import F, Q, QuerySet
@@ -402,3 +403,18 @@ def slots_for_review() -> list[SlotReview]:
         .select_related("slot", "slot__paper")
         .order_by("-created_at", "slot_id")
     )
+
+
+def researcher_example(examples: dict) -> dict[str, str] | None:
+    """The researcher URL examples name (:func:`papers.examples.url_examples`): the listed
+    researcher with the most papers, as ``{"id", "name", "query" (the name, URL-encoded for
+    ``?q=``), "url"}``; ``None`` when no researcher is listed. One query (the list's index)."""
+    researcher = Researcher.objects.listed().only("display_name", "slug").first()
+    if researcher is None:
+        return None
+    return {
+        "id": str(researcher.pk),
+        "name": researcher.display_name,
+        "query": quote_plus(researcher.display_name),
+        "url": researcher.get_absolute_url(),
+    }

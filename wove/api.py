@@ -19,6 +19,8 @@ from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
+from papers.examples import openapi_examples_fill
+
 from . import ratelimit
 from .errors import ERROR_CODES, ApiError, error_response
 from .http_cache import CACHE_POLICIES
@@ -125,7 +127,8 @@ class WoveNinjaAPI(NinjaAPI):
                         headers["Cache-Control"] = {"required": True, "schema": {"type": "string"}}
                 if method == "get":
                     responses[304] = {"description": "Not Modified (conditional GET: the validator holds)"}
-        return schema
+        # Example identifiers the docs' "Try it out" sends name records this archive holds.
+        return openapi_examples_fill(schema)
 
 
 _ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}

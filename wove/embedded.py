@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
 import warnings
 from pathlib import Path
 
@@ -126,46 +130,104 @@ def stop_postgres() -> bool:
     return True
 
 
-def run_then_stop(argv: list[str]) -> int:
+def wait_until_answers(
+    url: str, *, timeout: float = 900.0, interval: float = 0.5, stop: threading.Event | None = None
+) -> float | None:
+    """Poll ``url`` (GET, each try waiting at most 10 s) until it answers, and return the
+    seconds that took; ``None`` when ``timeout`` seconds pass or ``stop`` is set first.
+
+    Any HTTP answer counts, an error status too: the server is serving. A refused or reset
+    connection, or no answer yet, is tried again every ``interval`` seconds. gunicorn
+    accepts connections as soon as it binds, while its workers are still loading the search
+    model (``wove/gunicorn_conf.py``): only an answer says a reader can open the site."""
+    started = time.monotonic()
+    stop = stop or threading.Event()
+    # Straight to the address: an http_proxy in the environment must not answer for it.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    while not stop.is_set() and time.monotonic() - started < timeout:
+        try:
+            with opener.open(url, timeout=10):
+                return time.monotonic() - started
+        except urllib.error.HTTPError:
+            return time.monotonic() - started
+        except (OSError, http.client.HTTPException):
+            stop.wait(interval)
+    return None
+
+
+def _announce_when_serving(url: str, stop: threading.Event) -> threading.Thread:
+    """Print "serving on ``url``" once it answers (:func:`wait_until_answers`), in a thread."""
+
+    def announce() -> None:
+        seconds = wait_until_answers(url, stop=stop)
+        if seconds is not None:
+            print(f"wovepaper: serving on {url} (it answered after {seconds:.0f} s)", flush=True)
+
+    thread = threading.Thread(target=announce, name="announce", daemon=True)
+    thread.start()
+    return thread
+
+
+# What the command (honcho) exits with when Ctrl-C stopped it: 130 (128 + SIGINT, honcho's
+# own), or killed by the signal itself (-2 from Popen); 0 when it stopped cleanly.
+INTERRUPTED_STATUSES = {0, 128 + signal.SIGINT, -signal.SIGINT}
+
+
+def run_then_stop(argv: list[str], *, announce: str = "") -> int:
     """Run ``argv`` (``make run``'s honcho) in the foreground; when it ends, however it ends
     (Ctrl-C, a process dying), stop the embedded PostgreSQL, which the web, worker and beat
     processes started and which would otherwise keep running unannounced. Skipped when
-    ``DATABASE_URL`` names a server of the user's own.
+    ``DATABASE_URL`` names a server of the user's own. With ``announce`` (the site's URL),
+    print "serving on ..." when the site first answers, not when the command starts.
 
     Ctrl-C reaches the whole foreground process group: honcho stops its processes, and this
     one keeps waiting for it rather than dying first. SIGTERM and SIGHUP are passed on to
-    it. Returns the command's exit status; prints one line about PostgreSQL either way
-    (how to stop it by hand when stopping failed)."""
+    it. Returns the command's exit status, except that a Ctrl-C the command stopped on
+    (:data:`INTERRUPTED_STATUSES`) returns 0: a normal stop, not a failure (make printed
+    "Error 130"). Prints one line at the end: "wovepaper: stopped" after a Ctrl-C, with
+    the embedded PostgreSQL when it stopped it (or how to stop it by hand when that failed)."""
     child = subprocess.Popen(argv)  # noqa: S603 - the Makefile's own command line
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda signum, _frame: child.send_signal(signum))
+    done = threading.Event()
+    if announce:
+        _announce_when_serving(announce, done)
+    interrupted = False
     while True:
         try:
             status = child.wait()
             break
         except KeyboardInterrupt:
+            interrupted = True
             continue  # the child got the same Ctrl-C and is stopping its processes
-    if os.environ.get("DATABASE_URL"):
-        return status
-    try:
-        if stop_postgres():
-            print(f"wovepaper: embedded PostgreSQL stopped ({VAR_DIR / 'pgdata'})", flush=True)
-    except Exception as exc:  # an announcement beats a traceback here
-        print(
-            f"wovepaper: the embedded PostgreSQL under {VAR_DIR / 'pgdata'} may still run ({exc}); "
-            "stop it with `make stop` (python -m wove.embedded stop-postgres)",
-            flush=True,
-        )
+    done.set()
+    if interrupted and status in INTERRUPTED_STATUSES:
+        status = 0
+    said = "wovepaper: stopped" if interrupted else ""
+    if not os.environ.get("DATABASE_URL"):
+        try:
+            if stop_postgres():
+                said = f"{said}; " if said else "wovepaper: "
+                said += f"embedded PostgreSQL stopped ({VAR_DIR / 'pgdata'})"
+        except Exception as exc:  # an announcement beats a traceback here
+            said = f"{said}; " if said else "wovepaper: "
+            said += (
+                f"the embedded PostgreSQL under {VAR_DIR / 'pgdata'} may still run ({exc}); "
+                "stop it with `make stop` (python -m wove.embedded stop-postgres)"
+            )
+    if said:
+        print(said, flush=True)
     return status
 
 
-USAGE = "usage: python -m wove.embedded postgres|redis|stop-postgres|run -- COMMAND..."
+USAGE = "usage: python -m wove.embedded postgres|redis|stop-postgres|run [--announce URL] -- COMMAND..."
 
 
 def main(argv: list[str]) -> int:
     """``python -m wove.embedded postgres|redis``: start one embedded service;
-    ``stop-postgres``: stop the embedded PostgreSQL; ``run -- COMMAND...``: run the command,
-    then stop the embedded PostgreSQL (:func:`run_then_stop`)."""
+    ``stop-postgres``: stop the embedded PostgreSQL; ``run [--announce URL] -- COMMAND...``:
+    run the command, say when URL answers, then stop the embedded PostgreSQL
+    (:func:`run_then_stop`)."""
     if argv[:1] == ["postgres"]:
         print(embedded_database_url())
         return 0
@@ -175,8 +237,10 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["stop-postgres"]:
         print("embedded PostgreSQL stopped" if stop_postgres() else "embedded PostgreSQL was not running")
         return 0
-    if argv[:2] == ["run", "--"] and len(argv) > 2:
-        return run_then_stop(argv[2:])
+    if argv[:1] == ["run"] and "--" in argv:
+        options, command = argv[1 : argv.index("--")], argv[argv.index("--") + 1 :]
+        if command and (not options or (len(options) == 2 and options[0] == "--announce")):
+            return run_then_stop(command, announce=options[1] if options else "")
     print(USAGE, file=sys.stderr)
     return 2
 

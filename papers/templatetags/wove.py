@@ -12,6 +12,7 @@ from django.templatetags.static import static
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from papers.examples import code_examples_fill
 from papers.macros import prepare
 from papers.mathml import tex_to_mathml
 from papers.text import byline, tex_to_unicode
@@ -50,8 +51,10 @@ def byline_filter(value: str) -> str:
 @register.filter
 def with_site_url(value: str) -> str:
     """Editorial code examples name this site as ``{site}``: replaced by ``SITE_URL``, so the
-    developers' page shows calls a reader can paste against the instance they are reading."""
-    return (value or "").replace("{site}", settings.SITE_URL.rstrip("/"))
+    developers' page shows calls a reader can paste against the instance they are reading;
+    and records as ``{paper}``, ``{other_paper}``, ``{researcher_query}``, ``{ror_id}``,
+    ``{pith}``: replaced by records this archive holds (:func:`papers.examples.code_examples_fill`)."""
+    return code_examples_fill((value or "").replace("{site}", settings.SITE_URL.rstrip("/")))
 
 
 @register.filter

@@ -187,3 +187,11 @@ def test_change_email_keeps_the_old_address_until_the_new_one_is_verified(follow
     assert list(EmailAddress.objects.filter(user=reader).values_list("email", flat=True)) == [
         "ada@lovelace.example"
     ]
+
+
+def test_admin_index_has_no_two_sections_of_one_name(admin_client):
+    # Issue 32: allauth's e-mail addresses app and ours were both titled "Accounts".
+    html = admin_client.get("/admin/").content.decode()
+    titles = re.findall(r'<a href="/admin/[a-z_]+/" class="section" title="[^"]*">([^<]+)</a>', html)
+    assert len(titles) == len(set(titles)), titles
+    assert {"Accounts", "Follows and digests"} <= set(titles)

@@ -39,7 +39,8 @@ def test_sign_up_verify_follow_and_see_the_feed(live_server, nojs_page, archive,
     page.click("main button[type=submit]")
     page.wait_for_load_state()
     assert page.url.endswith("/accounts/confirm-email/")
-    assert "Verify Your Email Address" in page.locator("h1").inner_text()
+    assert page.locator("h1").inner_text() == "Verify your e-mail address"
+    assert "Confirmation email sent to mei@example.org." in page.locator("main").inner_text()
 
     # The verification e-mail (locmem backend under tests; console in development).
     assert len(mail.outbox) == 1
@@ -61,12 +62,15 @@ def test_sign_up_verify_follow_and_see_the_feed(live_server, nojs_page, archive,
     page.wait_for_load_state()
     assert page.url == live_server.url + aickelin.get_absolute_url()
     assert page.locator("form.follow button[type=submit]").inner_text().startswith("Following")
+    # The page followed from says so (issue 32: the message waited for /accounts/following).
+    assert page.locator(".site-messages").inner_text() == "You now follow Uwe Aickelin."
+    screenshot(page, "accounts-researcher-followed")
     assert list(Follow.objects.values_list("researcher_id", flat=True)) == [aickelin.pk]
 
     # The Following page: the researcher and their six papers, newest first.
     page.goto(live_server.url + "/accounts/following")
     main = page.locator("main")
-    assert "You now follow Uwe Aickelin." in main.inner_text()
+    assert "You now follow" not in main.inner_text()  # shown once, where it happened
     assert page.locator(".follow-list a").all_inner_texts() == ["Uwe Aickelin"]
     ids = [text.removeprefix("arXiv:") for text in page.locator(".paper-item-meta .mono").all_inner_texts()]
     assert ids == ["0801.4119", "0801.4314", "0801.4312", "0801.4307", "0801.4287", "0801.3971"]

@@ -28,8 +28,12 @@ def test_follow_and_unfollow_a_researcher_from_the_page(archive, follower, reade
     html = follower.get(page).content.decode()
     assert f'action="/accounts/unfollow/researcher/{aickelin.pk}"' in html
     assert "Following <span" in html
-    # The researcher page shows no messages; the next account page does.
-    assert "You now follow Uwe Aickelin." in follower.get("/accounts/following").content.decode()
+    # Issue 32: the page followed from says so, once (the messages piled up on
+    # /accounts/following); neither the next view of it nor the account page repeats it.
+    assert html.count("You now follow Uwe Aickelin.") == 1
+    assert '<p class="banner banner-ok">You now follow Uwe Aickelin.</p>' in html
+    assert "You now follow" not in follower.get(page).content.decode()
+    assert "You now follow" not in follower.get("/accounts/following").content.decode()
 
     # Following twice keeps one row; unfollowing removes it; unfollowing again is harmless.
     follower.post(f"/accounts/follow/researcher/{aickelin.pk}", {"next": page})
@@ -37,6 +41,7 @@ def test_follow_and_unfollow_a_researcher_from_the_page(archive, follower, reade
     response = follower.post(f"/accounts/unfollow/researcher/{aickelin.pk}", {"next": page})
     assert response.status_code == 303 and response["Location"] == page
     assert not Follow.objects.filter(user=reader).exists()
+    assert follower.get(page).content.decode().count("You no longer follow Uwe Aickelin.") == 1
     assert follower.post(f"/accounts/unfollow/researcher/{aickelin.pk}").status_code == 303
 
 
@@ -69,6 +74,16 @@ def test_next_must_stay_on_this_site(archive, follower):
     url = f"/accounts/follow/researcher/{archive['aickelin'].pk}"
     response = follower.post(url, {"next": "https://evil.example/phish"})
     assert response["Location"] == archive["aickelin"].get_absolute_url()
+    response = follower.post(url, HTTP_REFERER="https://evil.example/phish")
+    assert response["Location"] == archive["aickelin"].get_absolute_url()
+
+
+def test_without_next_the_follow_goes_back_to_the_referring_page(archive, follower):
+    url = f"/accounts/follow/researcher/{archive['troccaz'].pk}"
+    response = follower.post(url, HTTP_REFERER="http://testserver/search?q=troccaz")
+    assert (response.status_code, response["Location"]) == (303, "http://testserver/search?q=troccaz")
+    html = follower.get("/search?q=troccaz").content.decode()
+    assert html.count("You now follow Jocelyne Troccaz.") == 1
 
 
 def test_follow_an_institution_and_a_category(archive, follower, reader):

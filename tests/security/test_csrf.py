@@ -69,6 +69,7 @@ READ_ONLY = {
     "papers:list",
     "papers:detail",
     "papers:authors",
+    "papers:authors_lookup",
     "papers:export",
     "papers:lookup",
     "researchers:list",

@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.core.cache import cache
 
-from papers.selectors import EXAMPLES_CACHE_KEY
+from papers.examples import url_examples_forget
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -20,9 +19,9 @@ RECORDS = ["hepcrawl_arxiv-single.xml", "edited_arXiv_2310.04417.xml", "inspiren
 
 @pytest.fixture(autouse=True)
 def _fresh_examples():
-    cache.delete(EXAMPLES_CACHE_KEY)
+    url_examples_forget()
     yield
-    cache.delete(EXAMPLES_CACHE_KEY)
+    url_examples_forget()
 
 
 @pytest.fixture
@@ -55,7 +54,7 @@ def test_markdown_404_and_llms_txt_name_the_same_papers(client, three_papers):
     llms = client.get("/llms.txt").content.decode()
     for text in (markdown, llms):
         assert f"e.g. `{url}`" in text
-        assert "(`/papers/physics/0112006`)" in text
+        assert "(`/papers/<archive>/<number>`, e.g. `/papers/physics/0112006`)" in text
         assert "2401.10241" not in text and "xinyi-wan" not in text
     assert client.get(url).status_code == 200
 
@@ -63,13 +62,16 @@ def test_markdown_404_and_llms_txt_name_the_same_papers(client, three_papers):
 def test_empty_archive_404_has_no_dead_example(client):
     html = client.get("/no-such-page").content.decode()
     assert _example_links(html) == []
-    assert "The id alone works and redirects. The old <code>/papers/astro-ph/9901001</code> form too." in html
+    # Issue 32: the fallback named astro-ph/9901001, itself a 404 here; now the pattern alone.
+    pattern = "<code>/papers/&lt;archive&gt;/&lt;number&gt;</code>"
+    assert f"The id alone works and redirects. The old-style {pattern} form too." in html
+    assert "9901001" not in html and "03yrm5c26" not in html
 
 
 def test_examples_are_cached(three_papers, django_assert_num_queries):
     from papers.selectors import example_papers
 
-    with django_assert_num_queries(2):  # one index scan per identifier style
+    with django_assert_num_queries(3):  # one index scan per example (newest, old style, oldest)
         first = example_papers()
     with django_assert_num_queries(0):
         assert example_papers() == first
