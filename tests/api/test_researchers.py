@@ -148,3 +148,41 @@ def test_cursor_paging_of_papers_and_coauthors_matches_one_page(api):
         whole = api.get(path, {"size": 100}).json()["items"]
         assert _walk(api, path) == whole
     assert len(api.get(f"/api/v1/researchers/{rid}/papers").json()["items"]) == 8
+
+
+def test_lookup_by_orcid_in_real_records_forms(api):
+    """Issue 32: ``http://www.orcid.org/<iD>`` (as real records write it), ``https://www.``
+    and ``orcid.org/`` without a scheme find the researcher; ORCID's public test record
+    0000-0002-1825-0097 (Josiah Carberry) is the iD."""
+    from researchers.models import Researcher
+    from researchers.services import researcher_set_orcid
+
+    rid = _id("Andrew Strominger")
+    researcher_set_orcid(researcher=Researcher.objects.get(pk=rid), orcid="0000-0002-1825-0097")
+    for form in (
+        "0000-0002-1825-0097",
+        "http://www.orcid.org/0000-0002-1825-0097",
+        "https://www.orcid.org/0000-0002-1825-0097",
+        "www.orcid.org/0000-0002-1825-0097",
+        "orcid.org/0000-0002-1825-0097",
+        "HTTP://WWW.ORCID.ORG/0000-0002-1825-0097/",
+    ):
+        response = api.get("/api/v1/researchers/lookup", {"orcid": form})
+        assert response.status_code == 200, form
+        assert response.json()["id"] == rid and response.json()["orcid"] == "0000-0002-1825-0097"
+
+
+@pytest.mark.parametrize(
+    "orcid",
+    [
+        "٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X",  # Arabic-Indic digits of 0000-0002-1694-233X (its check digit holds)
+        "۰۰۰۰-۰۰۰۲-۱۸۲۵-۰۰۹۷",  # Extended Arabic-Indic (Persian) digits of Carberry's iD
+        "００００-０００２-１８２５-００９７",  # full-width digits
+        "https://orcid.org/٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X",
+    ],
+)
+def test_lookup_by_orcid_in_other_digits_is_a_bad_request(api, orcid):
+    response = api.get("/api/v1/researchers/lookup", {"orcid": orcid})
+    assert response.status_code == 400  # was 404: the iD passed validation
+    body = response.json()
+    assert body["code"] == "bad_request" and body["detail"].startswith("not an ORCID iD:")
