@@ -150,6 +150,22 @@ def test_cursor_paging_of_papers_and_coauthors_matches_one_page(api):
     assert len(api.get(f"/api/v1/researchers/{rid}/papers").json()["items"]) == 8
 
 
+def test_a_loeb_is_found_alike_by_both_endpoints_and_the_search_page(api):
+    """Issue 32: the API's name search took "A. Loeb" as one substring and found no one,
+    while the search page's Researchers tab, matching each word, found Abraham Loeb (0705.0987,
+    "Imprint of Distortions in the Oort Cloud on the CMB Anisotropies", and two more)."""
+    listed = api.get("/api/v1/researchers", {"q": "A. Loeb"}).json()
+    searched = api.get("/api/v1/search", {"q": "A. Loeb", "kinds": "researchers"}).json()["researchers"]
+    page = api.get("/search", {"q": "A. Loeb", "type": "researchers"})
+    assert page.status_code == 200
+    on_page = [r.display_name for r in page.context["page"].object_list]
+    assert "Abraham Loeb" in [r["name"] for r in listed["items"]]
+    assert "Abraham Loeb" in [r["name"] for r in searched["items"]]
+    assert "Abraham Loeb" in on_page
+    assert listed["count"] == searched["count"] == page.context["counts"]["researchers"] == len(on_page)
+    assert [r["name"] for r in listed["items"]] == [r["name"] for r in searched["items"]] == on_page
+
+
 def test_lookup_by_orcid_in_real_records_forms(api):
     """Issue 32: ``http://www.orcid.org/<iD>`` (as real records write it), ``https://www.``
     and ``orcid.org/`` without a scheme find the researcher; ORCID's public test record
