@@ -168,7 +168,7 @@ def lookup_researcher(request: HttpRequest, params: Query[LookupParams]):
 
 
 @router.get(
-    "/{int:researcher_id}", response={200: ResearcherDetailOut, **DETAIL_ERRORS}, summary="Get a researcher"
+    "/{researcher_id}", response={200: ResearcherDetailOut, **DETAIL_ERRORS}, summary="Get a researcher"
 )
 def get_researcher(request: HttpRequest, researcher_id: int):
     """The profile: ORCID iD, external ids, author-position counts, fields (primary
@@ -179,7 +179,7 @@ def get_researcher(request: HttpRequest, researcher_id: int):
 
 
 @router.get(
-    "/{int:researcher_id}/papers",
+    "/{researcher_id}/papers",
     response={200: ResearcherPaperPage, **DETAIL_ERRORS, 400: Error},
     summary="A researcher's papers",
 )
@@ -201,7 +201,7 @@ def researcher_paper_list(
 
 
 @router.get(
-    "/{int:researcher_id}/coauthors",
+    "/{researcher_id}/coauthors",
     response={200: CoauthorPage, **DETAIL_ERRORS, 400: Error},
     summary="A researcher's co-authors",
 )
