@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.cache import patch_vary_headers
 
 from .fetch import FetchRefused, check_fetchable
 from .models import ArxivFetch, Paper
@@ -30,7 +31,8 @@ def not_found(
 ) -> HttpResponse:
     """The 404 page: where to look next (the three URL forms) and that new papers are
     harvested continuously, with examples this archive holds (:func:`example_papers`).
-    Served as Markdown when the request asks for it. For a possible
+    Served as Markdown when the request asks for it, so both answers carry ``Vary: Accept``
+    (a shared cache must not hand the Markdown to a browser). For a possible
     arXiv identifier it offers to fetch the paper from arXiv (or shows that fetch's state);
     for an institution id, ROR ID or name that fits none (``institution_key``) it says so and
     links the institution search."""
@@ -51,8 +53,11 @@ def not_found(
         context["fetch"] = ArxivFetch.objects.filter(arxiv_id=arxiv_id).first()
     if wants_markdown(request):
         body = render_to_string("404.md", context, request=request)
-        return HttpResponse(body, status=404, content_type="text/markdown; charset=utf-8")
-    return render(request, "404.html", context, status=404)
+        response = HttpResponse(body, status=404, content_type="text/markdown; charset=utf-8")
+    else:
+        response = render(request, "404.html", context, status=404)
+    patch_vary_headers(response, ["Accept"])
+    return response
 
 
 def gone(request: HttpRequest, paper: Paper) -> HttpResponse:
