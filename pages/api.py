@@ -15,8 +15,8 @@ from institutions.models import Institution
 from institutions.schemas import InstitutionOut
 from papers.models import Paper
 from papers.schemas import PaperOut
-from researchers.models import Researcher
 from researchers.schemas import ResearcherOut
+from researchers.selectors import researchers_matching
 from wove.errors import Error
 
 from .search import full_text
@@ -44,7 +44,8 @@ class PaperHits(Schema):
 
 
 class ResearcherHits(Schema):
-    """Researchers whose name contains ``q``, most papers first, and how many match."""
+    """Researchers found by the site's name search (every word of ``q`` in a name, as on
+    the search page's Researchers tab), most papers first, and how many match."""
 
     count: int
     items: list[ResearcherOut]
@@ -87,8 +88,8 @@ def search(request: HttpRequest, params: Query[SearchParams]):
         )
         out["papers"] = {"count": papers.count(), "items": list(ranked[: params.limit])}
     if "researchers" in params.kinds:
-        researchers = Researcher.objects.active().filter(paper_count__gt=0).search(q)
-        items = list(researchers.order_by("-paper_count", "display_name", "id")[: params.limit])
+        researchers = researchers_matching(q)  # the site's Researchers tab reads the same
+        items = list(researchers[: params.limit])
         out["researchers"] = {"count": researchers.count(), "items": items}
     if "institutions" in params.kinds:
         institutions = Institution.objects.search(q)

@@ -30,7 +30,8 @@ from papers.querysets import PAPER_ORDERS
 from papers.selectors import category_canonical
 from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
-from researchers.querysets import fold_text
+from researchers.querysets import fold_text, name_words
+from researchers.selectors import researchers_matching
 from semantic.integration import Ranking, rank_if_ready
 from wove.bulk import int_array
 from wove.counts import cached_when_large, count_cached
@@ -48,11 +49,9 @@ SEMANTIC_LIMIT = 200
 MATCH_CAP = 5_000
 TABS = ("papers", "researchers", "institutions")
 YEAR_MIN, YEAR_MAX = 1986, 2100
-_WORD = re.compile(r"[\w'.-]+", re.UNICODE)
 # Private-use characters mark highlighted words in ts_headline output; they cannot occur in
 # harvested text, and templates swap them for <mark> only after escaping (see ``highlight``).
 MARK_START, MARK_STOP = "\ue000", "\ue001"
-_OPERATORS = {"or", "and", "not"}
 SEARCH_CONFIG = "english"
 
 
@@ -442,26 +441,6 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
         "institutions": institutions,
         "newest_only": MATCH_CAP if browsing and len(base) >= MATCH_CAP else 0,
     }
-
-
-def name_words(text: str) -> list[str]:
-    """The words of a query for name matching: search operators and quotes dropped."""
-    words = []
-    for word in _WORD.findall(text or ""):
-        word = word.strip(".-'")
-        if word and word.lower() not in _OPERATORS:
-            words.append(word)
-    return words[:8]
-
-
-def researchers_matching(text: str) -> QuerySet[Researcher]:
-    """Listed researchers (active, with papers) whose display name or a name variant holds
-    every word of ``text`` (case- and accent-insensitive: ``Muller`` finds ``Müller``), most
-    papers first."""
-    words = name_words(text)
-    if not words:
-        return Researcher.objects.none()
-    return Researcher.objects.listed().name_contains(*words)
 
 
 def institutions_matching(text: str) -> QuerySet[Institution]:

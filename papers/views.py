@@ -31,7 +31,8 @@ def not_found(
 ) -> HttpResponse:
     """The 404 page: where to look next (the three URL forms) and that new papers are
     harvested continuously, with examples this archive holds (:func:`papers.examples.url_examples`).
-    Served as Markdown when the request asks for it. For a possible
+    Served as Markdown when the request asks for it, so both answers carry ``Vary: Accept``
+    (a shared cache must not hand the Markdown to a browser). For a possible
     arXiv identifier it offers to fetch the paper from arXiv (or shows that fetch's state);
     for an institution id, ROR ID or name that fits none (``institution_key``) it says so and
     links the institution search."""

@@ -18,7 +18,7 @@ from .blocks import INSTITUTIONS, researcher_block_items
 from .models import Authorship, IdentitySource, Researcher
 from .orcid import ORCID_PARAMETER_PATTERN, InvalidOrcid, normalize_orcid
 from .schemas import EXTERNAL_URLS, CoauthorPage, ResearcherDetailOut, ResearcherPage, ResearcherPaperPage
-from .selectors import researcher_authorships, researcher_papers, researcher_resolve
+from .selectors import researcher_authorships, researcher_papers, researcher_resolve, researchers_matching
 from .summaries import researcher_summary
 
 router = Router(tags=["researchers"])
@@ -34,10 +34,16 @@ RESEARCHER_ORDERS = {
 
 
 class ResearcherFilter(Schema):
-    """Researcher list filters: ``q`` matches the display name or any name variant
-    (case-insensitive substring); ``sort`` is ``papers`` (most first) or ``name``."""
+    """Researcher list filters: ``q`` is the site's name search (every word of it in the
+    display name or a name variant, ignoring case and accents: ``A. Loeb`` finds Abraham
+    Loeb); ``sort`` is ``papers`` (most first) or ``name``."""
 
-    q: str | None = Field(None, max_length=200, description="Name search")
+    q: str | None = Field(
+        None,
+        max_length=200,
+        description="Name search, as the site's: every word in the display name or a name variant "
+        "(case and accents ignored; `A. Loeb` finds Abraham Loeb)",
+    )
     sort: Literal["papers", "name"] = "papers"
 
 
@@ -66,9 +72,8 @@ class LookupParams(Schema):
 @router.get("", response={200: ResearcherPage, **LIST_ERRORS}, summary="List and search researchers")
 def list_researchers(request: HttpRequest, filters: Query[ResearcherFilter], paging: Query[PageParams]):
     """Researchers with at least one paper here (merged-away records excluded)."""
-    researchers = Researcher.objects.active().filter(paper_count__gt=0)
-    if filters.q and filters.q.strip():
-        researchers = researchers.search(filters.q)
+    q = (filters.q or "").strip()
+    researchers = researchers_matching(q) if q else Researcher.objects.listed()
     paged = paginate(
         request, researchers, paging, order=f"r-{filters.sort}", keys=RESEARCHER_ORDERS[filters.sort]
     )
@@ -163,7 +168,7 @@ def lookup_researcher(request: HttpRequest, params: Query[LookupParams]):
 
 
 @router.get(
-    "/{int:researcher_id}", response={200: ResearcherDetailOut, **DETAIL_ERRORS}, summary="Get a researcher"
+    "/{researcher_id}", response={200: ResearcherDetailOut, **DETAIL_ERRORS}, summary="Get a researcher"
 )
 def get_researcher(request: HttpRequest, researcher_id: int):
     """The profile: ORCID iD, external ids, author-position counts, fields (primary
@@ -174,7 +179,7 @@ def get_researcher(request: HttpRequest, researcher_id: int):
 
 
 @router.get(
-    "/{int:researcher_id}/papers",
+    "/{researcher_id}/papers",
     response={200: ResearcherPaperPage, **DETAIL_ERRORS, 400: Error},
     summary="A researcher's papers",
 )
@@ -196,7 +201,7 @@ def researcher_paper_list(
 
 
 @router.get(
-    "/{int:researcher_id}/coauthors",
+    "/{researcher_id}/coauthors",
     response={200: CoauthorPage, **DETAIL_ERRORS, 400: Error},
     summary="A researcher's co-authors",
 )

@@ -73,9 +73,10 @@ class Researcher(models.Model):
         ]
         constraints = [
             # The stored shape; the check digit is verified by validate_orcid/normalize_orcid.
+            # [0-9], not \d: a regex's \d may take other scripts' digits (issue 32).
             models.CheckConstraint(
                 condition=models.Q(orcid__isnull=True)
-                | models.Q(orcid__regex=r"^\d{4}-\d{4}-\d{4}-\d{3}[0-9X]$"),
+                | models.Q(orcid__regex=r"^[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]$"),
                 name="researcher_orcid_shape",
             ),
             models.CheckConstraint(

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 
-_ORCID = re.compile(r"^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])$")
-_PREFIXES = ("https://orcid.org/", "http://orcid.org/", "https://www.orcid.org/", "orcid.org/")
+# ASCII digits only, spelled [0-9]: Python's \d (and str.isdigit) also take other scripts'
+# digits (Arabic-Indic ٠١٢…), which int() reads, so "٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X" passed the check
+# digit and was stored as written (issue 32). An iD is 16 ASCII characters: 0-9, then 0-9 or X.
+_ORCID = re.compile(r"^([0-9]{4})-?([0-9]{4})-?([0-9]{4})-?([0-9]{3}[0-9X])$")
+# The URI forms in the wild: https:// or http:// or no scheme, with or without "www." (real
+# records hold http://www.orcid.org/<iD>). Matched case-insensitively, ASCII only.
+_PREFIX = re.compile(r"^(?:https?://)?(?:www\.)?orcid\.org/", re.IGNORECASE | re.ASCII)
 # The same shapes as one JSON Schema pattern (ECMA 262), for the API's OpenAPI document: a
 # prefix above (lower case), then the iD with optional hyphens; the check digit is not a pattern.
-ORCID_PARAMETER_PATTERN = (
-    r"^(https?://orcid\.org/|https://www\.orcid\.org/|orcid\.org/)?\d{4}-?\d{4}-?\d{4}-?\d{3}[\dXx]$"
-)
+ORCID_PARAMETER_PATTERN = r"^((https?://)?(www\.)?orcid\.org/)?[0-9]{4}-?[0-9]{4}-?[0-9]{4}-?[0-9]{3}[0-9Xx]$"
 
 
 class InvalidOrcid(ValueError):
@@ -33,16 +36,13 @@ def orcid_check_digit(base_digits: str) -> str:
 def normalize_orcid(value: str) -> str:
     """Return the ORCID iD in its stored form ``0000-0002-5250-9277``.
 
-    Accepts the bare iD (with or without hyphens, lower-case ``x``) or the URI form
-    ``https://orcid.org/0000-0002-5250-9277``. Raises :class:`InvalidOrcid` when the shape
-    or the check digit is wrong.
+    Accepts the bare iD (with or without hyphens, lower-case ``x``) or a URI form:
+    ``https://orcid.org/0000-0002-5250-9277``, ``http://`` or no scheme, with or without
+    ``www.`` (``http://www.orcid.org/0000-0002-1825-0097``). Only ASCII digits 0-9 and a
+    final X make an iD (ORCID's structure, https://support.orcid.org/hc/en-us/articles/360006897674).
+    Raises :class:`InvalidOrcid` when the shape or the check digit is wrong.
     """
-    text = (value or "").strip()
-    lowered = text.lower()
-    for prefix in _PREFIXES:
-        if lowered.startswith(prefix):
-            text = text[len(prefix) :]
-            break
+    text = _PREFIX.sub("", (value or "").strip(), count=1)
     text = text.strip().strip("/").upper()
     match = _ORCID.match(text)
     if not match:

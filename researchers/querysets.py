@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.db import models
 from unidecode import unidecode
 
@@ -25,6 +27,22 @@ def _fold_table() -> tuple[str, str]:
 
 FOLD_FROM, FOLD_TO = _fold_table()
 _FOLD = str.maketrans(FOLD_FROM, FOLD_TO)
+_WORD = re.compile(r"[\w'.-]+", re.UNICODE)
+# Web-search operators a query may hold; never part of a name search.
+_OPERATORS = {"or", "and", "not"}
+MAX_NAME_WORDS = 8
+
+
+def name_words(text: str) -> list[str]:
+    """The words of a query for name matching, at most :data:`MAX_NAME_WORDS`: quotes,
+    search operators (``OR``, ``AND``, ``NOT``, a leading ``-``) and the dots of initials
+    dropped, so ``"A. Loeb"`` gives ``["A", "Loeb"]``."""
+    words = []
+    for word in _WORD.findall(text or ""):
+        word = word.strip(".-'")
+        if word and word.lower() not in _OPERATORS:
+            words.append(word)
+    return words[:MAX_NAME_WORDS]
 
 
 def fold_text(text: str) -> str:
@@ -75,12 +93,15 @@ class ResearcherQuerySet(models.QuerySet):
         return self.active().filter(paper_count__gt=0).order_by("-paper_count", "display_name", "id")
 
     def search(self, query: str) -> ResearcherQuerySet:
-        """Researchers whose display name or any name variant contains ``query``, ignoring
-        case and accents (``Muller`` finds ``Müller`` and the other way round)."""
-        query = (query or "").strip()
-        if not query:
+        """The one researcher name search (the site's list and search tab, the API's list
+        and search): researchers whose display name or a name variant holds every word of
+        ``query`` (:func:`name_words`), ignoring case and accents (``Muller`` finds
+        ``Müller``, ``A. Loeb`` finds ``Abraham Loeb``). A blank ``query`` filters nothing;
+        one with no words (``"..."``) finds no one."""
+        if not (query or "").strip():
             return self
-        return self.name_contains(query)
+        words = name_words(query)
+        return self.name_contains(*words) if words else self.none()
 
     def name_contains(self, *words: str) -> ResearcherQuerySet:
         """Researchers whose display name or a name variant holds every one of ``words``,

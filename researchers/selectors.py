@@ -81,6 +81,18 @@ def author_lines(paper: Paper) -> list[AuthorLine]:
     ]
 
 
+def researchers_matching(text: str) -> QuerySet[Researcher]:
+    """Listed researchers (active, with papers) found by the one name search,
+    :meth:`researchers.querysets.ResearcherQuerySet.search`: every word of ``text`` in the
+    display name or a name variant, case- and accent-insensitive; most papers first. Blank
+    ``text`` finds no one (a list without a query is :meth:`ResearcherQuerySet.listed`).
+    The site's researcher list and search tab and the API's ``/researchers?q=`` and
+    ``/search`` all read this, so they find the same researchers."""
+    if not (text or "").strip():
+        return Researcher.objects.none()
+    return Researcher.objects.listed().search(text)
+
+
 def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
     """The researcher to show for ``pk``: ``(researcher, moved)``.
 

@@ -9,7 +9,7 @@ from wove.counts import CachedCountPaginator
 
 from .models import Researcher, RetiredResearcher
 from .profiles import researcher_profile
-from .selectors import SORTS, researcher_resolve, researcher_unconfirmed_papers
+from .selectors import SORTS, researcher_resolve, researcher_unconfirmed_papers, researchers_matching
 
 PAGE_SIZE = 24
 LIST_PAGE_SIZE = 50
@@ -75,6 +75,6 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
 def researcher_list(request: HttpRequest) -> HttpResponse:
     """``/researchers``: researchers with papers here, most papers first; ``q`` searches names."""
     query = request.GET.get("q", "").strip()[:200]
-    researchers = Researcher.objects.listed().search(query)
+    researchers = researchers_matching(query) if query else Researcher.objects.listed()
     page = CachedCountPaginator(researchers, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "researchers/researcher_list.html", {"page": page, "q": query})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -11,18 +12,20 @@ from functools import wraps
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
-from django.urls import URLPattern, URLResolver, path, re_path
+from django.urls import URLPattern, URLResolver, path, re_path, reverse
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import parse_http_date_safe
 from django.views.decorators.csrf import csrf_exempt
-from ninja import NinjaAPI, Swagger
+from ninja import NinjaAPI, Schema, Swagger
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
+from ninja.operation import Operation
+from pydantic import Field
 
 from papers.examples import openapi_examples_fill
 
 from . import ratelimit
-from .errors import ERROR_CODES, ApiError, error_response
+from .errors import ERROR_CODES, ApiError, Error, error_response
 from .http_cache import CACHE_POLICIES
 from .views import RETRY_AFTER_SECONDS, UNAVAILABLE_DETAIL, database_unavailable
 
@@ -53,6 +56,7 @@ DOCS_CSP = (
 
 DESCRIPTION = """\
 Papers, researchers and institutions, woven together: the archive's data as JSON.
+`GET /api/v1/` lists every endpoint with its URL and what it answers.
 
 * **Keyless and free.** Anonymous clients are rate limited per IP address (per /64 for
   IPv6). Every answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
@@ -62,7 +66,10 @@ Papers, researchers and institutions, woven together: the archive's data as JSON
   405, 410, 414, 422, 429, 500, 503), never an HTML page. A 503 (`unavailable`: the database is
   away for a moment) carries `Retry-After` (seconds). A request line (method, path and query
   string) over 4,094 bytes answers 414 (`uri_too_long`): use POST `/api/v1/papers/batch` for
-  long lists of identifiers.
+  long lists of identifiers. A 422 names the parameters at fault in `detail` and `errors`.
+* **Unknown query parameters are refused**: a query parameter the operation does not declare
+  (a misspelt `page_size` for `size`) answers **422** `unknown_parameter` naming it and
+  listing the ones the operation takes, rather than being silently ignored.
 * **Paging.** Lists take `page` and `size` (at most 100) and answer with `count` and
   `pages`; for deep traversal follow `next_cursor` (`?cursor=...`, keyset paging over a
   stable order, no count). Keep the filters and the sort the same while following cursors.
@@ -127,6 +134,9 @@ class WoveNinjaAPI(NinjaAPI):
                         headers["Cache-Control"] = {"required": True, "schema": {"type": "string"}}
                 if method == "get":
                     responses[304] = {"description": "Not Modified (conditional GET: the validator holds)"}
+                if 422 not in responses and "422" not in responses:
+                    # _refuse_unknown_query_parameters answers 422 on every operation.
+                    responses[422] = {"description": "Unprocessable Entity", "content": _ERROR_CONTENT}
         # Example identifiers the docs' "Try it out" sends name records this archive holds.
         return openapi_examples_fill(schema)
 
@@ -167,6 +177,56 @@ api = WoveNinjaAPI(
 )
 
 
+# -- Unknown query parameters: 422, never silently ignored ---------------------------------
+
+
+def declared_query_parameters(operation: Operation) -> frozenset[str]:
+    """The query parameter names ``operation`` reads: the flattened fields of its
+    ``Query[...]`` models, as ninja reads them from the query string (the names the OpenAPI
+    document lists as ``in: query``)."""
+    names: set[str] = set()
+    for model in operation.models:
+        if getattr(model, "__ninja_param_source__", None) == "query":
+            names.update(getattr(model, "__ninja_flatten_map__", None) or model.model_fields)
+    return frozenset(names)
+
+
+def _refuse_unknown_query_parameters(run: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """A ninja ``view``-mode decorator (applied to every operation, before validation): a
+    request whose query string names a parameter the operation does not declare answers
+    422 ``unknown_parameter`` in the ``Error`` shape, naming each unknown one and listing the
+    declared ones. ``page_size=2`` was ignored, 24 items came back, and ``next`` repeated it.
+
+    Ninja hands the decorator the operation's bound ``run``; the operation it is bound to
+    gives the declared names (:func:`declared_query_parameters`), read once at start-up.
+    """
+    operation = getattr(run, "__self__", None)
+    if not isinstance(operation, Operation):  # ninja changed how it applies view decorators
+        raise TypeError("_refuse_unknown_query_parameters must wrap an Operation's own run")
+    declared = declared_query_parameters(operation)
+    takes = ", ".join(sorted(declared)) or "no query parameters"
+
+    @wraps(run)
+    def checked(request: HttpRequest, *args, **kwargs) -> HttpResponseBase:
+        unknown = sorted(name for name in request.GET if name not in declared)
+        if unknown:
+            return error_response(
+                422,
+                "unknown_parameter",
+                f"Unknown query parameter(s): {', '.join(unknown)}. This endpoint takes: {takes}.",
+                errors=[
+                    {"loc": ["query", name], "msg": "Unknown query parameter", "type": "unknown_parameter"}
+                    for name in unknown
+                ],
+            )
+        return run(request, *args, **kwargs)
+
+    return checked
+
+
+api.add_decorator(_refuse_unknown_query_parameters, mode="view")
+
+
 # -- Exception handlers: every error is one Error body -------------------------------------
 
 
@@ -185,7 +245,21 @@ def _validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpRe
         }
         for e in exc.errors
     ]
-    return error_response(422, "validation_error", "The request's input is not valid.", errors=errors)
+    return error_response(422, "validation_error", validation_detail(errors), errors=errors)
+
+
+def validation_detail(errors: list[dict]) -> str:
+    """One sentence naming the inputs at fault: ``"Invalid path parameter researcher_id:
+    Input should be a valid integer, unable to parse string as an integer."`` (at most three
+    named; ``errors`` has ninja's ``loc``: where, then the field path)."""
+    kinds = {"path": "path parameter", "query": "query parameter", "body": "body field", "header": "header"}
+    parts = []
+    for error in errors[:3]:
+        where, *rest = error["loc"] or ["input"]
+        name = ".".join(str(p) for p in rest)
+        parts.append(f"{kinds.get(str(where), str(where))} {name}: {error['msg']}".replace(" :", ":"))
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return "Invalid " + "; ".join(parts) + more + "." if parts else "The request's input is not valid."
 
 
 @api.exception_handler(HttpError)
@@ -241,6 +315,67 @@ api.add_router("/papers", "pages.paper_api.router")
 api.add_router("/researchers", "researchers.api.router")
 api.add_router("/institutions", "institutions.api.router")
 api.add_router("/search", "pages.api.router")
+
+
+# -- The root: what the API serves ---------------------------------------------------------
+
+
+class ApiEndpoint(Schema):
+    """One endpoint of the API: its HTTP ``method``, its absolute ``url`` (``{name}`` marks a
+    path parameter, as in the OpenAPI document) and a one-line ``description``."""
+
+    method: str = Field(examples=["GET"])
+    url: str = Field(examples=["https://wovepaper.example/api/v1/papers/{arxiv_id}"])
+    description: str = Field(examples=["Get one paper by any identifier form"])
+
+
+class ApiIndex(Schema):
+    """``GET /api/v1/``: the API's name and version, where its interactive docs and OpenAPI
+    document are, and every endpoint it serves (``resources``, in the document's order)."""
+
+    title: str
+    version: str
+    docs: str = Field(description="Interactive documentation (Swagger UI)")
+    openapi: str = Field(description="The OpenAPI 3.1 document")
+    resources: list[ApiEndpoint]
+
+
+@functools.cache
+def _endpoints() -> tuple[tuple[str, str, str], ...]:
+    """``(method, path, summary)`` of every operation in the OpenAPI document but the root
+    itself, read once per process (the document is built from the code, never edited)."""
+    root = api.get_root_path({})
+    return tuple(
+        (method.upper(), path, operation.get("summary", ""))
+        for path, operations in api.get_openapi_schema()["paths"].items()
+        if path != root
+        for method, operation in operations.items()
+    )
+
+
+@api.get(
+    "/",
+    response={200: ApiIndex, 429: Error},
+    summary="The API's endpoints, its docs and its OpenAPI document",
+    tags=["api"],
+    operation_id="api_index",
+)
+def api_index(request: HttpRequest):
+    """The first URL an API user tries: every endpoint with its URL and what it answers,
+    and links to the interactive docs (``/api/docs``) and the OpenAPI document
+    (``/openapi.json``). (Ninja's own root view raised ``Http404: docs_url = /api/v1/None``,
+    a 500 here, as the docs are served outside ninja.)"""
+    base = request.build_absolute_uri("/").rstrip("/")  # not per path: it would escape "{"
+    return {
+        "title": api.title,
+        "version": api.version,
+        "docs": base + reverse("api-docs"),
+        "openapi": base + reverse("openapi"),
+        "resources": [
+            {"method": method, "url": base + path, "description": summary}
+            for method, path, summary in _endpoints()
+        ],
+    }
 
 
 # -- HTTP behaviour shared by every API URL ------------------------------------------------

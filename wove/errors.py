@@ -23,7 +23,7 @@ class Error(Schema):
 
     ``status`` repeats the HTTP status; ``code`` is a stable machine-readable word
     (``not_found``, ``gone``, ``deleted``, ``bad_request``, ``invalid_cursor``, ``uri_too_long``,
-    ``validation_error``, ``rate_limited``, ``method_not_allowed``, ``server_error``,
+    ``validation_error``, ``unknown_parameter``, ``rate_limited``, ``method_not_allowed``, ``server_error``,
     ``unavailable``); ``detail`` is for people; ``errors`` lists the invalid inputs of a
     422. A case may add fields of its own (a deleted paper's 410 adds its ``id``).
     """

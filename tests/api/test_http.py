@@ -128,8 +128,9 @@ def test_errors_are_json_never_html(api):
     assert wrong_method.status_code == 405
     assert wrong_method.json()["code"] == "method_not_allowed"
     assert wrong_method["Allow"] == "GET"
-    bad_int = api.get("/api/v1/researchers/abc")
-    assert bad_int.status_code == 404 and bad_int["Content-Type"].startswith("application/json")
+    bad_int = api.get("/api/v1/researchers/abc")  # a validation error on the id (issue 32)
+    assert bad_int.status_code == 422 and bad_int["Content-Type"].startswith("application/json")
+    assert bad_int.json()["code"] == "validation_error"
     bad_body = api.post("/api/v1/papers/batch", "{not json", content_type="application/json")
     assert bad_body.status_code == 400 and bad_body.json()["code"] == "bad_request"
     wrong_shape = api.post("/api/v1/papers/batch", {"ids": "0704.0001"}, content_type="application/json")

@@ -148,3 +148,57 @@ def test_cursor_paging_of_papers_and_coauthors_matches_one_page(api):
         whole = api.get(path, {"size": 100}).json()["items"]
         assert _walk(api, path) == whole
     assert len(api.get(f"/api/v1/researchers/{rid}/papers").json()["items"]) == 8
+
+
+def test_a_loeb_is_found_alike_by_both_endpoints_and_the_search_page(api):
+    """Issue 32: the API's name search took "A. Loeb" as one substring and found no one,
+    while the search page's Researchers tab, matching each word, found Abraham Loeb (0705.0987,
+    "Imprint of Distortions in the Oort Cloud on the CMB Anisotropies", and two more)."""
+    listed = api.get("/api/v1/researchers", {"q": "A. Loeb"}).json()
+    searched = api.get("/api/v1/search", {"q": "A. Loeb", "kinds": "researchers"}).json()["researchers"]
+    page = api.get("/search", {"q": "A. Loeb", "type": "researchers"})
+    assert page.status_code == 200
+    on_page = [r.display_name for r in page.context["page"].object_list]
+    assert "Abraham Loeb" in [r["name"] for r in listed["items"]]
+    assert "Abraham Loeb" in [r["name"] for r in searched["items"]]
+    assert "Abraham Loeb" in on_page
+    assert listed["count"] == searched["count"] == page.context["counts"]["researchers"] == len(on_page)
+    assert [r["name"] for r in listed["items"]] == [r["name"] for r in searched["items"]] == on_page
+
+
+def test_lookup_by_orcid_in_real_records_forms(api):
+    """Issue 32: ``http://www.orcid.org/<iD>`` (as real records write it), ``https://www.``
+    and ``orcid.org/`` without a scheme find the researcher; ORCID's public test record
+    0000-0002-1825-0097 (Josiah Carberry) is the iD."""
+    from researchers.models import Researcher
+    from researchers.services import researcher_set_orcid
+
+    rid = _id("Andrew Strominger")
+    researcher_set_orcid(researcher=Researcher.objects.get(pk=rid), orcid="0000-0002-1825-0097")
+    for form in (
+        "0000-0002-1825-0097",
+        "http://www.orcid.org/0000-0002-1825-0097",
+        "https://www.orcid.org/0000-0002-1825-0097",
+        "www.orcid.org/0000-0002-1825-0097",
+        "orcid.org/0000-0002-1825-0097",
+        "HTTP://WWW.ORCID.ORG/0000-0002-1825-0097/",
+    ):
+        response = api.get("/api/v1/researchers/lookup", {"orcid": form})
+        assert response.status_code == 200, form
+        assert response.json()["id"] == rid and response.json()["orcid"] == "0000-0002-1825-0097"
+
+
+@pytest.mark.parametrize(
+    "orcid",
+    [
+        "٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X",  # Arabic-Indic digits of 0000-0002-1694-233X (its check digit holds)
+        "۰۰۰۰-۰۰۰۲-۱۸۲۵-۰۰۹۷",  # Extended Arabic-Indic (Persian) digits of Carberry's iD
+        "００００-０００２-１８２５-００９７",  # full-width digits
+        "https://orcid.org/٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X",
+    ],
+)
+def test_lookup_by_orcid_in_other_digits_is_a_bad_request(api, orcid):
+    response = api.get("/api/v1/researchers/lookup", {"orcid": orcid})
+    assert response.status_code == 400  # was 404: the iD passed validation
+    body = response.json()
+    assert body["code"] == "bad_request" and body["detail"].startswith("not an ORCID iD:")

@@ -36,6 +36,9 @@ def test_orcid_pattern_is_the_lookups_forms(api):
     pattern = branch["pattern"]
     for accepted in ("0000-0002-5250-9277", "000000025250927X", "https://orcid.org/0000-0002-5250-9277"):
         assert re.fullmatch(pattern, accepted), accepted
+    for accepted in ("http://www.orcid.org/0000-0002-1825-0097", "orcid.org/0000-0002-1825-0097"):
+        assert re.fullmatch(pattern, accepted), accepted  # the forms real records hold (issue 32)
+    assert not re.fullmatch(pattern, "٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X")  # other scripts' digits (Python's \d takes them)
     assert not re.fullmatch(pattern, "0" * 60)  # the 60-digit iD the schema allowed (400)
     assert api.get("/api/v1/researchers/lookup", {"orcid": "0" * 60}).status_code == 400
 

@@ -120,6 +120,21 @@ def test_404_as_markdown_when_asked(visitor, db):
     assert "<html" not in body
 
 
+@pytest.mark.parametrize(
+    "path", ["/no/such/page", "/papers/2401.10241-zero-bubble", "/institutions/no-such-place"]
+)
+def test_404_varies_on_accept(visitor, db, path):
+    """Issue 32: one URL answers HTML or Markdown by ``Accept``, so a shared cache must key
+    on it; both answers said nothing of it."""
+    html = visitor.get(path, HTTP_ACCEPT="text/html")
+    markdown = visitor.get(path, HTTP_ACCEPT="text/markdown")
+    assert html.status_code == markdown.status_code == 404
+    assert html["Content-Type"].startswith("text/html")
+    assert markdown["Content-Type"].startswith("text/markdown")
+    for response in (html, markdown):
+        assert "Accept" in [v.strip() for v in response["Vary"].split(",")], path
+
+
 def test_site_wide_404_for_any_unknown_path(visitor, db):
     assert visitor.get("/no/such/page").status_code == 404
     markdown = visitor.get("/no/such/page", HTTP_ACCEPT="text/markdown")

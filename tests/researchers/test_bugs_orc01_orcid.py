@@ -135,3 +135,70 @@ def test_an_invalid_orcid_in_external_data_is_ignored_as_evidence(caplog):
     logged = caplog.text
     for raw in ("https://orcid.org/0000-0000-6022-1405", "0000-0000-0000-0000", "0000-0000-3141-592"):
         assert f"invalid ORCID '{raw}'" in logged
+
+
+# Issue 32: other scripts' digits are digits to Python's \d, str.isdigit() and int(), never in
+# an ORCID iD; the URI forms real records hold (http://www.orcid.org/...) are.
+NOT_ASCII = [
+    "٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X",  # Arabic-Indic: 0000-0002-1694-233X, whose check digit holds
+    "۰۰۰۰-۰۰۰۲-۱۸۲۵-۰۰۹۷",  # Extended Arabic-Indic
+    "०००००००२१८२५००९७",  # Devanagari, no hyphens
+    "００００-０００２-１８２５-００９７",  # full-width
+    "0000-0002-1825-009٧",  # one Arabic-Indic digit at the end
+]
+
+
+@pytest.mark.parametrize("value", NOT_ASCII)
+def test_other_scripts_digits_are_not_an_orcid(value):
+    assert normalize_orcid("0000-0002-1694-233X") == "0000-0002-1694-233X"  # the ASCII iD is valid
+    with pytest.raises(InvalidOrcid, match="not an ORCID iD"):
+        normalize_orcid(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "http://www.orcid.org/0000-0002-1825-0097",
+        "https://www.orcid.org/0000-0002-1825-0097",
+        "http://orcid.org/0000-0002-1825-0097",
+        "www.orcid.org/0000-0002-1825-0097",
+        "orcid.org/0000-0002-1825-0097/",
+        "HTTPS://ORCID.ORG/0000-0002-1825-0097",
+    ],
+)
+def test_uri_forms_in_real_records(value):
+    assert normalize_orcid(value) == "0000-0002-1825-0097"
+
+
+@pytest.mark.parametrize(
+    "value", ["ftp://orcid.org/0000-0002-1825-0097", "https://orcid.com/0000-0002-1825-0097"]
+)
+def test_other_prefixes_are_refused(value):
+    with pytest.raises(InvalidOrcid):
+        normalize_orcid(value)
+
+
+@pytest.mark.django_db
+def test_the_model_and_the_database_refuse_other_scripts_digits():
+    """The model's validator (``full_clean``, the admin's form) passed the iD as written;
+    written past it (``QuerySet.update``), the ``researcher_orcid_shape`` constraint refuses
+    it. The constraint now reads ``[0-9]``: PostgreSQL's ``\\d`` is ``[[:digit:]]``, which
+    under an ICU collation takes Arabic-Indic digits too (this cluster's C.UTF-8 does not)."""
+    from django.core.exceptions import ValidationError
+    from django.db import IntegrityError, connection, transaction
+
+    with pytest.raises(ValidationError, match="not an ORCID iD"):
+        Researcher(display_name="Test Arabic", slug="test-arabic", orcid="٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X").full_clean()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'researcher_orcid_shape'"
+        )
+        (definition,) = cursor.fetchone()
+    assert "^[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]$" in definition and "\\d" not in definition
+    researcher = Researcher.objects.create(display_name="Test Arabic", slug="test-arabic")
+    with pytest.raises(IntegrityError, match="researcher_orcid_shape"), transaction.atomic():
+        Researcher.objects.filter(pk=researcher.pk).update(orcid="٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X")
+    with pytest.raises(InvalidOrcid):
+        researcher_set_orcid(researcher=researcher, orcid="٠٠٠٠-٠٠٠٢-١٦٩٤-٢٣٣X")
+    researcher.refresh_from_db()
+    assert researcher.orcid is None
