@@ -14,6 +14,7 @@ from researchers.models import Authorship, ExternalIdentity, IdentitySource, Mat
 from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError, OrcidConflict
+from .marks import marks_recompute
 from .models import CurationRecord
 from .records import (
     EVENT_PAPER_ATTEMPTS,
@@ -219,6 +220,8 @@ def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
     flattened = _merged_into_survivor(plan)
     variants_added = _variants_to_survivor(plan)
     constraints = _merge_constraints(survivor_id)
+    # The block may now have one holder, and the survivor more papers: the marks follow.
+    marks_recompute([survivor_id])
     record_id = next_record_id()
     event, paper_ids = _merge_event(
         plan, record_id=record_id, moved_authorships=moved_authorships, moved_identities=moved_identities

@@ -15,7 +15,7 @@ from researchers.names import best_name
 from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError
-from .marks import editor_signal, marks_reassigned, marks_snapshot
+from .marks import editor_signal, marks_reassigned, marks_recompute, marks_snapshot
 from .models import CurationRecord
 from .records import (
     EVENT_PAPER_ATTEMPTS,
@@ -187,6 +187,8 @@ def split_do(plan: SplitPlan, *, editor, reassign: bool = False) -> CurationReco
             editor=editor, action="reassigned", record_id=record_id, from_researcher=researcher_id
         )
         marks_reassigned(plan.wanted, signal=signal)
+    # The block gains a holder (or the source loses its last other paper): the marks follow.
+    marks_recompute([researcher_id, target_id])
     event, paper_ids = _split_event(
         plan,
         record_id=record_id,
