@@ -115,6 +115,16 @@ def _merge_story(record: CurationRecord) -> list[SafeString]:
             _because(record.reason),
         )
     ]
+    hop = changes.get("followed")
+    if hop:
+        lines.append(
+            format_html(
+                "The editor chose researcher {} to keep, which another editor had merged into {} "
+                "meanwhile: the merge followed it there (one step).",
+                hop["requested_target"],
+                hop["followed_to"],
+            )
+        )
     moved = changes.get("authorships") or []
     if moved:
         lines.append(

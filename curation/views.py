@@ -142,8 +142,12 @@ def merge_confirm(request: HttpRequest) -> HttpResponse:
         except CurationError as exc:
             error = str(exc)
         else:
-            noun = "researcher" if len(merged) == 1 else "researchers"
-            text = f"Merged {noun} {', '.join(map(str, merged))} into researcher {survivor}"
+            # The record's survivor: a survivor merged away meanwhile was followed one step.
+            done, hop = record.changes["merged"], record.changes.get("followed")
+            noun = "researcher" if len(done) == 1 else "researchers"
+            text = f"Merged {noun} {', '.join(map(str, done))} into researcher {record.changes['survivor']}"
+            if hop:
+                text += f" (researcher {hop['requested_target']} had been merged into it meanwhile)"
             return _done(request, record, text, next_url)
     inactive = [e.researcher for e in evidence if e.researcher.merged_into_id]
     decisions = decisions_among(e.researcher.pk for e in evidence)
