@@ -26,17 +26,10 @@ from .merge import researcher_merge
 from .models import UNDOABLE_KINDS, CurationRecord
 from .pairs import pair_mark_distinct
 from .permissions import editor_required
+from .queue import QUEUE_TIERS, queue_rows, same_name_queue_entries
 from .reassign import authorship_reassign
-from .selectors import (
-    QUEUE_TIERS,
-    decisions_among,
-    merge_evidence,
-    queue_rows,
-    review_rows,
-    same_name_queue_entries,
-    unconfirmed_authorships,
-    unconfirmed_rows,
-)
+from .review import review_rows, unconfirmed_authorships, unconfirmed_rows
+from .selectors import decisions_among, merge_evidence
 from .split import researcher_split
 from .stories import record_story, undo_preview
 from .undo import curation_undo

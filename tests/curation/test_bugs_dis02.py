@@ -5,7 +5,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from curation.merge import researcher_merge
-from curation.selectors import same_name_queue
+from curation.queue import same_name_queue
 from provenance.models import Event
 from provenance.services import records_sign
 from researchers.models import ExternalIdentity, Researcher

@@ -11,7 +11,7 @@ import pytest
 import curation.selectors
 from curation import stories
 from curation.models import CurationRecord
-from curation.selectors import same_name_queue
+from curation.queue import same_name_queue
 from researchers.models import Authorship
 
 from .conftest import researcher_of

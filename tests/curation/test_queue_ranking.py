@@ -14,7 +14,7 @@ from django.utils.text import slugify
 
 from curation.merge import researcher_merge
 from curation.pairs import pair_mark_distinct
-from curation.selectors import same_name_queue
+from curation.queue import same_name_queue
 from researchers.models import Authorship, MatchMethod, Researcher
 from researchers.services import researchers_match_local, slot_block
 from tests.researchers.test_bugs_name_parts import paper
