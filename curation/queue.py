@@ -23,6 +23,7 @@ from researchers.names import (
     umlaut_key,
 )
 
+from .coauthors import CoauthorKey, coauthor_keys, coauthors_shared
 from .models import PairDecision
 
 # Name blocks held by more researcher records than this are skipped by the queue: common
@@ -251,25 +252,15 @@ def _variant_pairs(
 
 
 def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict, dict]:
-    """Per researcher id: the name blocks of its co-authors, its papers' categories, the
-    words of its slots' affiliations (:func:`papers.affiliations.affiliation_tokens`), its
-    papers' arXiv ids. Two queries."""
-    coauthor_blocks: dict[int, set[str]] = defaultdict(set)
+    """Per researcher id: its co-authors (:func:`curation.coauthors.coauthor_keys`, the one
+    rule the comparison reads too), its papers' categories, the words of its slots'
+    affiliations (:func:`papers.affiliations.affiliation_tokens`), its papers' arXiv ids.
+    Two queries."""
     papers: dict[int, set[str]] = defaultdict(set)
     categories: dict[int, set[str]] = defaultdict(set)
     affiliations: dict[int, set[str]] = defaultdict(set)
+    coauthors = coauthor_keys(ids)
     with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            SELECT DISTINCT a.researcher_id, b.block
-              FROM researchers_authorship a
-              JOIN researchers_authorship b ON b.paper_id = a.paper_id AND b.slot_id <> a.slot_id
-             WHERE a.researcher_id = ANY(%s)
-            """,
-            [ids],
-        )
-        for rid, block in cursor.fetchall():
-            coauthor_blocks[rid].add(block)
         cursor.execute(
             """
             SELECT a.researcher_id, p.categories, s.affiliations, p.arxiv_id
@@ -284,7 +275,7 @@ def _evidence_sets(ids: list[int]) -> tuple[dict, dict, dict, dict]:
             categories[rid].update(cats or ())
             affiliations[rid] |= affiliation_tokens(affs or ())
             papers[rid].add(arxiv_id)
-    return coauthor_blocks, categories, affiliations, papers
+    return coauthors, categories, affiliations, papers
 
 
 def _name_relation(a: PersonName, b: PersonName) -> tuple[str, str]:
@@ -322,7 +313,7 @@ class _QueueFacts:
     researchers: dict[int, Researcher]
     parsed: dict[int, PersonName]
     orcid_ids: dict[int, set[str]]
-    coauthors: dict[int, set[str]]
+    coauthors: dict[int, dict[CoauthorKey, str]]
     categories: dict[int, set[str]]
     affiliations: dict[int, set[str]]
     papers: dict[int, set[str]]
@@ -331,7 +322,7 @@ class _QueueFacts:
 def _candidate(a_id: int, b_id: int, facts: _QueueFacts, variant: FamilyVariant | None) -> PairCandidate:
     a, b = facts.researchers[a_id], facts.researchers[b_id]
     pa, pb = facts.parsed[a_id], facts.parsed[b_id]
-    shared_co = sorted(facts.coauthors[a_id] & facts.coauthors[b_id] - {pa.block, pb.block})
+    shared_co = coauthors_shared(facts.coauthors, a_id, b_id)
     together = sorted(facts.papers[a_id] & facts.papers[b_id])
     cats_a, cats_b = facts.categories[a_id], facts.categories[b_id]
     shared_cats = sorted(cats_a & cats_b)
@@ -424,7 +415,7 @@ def _candidate_pairs(
 
 def _queue_facts(researchers: dict[int, Researcher], parsed: dict[int, PersonName]) -> _QueueFacts:
     """The evidence :func:`_candidate` reads for ``researchers`` (their ORCID identities,
-    co-author blocks, categories, affiliation words, papers). Three queries."""
+    co-authors, categories, affiliation words, papers). Three queries."""
     orcid_ids: dict[int, set[str]] = defaultdict(set)
     for rid, ext in ExternalIdentity.objects.filter(
         researcher_id__in=list(researchers), source=IdentitySource.ORCID
@@ -470,9 +461,11 @@ def same_name_queue(*, max_block: int = QUEUE_MAX_BLOCK, name: str = "") -> list
 
     An ORCID iD of one record held as an identity by the other counts as a shared co-author
     for the tier. Within a tier, by ``score`` (higher = stronger evidence): ``W_COAUTHOR``
-    per shared co-author name block (at most 4), ``W_CATEGORY`` times the category overlap
-    coefficient, ``W_AFFILIATION`` times the Jaccard index of affiliation words, ``W_NAME``
-    times the name similarity (0..1), ``W_SAME_GIVEN`` for the same spelled-out first name,
+    per shared co-author (at most 4; :mod:`curation.coauthors`: the same researcher, or the
+    same spelling where no researcher holds the slot, never just the same name block),
+    ``W_CATEGORY`` times the category overlap coefficient, ``W_AFFILIATION`` times the
+    Jaccard index of affiliation words, ``W_NAME`` times the name similarity (0..1),
+    ``W_SAME_GIVEN`` for the same spelled-out first name,
     ``+W_ORCID`` for the ORCID link above, ``-W_ORCID`` for two different iDs; then more
     shared co-authors, then more papers. ``PairCandidate.why`` says why the names were
     paired. At most eight queries (nine with ``name``), however many pairs.

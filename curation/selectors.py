@@ -16,6 +16,7 @@ from papers.models import Paper, PaperAuthor
 from provenance.models import Event
 from researchers.models import Authorship, Researcher
 
+from .coauthors import coauthor_keys, coauthors_shared
 from .models import CurationRecord, PairDecision
 
 HISTORY_SHOWN = 5
@@ -177,8 +178,9 @@ def merge_evidence(researcher_ids: Iterable[int]) -> list[ResearcherEvidence]:
     existing record in ``researcher_ids`` (id order): names and variants, ORCID iD,
     external ids, categories (most frequent first), years, institutions
     (:func:`institutions.selectors.institutions_for_researcher`), paper counts, top
-    co-authors, and ``shared_coauthors``: co-author names this record shares with another
-    of the selected records; ``papers``: the :data:`PAPERS_SHOWN` newest papers of each
+    co-authors, and ``shared_coauthors``: the co-authors this record shares with another of
+    the selected records (:func:`curation.coauthors.coauthors_shared`, the rule the
+    same-name queue ranks on); ``papers``: the :data:`PAPERS_SHOWN` newest papers of each
     (:class:`PaperLine`: title, year, the slot's name and affiliation strings, the first
     :data:`PAPER_COAUTHORS_SHOWN` co-authors) and ``more_papers``, how many are not listed.
     A constant number of queries per record (institutions), the rest fixed."""
@@ -206,20 +208,12 @@ def merge_evidence(researcher_ids: Iterable[int]) -> list[ResearcherEvidence]:
                 more_papers=max(len(f["papers"]) - len({p.paper.pk for p in papers.get(r.pk, [])}), 0),
             )
         )
-    # A co-author (researcher id) who wrote with two of the selected records.
-    seen: Counter[int] = Counter()
-    names: dict[int, str] = {}
-    for r in researchers:
-        for other, name, _shared in coauthors.get(r.pk, []):
-            if other not in ids:
-                seen[other] += 1
-                names[other] = name
+    # The one rule the same-name queue reads too (curation.coauthors).
+    keys = coauthor_keys(ids)
     for column in out:
-        column.shared_coauthors = sorted(
-            names[other]
-            for other, _n, _s in coauthors.get(column.researcher.pk, [])
-            if seen.get(other, 0) > 1
-        )
+        a = column.researcher.pk
+        shared = {name for b in ids if b != a for name in coauthors_shared(keys, a, b, compared=ids)}
+        column.shared_coauthors = sorted(shared, key=str.casefold)
     return out
 
 
