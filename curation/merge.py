@@ -10,8 +10,8 @@ from django.db.models import Model, Q
 from django.utils import timezone
 
 from researchers.constraints import constraints_apply, slots_by_block, star
+from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, ExternalIdentity, IdentitySource, MatchConstraint, Researcher
-from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError, OrcidConflict
 from .marks import marks_recompute

@@ -10,9 +10,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from researchers.constraints import apart, constraints_apply, slots_by_block, star
+from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Researcher
 from researchers.names import best_name
-from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError
 from .marks import editor_signal, marks_reassigned, marks_recompute, marks_snapshot

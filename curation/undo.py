@@ -11,8 +11,8 @@ from django.db.models import Model
 from django.utils import timezone
 
 from researchers.constraints import constraints_revert
+from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, ExternalIdentity, Researcher
-from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError
 from .marks import marks_recompute, marks_restore

@@ -8,8 +8,8 @@ from curation.merge import researcher_merge
 from curation.queue import same_name_queue
 from provenance.models import Event
 from provenance.services import records_sign
+from researchers.matching_local import researchers_match_local
 from researchers.models import ExternalIdentity, Researcher
-from researchers.services import researchers_match_local
 from tests.researchers.test_bugs_name_parts import match, oa_work, paper, researcher_of, tomas_researchers
 
 pytestmark = pytest.mark.django_db

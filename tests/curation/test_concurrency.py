@@ -21,9 +21,9 @@ from curation.undo import curation_undo
 from papers import harvest as paper_harvest
 from provenance.models import Event
 from provenance.services import signer_current
+from researchers.matching_local import researchers_match_local
 from researchers.models import Authorship, Researcher
 from researchers.selectors import researcher_resolve
-from researchers.services import researchers_match_local
 
 from .conftest import researcher_of
 

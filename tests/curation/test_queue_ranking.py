@@ -16,8 +16,9 @@ from curation.merge import researcher_merge
 from curation.pairs import pair_mark_distinct
 from curation.queue import same_name_queue
 from curation.selectors import merge_evidence
+from researchers.matching_common import slot_block
+from researchers.matching_local import researchers_match_local
 from researchers.models import Authorship, MatchMethod, Researcher
-from researchers.services import researchers_match_local, slot_block
 from tests.researchers.test_bugs_name_parts import paper
 
 pytestmark = pytest.mark.django_db
