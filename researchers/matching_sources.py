@@ -46,6 +46,7 @@ from .names import (
     person_names_compatible,
 )
 from .orcid import orcid_is_placeholder
+from .over_merged import over_merged_positions, over_merged_slots_settle
 from .records import SourceAuthor, SourceWork
 from .signals import source_authors_aligned
 
@@ -517,6 +518,11 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
     with the aligned slots (institutions links their affiliations). Raises
     ``Paper.DoesNotExist`` for an unknown arXiv id.
 
+    An aligned author whose profile is too large to be one person (``work.profiles``,
+    :mod:`researchers.over_merged`) gives nothing: its slot goes to the researcher of its
+    name block that an institution and a co-author agree with, else to review (counted in
+    ``summary`` as matched locally or left for review, not in the return value).
+
     Steps: align, read the holders of the aligned ids (two queries), plan
     (:func:`_source_plan`, no writes), write (:func:`_source_write`, a bulk INSERT per table
     and 250 rows), refresh the counts of the existing researchers it touched (one statement):
@@ -532,18 +538,31 @@ def researchers_attach_from_source(*, work: SourceWork, summary: MatchSummary | 
     # below happens after the lock, so the second sees what the first committed.
     advisory_xact_lock(MATCH_LOCK)
     slots, aligned = _aligned_unmatched_slots(paper, work)
+    # An over-merged profile (ourresearch/OpenAlex#5) is no one's: its ids are not taken.
+    over = over_merged_positions(work, aligned)
+    over_aligned = {p: aligned[p] for p in over}
+    aligned = {p: a for p, a in aligned.items() if p not in over}
     aligned = source_authors_checked(work_source=work.source, slots=slots, aligned=aligned)
-    if not aligned:
-        return 0
-    by_orcid, identities = _source_holders(work, aligned)
-    on_paper = OneSlotPerPaper.of_papers([paper.pk])
-    plan = _source_plan(paper, work, slots, aligned, by_orcid, identities, on_paper)
-    touched = _source_write(plan)
-    researchers_refresh(researcher_ids=touched)
-    # A researcher new to a name block makes its name-only links guesses (issue 20).
-    authorships_unconfirmed_refresh(blocks={a.block for a in plan.authorships})
+    plan = _SourcePlan()
+    if aligned:
+        by_orcid, identities = _source_holders(work, aligned)
+        on_paper = OneSlotPerPaper.of_papers([paper.pk])
+        plan = _source_plan(paper, work, slots, aligned, by_orcid, identities, on_paper)
+        touched = _source_write(plan)
+        researchers_refresh(researcher_ids=touched)
+        # A researcher new to a name block makes its name-only links guesses (issue 20).
+        authorships_unconfirmed_refresh(blocks={a.block for a in plan.authorships})
+    # After the write: the paper's other slots are attached, their co-authorship is evidence.
+    linked, reviewed = (
+        over_merged_slots_settle(paper=paper, work=work, slots=slots, over=over, aligned=over_aligned)
+        if over
+        else (0, 0)
+    )
     if summary is not None:
         summary.researchers_created += len(plan.researchers)
-        if plan.authorships:
+        summary.slots += linked
+        summary.matched_locally += linked
+        summary.left_for_review += reviewed
+        if plan.authorships or linked:
             summary.paper_ids.add(paper.pk)
     return len(plan.authorships)
