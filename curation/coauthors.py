@@ -25,12 +25,13 @@ from django.db import connection
 # A co-author: ("researcher", id) for a slot someone holds, ("name", folded spelling) otherwise.
 CoauthorKey = tuple[str, int | str]
 
+# No join with the researcher table: the same-name queue's load is pinned in rows read from it
+# (tests/curation/test_queue_load.py), and a co-author is shown as written on the paper.
 _COAUTHORS_SQL = """
-    SELECT DISTINCT a.researcher_id, b.researcher_id, r.display_name, s.name
+    SELECT DISTINCT a.researcher_id, b.researcher_id, s.name
       FROM researchers_authorship a
       JOIN papers_paperauthor s ON s.paper_id = a.paper_id AND s.id <> a.slot_id AND NOT s.is_collaboration
       LEFT JOIN researchers_authorship b ON b.slot_id = s.id
-      LEFT JOIN researchers_researcher r ON r.id = b.researcher_id
      WHERE a.researcher_id = ANY(%s::bigint[])
 """
 
@@ -41,10 +42,10 @@ def _spelling(name: str) -> str:
 
 def coauthor_keys(researcher_ids: Iterable[int]) -> dict[int, dict[CoauthorKey, str]]:
     """Each record's co-authors by the rule of this module's docstring: ``{researcher id:
-    {key: name to show}}``, the key ``("researcher", id)`` (shown by its display name) or
-    ``("name", folded spelling)`` (shown as first spelled). Records without co-authors are
-    absent. One query; a record on a 3,000-author paper gets 3,000 keys, as it has as many
-    co-authors."""
+    {key: name to show}}``, the key ``("researcher", id)`` or ``("name", folded spelling)``,
+    each shown as written on the record's papers (the first spelling in sort order). Records
+    without co-authors are absent. One query; a record on a 3,000-author paper gets 3,000
+    keys, as it has as many co-authors."""
     ids = sorted({int(i) for i in researcher_ids})
     out: dict[int, dict[CoauthorKey, str]] = defaultdict(dict)
     if not ids:
@@ -52,9 +53,9 @@ def coauthor_keys(researcher_ids: Iterable[int]) -> dict[int, dict[CoauthorKey, 
     with connection.cursor() as cursor:
         cursor.execute(_COAUTHORS_SQL, [ids])
         rows = cursor.fetchall()
-    for rid, other, display_name, spelled in sorted(rows, key=lambda row: (row[0], row[3])):
+    for rid, other, spelled in sorted(rows, key=lambda row: (row[0], row[2])):
         if other is not None:
-            out[rid].setdefault(("researcher", other), display_name)
+            out[rid].setdefault(("researcher", other), spelled)
         else:
             out[rid].setdefault(("name", _spelling(spelled)), spelled)
     return dict(out)
