@@ -84,8 +84,9 @@ def naive_match() -> int:
     from django.utils import timezone
 
     from papers.text import make_slug
+    from researchers.matching_common import slot_block
+    from researchers.matching_local import _PENDING_SQL, _copy_rows
     from researchers.models import MatchMethod
-    from researchers.services import _PENDING_SQL, _copy_rows, slot_block
 
     with transaction.atomic(), connection.cursor() as django_cursor:
         cursor = django_cursor.cursor

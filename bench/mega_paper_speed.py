@@ -6,9 +6,9 @@ Scholar list it, ``tests/fixtures/semanticscholar/make_edited_3000.py``) cut int
 the same names, so the growth is the code's, not the names'; the first hundred, 20 real
 authors and plain ASCII names, cost half the average), and times per paper, in the same run:
 
-- align: :func:`researchers.services.align_authors` alone (the name cache emptied first, so
+- align: :func:`researchers.matching_sources.align_authors` alone (the name cache emptied first, so
   every name is parsed, as for a paper whose authors the run has not met);
-- align + match: :func:`researchers.services.researchers_attach_from_source`, what the
+- align + match: :func:`researchers.matching_sources.researchers_attach_from_source`, what the
   Semantic Scholar path runs per paper (alignment, holder lookups, new researchers,
   identities and authorships written, counts refreshed), rolled back after each run.
 
@@ -74,8 +74,8 @@ def load_papers() -> dict[int, list[tuple]]:
 
 def time_align(slots, work) -> tuple[float, int]:
     """Seconds for one cold alignment, and the pairs found."""
+    from researchers.matching_sources import align_authors
     from researchers.names import parse_name
-    from researchers.services import align_authors
 
     parse_name.cache_clear()
     start = time.perf_counter()
@@ -87,8 +87,8 @@ def time_attach(work) -> tuple[float, int]:
     """Seconds for one cold attach (align + match, all written), rolled back; slots attached."""
     from django.db import transaction
 
+    from researchers.matching_sources import researchers_attach_from_source
     from researchers.names import parse_name
-    from researchers.services import researchers_attach_from_source
 
     parse_name.cache_clear()
     with transaction.atomic():

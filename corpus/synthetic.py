@@ -45,8 +45,8 @@ from papers.oai import parse_oai_response
 from papers.records import ArxivRecord
 from papers.text import make_slug
 from papers.upsert import SOURCE_FIELDS, CategoryMap
+from researchers.matching_common import CONFIDENCE_LOCAL_LINKED, slot_block
 from researchers.models import Authorship, MatchMethod, Researcher
-from researchers.services import CONFIDENCE_LOCAL_LINKED, slot_block
 from wove.bulk import copy_upsert
 
 SAMPLE_DIR = Path(settings.BASE_DIR) / "data"

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from researchers.evidence import authorships_unconfirmed_refresh
 from researchers.models import Authorship, MatchMethod
 
 # The confidence scale's editor level (0-1, the matcher's levels: ORCID iD 0.98, external
@@ -65,3 +66,23 @@ def marks_restore(marks: list[dict[str, Any]]) -> None:
     now = timezone.now()
     for mark in marks:
         Authorship.objects.filter(pk=mark["id"]).update(**mark["before"], modified_at=now)
+
+
+def marks_recompute(researcher_ids: Iterable[int]) -> int:
+    """Recompute the ``unconfirmed`` mark (:func:`researchers.evidence.authorships_unconfirmed_refresh`)
+    of every authorship in the name blocks the researchers ``researcher_ids`` hold, as they
+    hold them now: call it after a merge, split or undo moved links, in its transaction.
+
+    The mark reads who else holds the block and whether the researcher holds another paper,
+    and a move changes both: merging the two "Branko Malesevic" records leaves block
+    ``b malesevic`` to one researcher, so his name-only links are no longer guesses; a split
+    gives the block a second holder again. The whole blocks are refreshed (other holders'
+    links too), not only the moved links. Evidence is not rewritten, so an undo gives back
+    exactly the marks the state before had. Two statements; returns rows changed.
+    """
+    blocks = set(
+        Authorship.objects.filter(researcher_id__in=list(researcher_ids))
+        .values_list("block", flat=True)
+        .distinct()
+    )
+    return authorships_unconfirmed_refresh(blocks=blocks)

@@ -10,10 +10,11 @@ from django.db.models import Model, Q
 from django.utils import timezone
 
 from researchers.constraints import constraints_apply, slots_by_block, star
+from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, ExternalIdentity, IdentitySource, MatchConstraint, Researcher
-from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError, OrcidConflict
+from .marks import marks_recompute
 from .models import CurationRecord
 from .records import (
     EVENT_PAPER_ATTEMPTS,
@@ -33,7 +34,9 @@ from .signals import first_response, researchers_merged
 class MergePlan:
     """A merge :func:`merge_check` accepted: ``rows`` are the researchers locked for it
     (``core`` and every record merged into one of them), ``orcids`` the distinct ORCID iDs
-    of ``core`` (sorted), ``reason`` stripped."""
+    of ``core`` (sorted), ``reason`` stripped. ``followed`` is ``{"requested_target": id,
+    "followed_to": id}`` when the survivor asked for had been merged away meanwhile and the
+    merge goes to its survivor instead (:func:`merge_check`), else ``None``."""
 
     survivor_id: int
     merged: list[int]
@@ -42,6 +45,53 @@ class MergePlan:
     orcids: list[str]
     reason: str
     override_orcid: bool
+    followed: dict[str, int] | None = None
+
+
+def _locked_core(core: list[int]) -> dict[int, Researcher]:
+    """:func:`curation.records.lock_researchers` of ``core``; raises :class:`CurationConflict`
+    when one of them does not exist."""
+    rows = lock_researchers(core)
+    missing = [i for i in core if i not in rows]
+    if missing:
+        raise CurationConflict(f"no researcher {', '.join(map(str, missing))}")
+    return rows
+
+
+def _follow_survivor(
+    requested: int, merged: list[int], rows: dict[int, Researcher]
+) -> tuple[int, list[int], dict[int, Researcher]]:
+    """The merge of ``merged`` into ``requested``, which was merged away meanwhile, moved to
+    the record it went to: ``(survivor id, merged ids, locked rows)``.
+
+    One hop only: the requested record's ``merged_into`` (curation flattens chains, so it
+    names an active record unless someone changed it outside curation). Its target is
+    locked with the rest in id order (the caller rolled back the locks it held); raises
+    :class:`CurationConflict` when the target was itself merged away (a chain longer than
+    one hop: the editor should look again), when the requested record moved again while we
+    waited, or when nothing is left to merge (the editor asked to merge the target itself
+    into the record merged into it: the other editor's merge already decided it).
+    """
+    target = rows[requested].merged_into_id
+    left = [i for i in merged if i != target]
+    if not left:
+        raise CurationConflict(
+            f"already merged away meanwhile: {requested} (into {target}), and {target} is what you "
+            f"asked to merge into it; reload the comparison"
+        )
+    rows = _locked_core(sorted({target, requested, *left}))
+    if rows[requested].merged_into_id != target:
+        raise CurationConflict(
+            f"researcher {requested} was merged again while this merge waited "
+            f"(into {rows[requested].merged_into_id}); reload the comparison"
+        )
+    if rows[target].merged_into_id:
+        raise CurationConflict(
+            f"researcher {requested} was merged into {target} meanwhile, and {target} into "
+            f"{rows[target].merged_into_id}: a merge follows its survivor one step only; "
+            "reload the comparison"
+        )
+    return target, left, rows
 
 
 def merge_check(
@@ -49,21 +99,32 @@ def merge_check(
 ) -> MergePlan:
     """Validate a merge and lock its rows in id order (:func:`curation.records.lock_researchers`).
 
-    Must run inside a transaction; writes nothing. Raises :class:`CurationError` without a
-    reason or with nothing to merge, :class:`CurationConflict` when a record is missing or
-    was merged away meanwhile, :class:`OrcidConflict` for two different ORCID iDs unless
-    ``override_orcid``.
+    Must run inside a transaction; writes nothing. When the survivor was merged away
+    meanwhile (editor 1 merged B into A while editor 2 was merging C into B), the merge
+    follows it to the record it went to, one hop (:func:`_follow_survivor`: C goes into A),
+    and the plan says so in ``followed``; the locks taken so far are rolled back first (a
+    savepoint), so every lock is still taken in id order. Raises :class:`CurationError`
+    without a reason or with nothing to merge, :class:`CurationConflict` when a record is
+    missing, when a record to merge was merged away meanwhile, or when following the
+    survivor would take more than one hop; :class:`OrcidConflict` for two different ORCID
+    iDs unless ``override_orcid``.
     """
     reason = require_reason(reason)
     merged = sorted({int(i) for i in merged_ids} - {int(survivor_id)})
     if not merged:
         raise CurationError("choose at least one record besides the survivor")
     survivor_id = int(survivor_id)
+    savepoint = transaction.savepoint()
+    rows = _locked_core(sorted({survivor_id, *merged}))
+    followed = None
+    if rows[survivor_id].merged_into_id and not any(rows[i].merged_into_id for i in merged):
+        transaction.savepoint_rollback(savepoint)
+        requested = survivor_id
+        survivor_id, merged, rows = _follow_survivor(requested, merged, rows)
+        followed = {"requested_target": requested, "followed_to": survivor_id}
+    else:
+        transaction.savepoint_commit(savepoint)
     core = sorted({survivor_id, *merged})
-    rows = lock_researchers(core)
-    missing = [i for i in core if i not in rows]
-    if missing:
-        raise CurationConflict(f"no researcher {', '.join(map(str, missing))}")
     gone = [i for i in core if rows[i].merged_into_id]
     if gone:
         raise CurationConflict(
@@ -77,7 +138,7 @@ def merge_check(
             f"these records hold different ORCID iDs ({', '.join(orcids)}); "
             "merge only if they are one person, overriding with a reason"
         )
-    return MergePlan(survivor_id, merged, core, rows, orcids, reason, bool(override_orcid))
+    return MergePlan(survivor_id, merged, core, rows, orcids, reason, bool(override_orcid), followed)
 
 
 def _move_to_survivor(model: type[Model], merged: list[int], survivor_id: int, **also) -> list[dict]:
@@ -186,6 +247,7 @@ def _merge_event(
         "merged": plan.merged,
         "reason": plan.reason,
         "override_orcid": plan.override_orcid,
+        **({"followed": plan.followed} if plan.followed else {}),
         "authorships": moved_authorships_payload(moved_authorships),
         "identities": [
             {"source": s, "external_id": e}
@@ -219,6 +281,8 @@ def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
     flattened = _merged_into_survivor(plan)
     variants_added = _variants_to_survivor(plan)
     constraints = _merge_constraints(survivor_id)
+    # The block may now have one holder, and the survivor more papers: the marks follow.
+    marks_recompute([survivor_id])
     record_id = next_record_id()
     event, paper_ids = _merge_event(
         plan, record_id=record_id, moved_authorships=moved_authorships, moved_identities=moved_identities
@@ -237,6 +301,8 @@ def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
         "variants_added": variants_added,
         "constraints": constraints,
         "event_papers": paper_ids[:EVENT_PAPER_ATTEMPTS],
+        # The survivor the editor chose, when it had been merged away and the merge followed it.
+        "followed": plan.followed,
     }
     return write_record(
         record_id=record_id,
@@ -268,7 +334,9 @@ def researcher_merge(
     exactly what moved) after appending a signed ``researcher_merged`` provenance event.
     Raises :class:`CurationError` without a reason or with nothing to merge,
     :class:`OrcidConflict` for two different ORCID iDs unless ``override_orcid``,
-    :class:`CurationConflict` when a record is missing or was merged away meanwhile.
+    :class:`CurationConflict` when a record is missing or a merged one was merged away
+    meanwhile. A survivor merged away meanwhile is followed one hop to its own survivor
+    (:func:`merge_check`; ``changes["followed"]`` records it); two hops are refused.
     """
     with transaction.atomic():
         plan = merge_check(

@@ -10,12 +10,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from researchers.constraints import apart, constraints_apply, slots_by_block, star
+from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Researcher
 from researchers.names import best_name
-from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError
-from .marks import editor_signal, marks_reassigned, marks_snapshot
+from .marks import editor_signal, marks_reassigned, marks_recompute, marks_snapshot
 from .models import CurationRecord
 from .records import (
     EVENT_PAPER_ATTEMPTS,
@@ -187,6 +187,8 @@ def split_do(plan: SplitPlan, *, editor, reassign: bool = False) -> CurationReco
             editor=editor, action="reassigned", record_id=record_id, from_researcher=researcher_id
         )
         marks_reassigned(plan.wanted, signal=signal)
+    # The block gains a holder (or the source loses its last other paper): the marks follow.
+    marks_recompute([researcher_id, target_id])
     event, paper_ids = _split_event(
         plan,
         record_id=record_id,

@@ -103,6 +103,22 @@ def _constraints(constraints: dict[str, list] | None, purpose: str) -> SafeStrin
     return format_html("{}{} so that {}.", sentence[0].upper(), sentence[1:], purpose)
 
 
+def _followed(changes: dict[str, Any]) -> list[SafeString]:
+    """The sentence of a merge that followed its survivor (``changes["followed"]``,
+    :func:`curation.merge.merge_check`), or none."""
+    hop = changes.get("followed")
+    if not hop:
+        return []
+    return [
+        format_html(
+            "The editor chose researcher {} to keep, which another editor had merged into {} "
+            "meanwhile: the merge followed it there (one step).",
+            hop["requested_target"],
+            hop["followed_to"],
+        )
+    ]
+
+
 def _merge_story(record: CurationRecord) -> list[SafeString]:
     changes = record.changes or {}
     states = changes.get("before") or {}
@@ -115,6 +131,7 @@ def _merge_story(record: CurationRecord) -> list[SafeString]:
             _because(record.reason),
         )
     ]
+    lines += _followed(changes)
     moved = changes.get("authorships") or []
     if moved:
         lines.append(

@@ -11,11 +11,11 @@ from django.db.models import Model
 from django.utils import timezone
 
 from researchers.constraints import constraints_revert
+from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, ExternalIdentity, Researcher
-from researchers.services import researchers_refresh
 
 from .errors import CurationConflict, CurationError
-from .marks import marks_restore
+from .marks import marks_recompute, marks_restore
 from .models import UNDOABLE_KINDS, CurationRecord
 from .records import append_event, lock_researchers, next_record_id, require_reason, write_record
 from .signals import curation_undone
@@ -175,6 +175,8 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
     marks_restore(changes.get("marks") or [])
     before = changes["before"]
     _restore_researchers(before, created)
+    # The links are back where they were: their marks are the ones that state gives.
+    marks_recompute(int(pk) for pk in before)
     record_id = next_record_id()
     payload = {
         "curation_id": record_id,

@@ -26,17 +26,10 @@ from .merge import researcher_merge
 from .models import UNDOABLE_KINDS, CurationRecord
 from .pairs import pair_mark_distinct
 from .permissions import editor_required
+from .queue import QUEUE_TIERS, queue_rows, same_name_queue_entries
 from .reassign import authorship_reassign
-from .selectors import (
-    QUEUE_TIERS,
-    decisions_among,
-    merge_evidence,
-    queue_rows,
-    review_rows,
-    same_name_queue_entries,
-    unconfirmed_authorships,
-    unconfirmed_rows,
-)
+from .review import review_rows, unconfirmed_authorships, unconfirmed_rows
+from .selectors import decisions_among, merge_evidence
 from .split import researcher_split
 from .stories import record_story, undo_preview
 from .undo import curation_undo
@@ -142,8 +135,12 @@ def merge_confirm(request: HttpRequest) -> HttpResponse:
         except CurationError as exc:
             error = str(exc)
         else:
-            noun = "researcher" if len(merged) == 1 else "researchers"
-            text = f"Merged {noun} {', '.join(map(str, merged))} into researcher {survivor}"
+            # The record's survivor: a survivor merged away meanwhile was followed one step.
+            done, hop = record.changes["merged"], record.changes.get("followed")
+            noun = "researcher" if len(done) == 1 else "researchers"
+            text = f"Merged {noun} {', '.join(map(str, done))} into researcher {record.changes['survivor']}"
+            if hop:
+                text += f" (researcher {hop['requested_target']} had been merged into it meanwhile)"
             return _done(request, record, text, next_url)
     inactive = [e.researcher for e in evidence if e.researcher.merged_into_id]
     decisions = decisions_among(e.researcher.pk for e in evidence)

@@ -1,6 +1,6 @@
 """Author-mention clustering: which author slots are one person (local disambiguation).
 
-The same code serves the local matcher (:func:`researchers.services.researchers_match_local`)
+The same code serves the local matcher (:func:`researchers.matching_local.researchers_match_local`)
 and the quality bench (``bench/disambiguation.py``), so the figures the bench prints are the
 figures of what the archive does.
 

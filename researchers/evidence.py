@@ -86,7 +86,7 @@ def source_evidence(*, source: str, author: SourceAuthor) -> list[dict]:
     """The signals of a slot matched through a registry's record (``source``, an
     ``IdentitySource`` value): the ORCID iD the record gave, then the record's author id,
     then the other registries' ids it names (sorted by registry). ``author`` has been
-    checked (:func:`researchers.services.source_authors_checked`): what it still carries
+    checked (:func:`researchers.matching_sources.source_authors_checked`): what it still carries
     is what was taken."""
     out: list[dict] = []
     if author.orcid:

@@ -31,10 +31,31 @@ class SourceAuthor:
 
 
 @dataclass(slots=True)
+class SourceProfile:
+    """What a registry says about one author profile as a whole (not one paper's authorship):
+    how many works it holds and where, so that a profile too large to be one person is
+    never taken for one (:mod:`researchers.over_merged`).
+
+    ``works_count`` is the registry's count (OpenAlex ``works_count``, Semantic Scholar
+    ``paperCount``), ``None`` when not given; ``institutions`` maps an institution id
+    (OpenAlex ``affiliations[].institution.id``, short form) to the years the profile's works
+    name it (``affiliations[].years``), empty when the registry gives none.
+    """
+
+    source: str
+    author_id: str
+    works_count: int | None = None
+    institutions: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class SourceWork:
-    """A registry's record of one arXiv paper: its authors and citation count."""
+    """A registry's record of one arXiv paper: its authors and citation count, and the
+    profiles of its authors as far as they were fetched (``profiles``: ``{author id:
+    SourceProfile}``; an author without one is taken as plausible)."""
 
     source: str
     arxiv_id: str
     authors: list[SourceAuthor]
     cited_by_count: int | None = None
+    profiles: dict[str, SourceProfile] = field(default_factory=dict)

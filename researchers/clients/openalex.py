@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ..orcid import orcid_or_none
-from ..records import SourceAuthor, SourceWork
+from ..records import SourceAuthor, SourceProfile, SourceWork
 from .base import SourceClient
 
 logger = logging.getLogger(__name__)
@@ -61,6 +61,39 @@ class OpenAlexClient(SourceClient):
             out.extend((body or {}).get("results") or [])
         return out
 
+    def authors_by_id(self, author_ids: list[str]) -> list[dict]:
+        """``GET /authors?filter=openalex:A1|A2|...`` in batches of 50: the author profiles
+        OpenAlex knows among ``author_ids`` (short ids), any order."""
+        out: list[dict] = []
+        for start in range(0, len(author_ids), FILTER_BATCH):
+            chunk = author_ids[start : start + FILTER_BATCH]
+            body = self.request(
+                "GET", "authors", params={"filter": "openalex:" + "|".join(chunk), "per-page": FILTER_BATCH}
+            )
+            out.extend((body or {}).get("results") or [])
+        return out
+
+
+def parse_profile(data: dict) -> SourceProfile | None:
+    """An OpenAlex author object as a :class:`SourceProfile`: ``works_count`` and each
+    ``affiliations[]`` institution (short id) with its ``years``; ``None`` without an id."""
+    author_id = short_id(data.get("id"))
+    if not author_id:
+        return None
+    institutions: dict[str, tuple[int, ...]] = {}
+    for affiliation in data.get("affiliations") or []:
+        institution = short_id((affiliation.get("institution") or {}).get("id"))
+        if institution:
+            years = {int(y) for y in affiliation.get("years") or [] if isinstance(y, int)}
+            institutions[institution] = tuple(sorted(years | set(institutions.get(institution, ()))))
+    count = data.get("works_count")
+    return SourceProfile(
+        source=SOURCE,
+        author_id=author_id,
+        works_count=count if isinstance(count, int) else None,
+        institutions=institutions,
+    )
+
 
 def parse_work(data: dict) -> SourceWork | None:
     """An OpenAlex work as a :class:`SourceWork`; ``None`` when its DOI is not arXiv's.
@@ -96,9 +129,27 @@ def parse_work(data: dict) -> SourceWork | None:
     )
 
 
+def fetch_profiles(client: OpenAlexClient, author_ids: Iterable[str]) -> dict[str, SourceProfile]:
+    """``{author id: SourceProfile}`` of the profiles OpenAlex knows among ``author_ids`` (one
+    request per 50); a malformed profile is logged and left out (its author is then taken as
+    plausible, as before profiles were read)."""
+    out: dict[str, SourceProfile] = {}
+    for data in client.authors_by_id(sorted(set(author_ids))):
+        try:
+            profile = parse_profile(data)
+        except (TypeError, ValueError, AttributeError) as exc:
+            logger.warning("OpenAlex author %s: malformed (%s); skipped", data.get("id"), exc)
+            continue
+        if profile:
+            out[profile.author_id] = profile
+    return out
+
+
 def fetch_works(client: OpenAlexClient, arxiv_ids: Iterable[str]) -> Iterator[SourceWork]:
-    """The works OpenAlex knows among ``arxiv_ids`` (one request per 50)."""
+    """The works OpenAlex knows among ``arxiv_ids`` (one request per 50), each with the
+    profiles of its authors (:func:`fetch_profiles`: one request per 50 authors of the batch)."""
     wanted = {i.lower(): i for i in arxiv_ids}
+    works: list[SourceWork] = []
     for data in client.works_by_arxiv(list(wanted.values())):
         try:
             work = parse_work(data)
@@ -107,4 +158,8 @@ def fetch_works(client: OpenAlexClient, arxiv_ids: Iterable[str]) -> Iterator[So
             continue
         if work and work.arxiv_id.lower() in wanted:
             work.arxiv_id = wanted[work.arxiv_id.lower()]
-            yield work
+            works.append(work)
+    profiles = fetch_profiles(client, (a.author_id for w in works for a in w.authors if a.author_id))
+    for work in works:
+        work.profiles = {a.author_id: profiles[a.author_id] for a in work.authors if a.author_id in profiles}
+        yield work

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Iterable, Iterator
 
 from ..orcid import orcid_or_none
-from ..records import SourceAuthor, SourceWork
+from ..records import SourceAuthor, SourceProfile, SourceWork
 from .base import SourceClient
 
 logger = logging.getLogger(__name__)
@@ -18,6 +18,8 @@ logger = logging.getLogger(__name__)
 SOURCE = "semantic_scholar"
 PAPER_FIELDS = "externalIds,citationCount,authors.name,authors.externalIds,authors.affiliations"
 AUTHOR_FIELDS = "name,externalIds,affiliations"
+# What the over-merged check reads of a profile (researchers.over_merged).
+PROFILE_FIELDS = "paperCount"
 PAPER_BATCH = 500
 AUTHOR_BATCH = 1000
 
@@ -98,9 +100,23 @@ def parse_paper(data: dict, arxiv_id: str | None = None) -> SourceWork | None:
     return SourceWork(source=SOURCE, arxiv_id=arxiv, authors=authors, cited_by_count=count)
 
 
+def fetch_profiles(client: SemanticScholarClient, author_ids: Iterable[str]) -> dict[str, SourceProfile]:
+    """``{author id: SourceProfile}`` from the author batch (``paperCount``; Semantic Scholar
+    gives no institutions by year), one request per 1,000 authors."""
+    ids = sorted(set(author_ids))
+    out: dict[str, SourceProfile] = {}
+    for author_id, data in zip(ids, client.authors(ids, fields=PROFILE_FIELDS), strict=True):
+        count = (data or {}).get("paperCount")
+        if isinstance(count, int):
+            out[author_id] = SourceProfile(source=SOURCE, author_id=author_id, works_count=count)
+    return out
+
+
 def fetch_works(client: SemanticScholarClient, arxiv_ids: Iterable[str]) -> Iterator[SourceWork]:
-    """The works Semantic Scholar knows among ``arxiv_ids`` (one batch request per 500)."""
+    """The works Semantic Scholar knows among ``arxiv_ids`` (one batch request per 500), each
+    with its authors' profiles (:func:`fetch_profiles`)."""
     ids = list(arxiv_ids)
+    works: list[SourceWork] = []
     for arxiv_id, data in zip(ids, client.papers(ids), strict=True):
         if not data:
             continue
@@ -110,4 +126,8 @@ def fetch_works(client: SemanticScholarClient, arxiv_ids: Iterable[str]) -> Iter
             logger.warning("Semantic Scholar paper arXiv:%s: malformed (%s); skipped", arxiv_id, exc)
             continue
         if work:
-            yield work
+            works.append(work)
+    profiles = fetch_profiles(client, (a.author_id for w in works for a in w.authors if a.author_id))
+    for work in works:
+        work.profiles = {a.author_id: profiles[a.author_id] for a in work.authors if a.author_id in profiles}
+        yield work

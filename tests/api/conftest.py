@@ -33,7 +33,7 @@ def api_data(django_db_setup, django_db_blocker, tmp_path_factory):
     from papers import harvest as paper_harvest
     from papers.models import Paper
     from provenance import services as provenance_services
-    from researchers import services as researcher_services
+    from researchers import matching_local as researcher_matching_local
 
     saved = (settings.PROVENANCE_SIGNING_KEY_FILE, settings.PROVENANCE_KEY_ID, settings.SITE_URL)
     settings.PROVENANCE_SIGNING_KEY_FILE = str(tmp_path_factory.mktemp("keys") / "provenance-ed25519.pem")
@@ -46,7 +46,7 @@ def api_data(django_db_setup, django_db_blocker, tmp_path_factory):
             paper_harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
             paper_harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
             paper_harvest.harvest_files(paths=[OLD_STYLE, DELETED])
-            researcher_services.researchers_match_local()
+            researcher_matching_local.researchers_match_local()
             institution_services.institutions_load(paths=[ROR_RECORDS])
             institution_services.affiliations_match()
             ids = list(Paper.objects.filter(arxiv_id__in=SIGNED).values_list("id", flat=True))

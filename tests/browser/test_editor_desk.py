@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group
 
-from curation.selectors import same_name_queue
+from curation.queue import same_name_queue
 from researchers.models import Authorship
 from researchers.services import researchers_match_authors
 from tests.browser.conftest import screenshot

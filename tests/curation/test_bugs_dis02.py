@@ -5,11 +5,11 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from curation.merge import researcher_merge
-from curation.selectors import same_name_queue
+from curation.queue import same_name_queue
 from provenance.models import Event
 from provenance.services import records_sign
+from researchers.matching_local import researchers_match_local
 from researchers.models import ExternalIdentity, Researcher
-from researchers.services import researchers_match_local
 from tests.researchers.test_bugs_name_parts import match, oa_work, paper, researcher_of, tomas_researchers
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,7 @@ def test_dis02_two_profiles_proposed_merged_by_an_editor_and_kept_merged(client)
     b2 = Researcher.objects.get(orcid="0000-0000-1732-0503")
     assert (b1.paper_count, b2.paper_count) == (52, 9)  # not auto-merged across two iDs
     [candidate] = [c for c in same_name_queue() if {c.a.pk, c.b.pk} == {b1.pk, b2.pk}]
-    assert candidate.shared_coauthors == ["l ferrer", "n vila", "o puig", "p serra"]
+    assert candidate.shared_coauthors == ["Laia Ferrer", "Núria Vila", "Oriol Puig", "Pau Serra"]
     assert "barcelona" in candidate.shared_affiliation_words
     assert candidate.orcid == "different"
     # The names agree once hyphen, space and middle initial are set aside (a compatible pair).

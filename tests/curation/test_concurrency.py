@@ -16,11 +16,14 @@ from django.db import connection, transaction
 from curation.errors import CurationConflict
 from curation.merge import researcher_merge
 from curation.models import CurationRecord
+from curation.stories import record_story
+from curation.undo import curation_undo
 from papers import harvest as paper_harvest
+from provenance.models import Event
 from provenance.services import signer_current
+from researchers.matching_local import researchers_match_local
 from researchers.models import Authorship, Researcher
 from researchers.selectors import researcher_resolve
-from researchers.services import researchers_match_local
 
 from .conftest import researcher_of
 
@@ -140,3 +143,57 @@ def test_merge_into_a_record_being_merged_away_flattens_the_chain(django_user_mo
     assert results[1].changes["flattened"] == [{"id": b, "from": a, "to": c}]
     assert Researcher.objects.get(pk=c).paper_count == 3
     assert_nothing_lost(before)
+
+
+def _assert_followed(record: CurationRecord, *, requested: int, survivor: int, merged: int) -> None:
+    """The record says the merge followed ``requested`` to ``survivor``: in its changes, its
+    signed event's payload and the story the admin shows."""
+    assert record.changes["followed"] == {"requested_target": requested, "followed_to": survivor}
+    assert record.changes["survivor"] == survivor and record.changes["merged"] == [merged]
+    payload = Event.objects.get(content_sha256=record.provenance_event.removeprefix("sha256:")).content[
+        "payload"
+    ]
+    assert payload["followed"] == {"requested_target": requested, "followed_to": survivor}
+    story = " ".join(record_story(record))
+    assert (
+        f"The editor chose researcher {requested} to keep, which another editor had merged into "
+        f"{survivor} meanwhile: the merge followed it there (one step)." in story
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_merge_into_a_record_merged_away_meanwhile_follows_it_one_hop(django_user_model):
+    # Editor 1 merges B into A while editor 2 merges C into B: editor 2 waits for B's lock,
+    # finds B merged into A, and merges C into A instead, saying so.
+    editor, a, b, c = setup_three(django_user_model)
+    before = set(Authorship.objects.values_list("pk", flat=True))
+    results, errors, finished = race(
+        lambda: researcher_merge(survivor_id=a, merged_ids=[b], editor=editor, reason="B is A"),
+        lambda: researcher_merge(survivor_id=b, merged_ids=[c], editor=editor, reason="C is B"),
+    )
+    assert errors == [None, None]
+    assert finished[1] >= finished[0]  # the second editor waited for the first one's locks
+    assert Researcher.objects.get(pk=b).merged_into_id == a
+    assert Researcher.objects.get(pk=c).merged_into_id == a
+    assert Researcher.objects.get(pk=a).paper_count == 3
+    assert results[0].changes["followed"] is None
+    _assert_followed(results[1], requested=b, survivor=a, merged=c)
+    assert_nothing_lost(before)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_merge_into_a_merged_record_sequentially_follows_it_and_refuses_two_hops(django_user_model):
+    editor, a, b, c = setup_three(django_user_model)
+    researcher_merge(survivor_id=a, merged_ids=[b], editor=editor, reason="B is A")
+    record = researcher_merge(survivor_id=b, merged_ids=[c], editor=editor, reason="C is B")
+    _assert_followed(record, requested=b, survivor=a, merged=c)
+    # A chain of two (B -> A -> C) can only be written outside curation, which flattens
+    # chains: a merge into B would have to follow two hops, and is refused.
+    curation_undo(record_id=record.pk, editor=editor, reason="undo the follow")
+    Researcher.objects.filter(pk=a).update(merged_into_id=c)
+    with pytest.raises(CurationConflict) as refused:
+        researcher_merge(survivor_id=b, merged_ids=[c], editor=editor, reason="C is B")
+    assert str(refused.value) == (
+        f"researcher {b} was merged into {a} meanwhile, and {a} into {c}: a merge follows its "
+        "survivor one step only; reload the comparison"
+    )

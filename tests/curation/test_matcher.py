@@ -16,7 +16,7 @@ from curation.errors import CurationConflict
 from curation.merge import researcher_merge
 from curation.models import PairDecision
 from curation.pairs import pair_mark_distinct
-from curation.selectors import same_name_queue
+from curation.queue import same_name_queue
 from curation.split import researcher_split
 from researchers.models import Authorship, MatchConstraint
 

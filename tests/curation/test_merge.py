@@ -187,8 +187,11 @@ def test_merged_record_cannot_be_merged_again(curation_sample, editor_user):
     researcher_merge(survivor_id=b.pk, merged_ids=[a.pk], editor=editor_user, reason="Same person")
     with pytest.raises(CurationConflict, match=f"{a.pk} \\(into {b.pk}\\)"):
         researcher_merge(survivor_id=c.pk, merged_ids=[a.pk], editor=editor_user, reason="x")
-    with pytest.raises(CurationConflict):
-        researcher_merge(survivor_id=a.pk, merged_ids=[c.pk], editor=editor_user, reason="x")
+    # Into the merged record: the merge follows it to its survivor, one step, and says so
+    # (issue 32; it was refused before).
+    record = researcher_merge(survivor_id=a.pk, merged_ids=[c.pk], editor=editor_user, reason="x")
+    assert (record.changes["survivor"], record.changes["merged"]) == (b.pk, [c.pk])
+    assert record.changes["followed"] == {"requested_target": a.pk, "followed_to": b.pk}
 
 
 def test_history_on_the_survivor_page_is_escaped(curation_sample, editor_user, client):

@@ -18,7 +18,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from curation.merge import researcher_merge
-from curation.selectors import queue_filter_blocks, queue_rows, same_name_queue, same_name_queue_entries
+from curation.queue import queue_filter_blocks, queue_rows, same_name_queue, same_name_queue_entries
 from researchers.models import Authorship, Researcher
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,11 @@ from django.utils.text import slugify
 
 from curation.merge import researcher_merge
 from curation.pairs import pair_mark_distinct
-from curation.selectors import same_name_queue
+from curation.queue import same_name_queue
+from curation.selectors import merge_evidence
+from researchers.matching_common import slot_block
+from researchers.matching_local import researchers_match_local
 from researchers.models import Authorship, MatchMethod, Researcher
-from researchers.services import researchers_match_local, slot_block
 from tests.researchers.test_bugs_name_parts import paper
 
 pytestmark = pytest.mark.django_db
@@ -67,6 +69,48 @@ def test_sample_coauthors_of_one_paper_are_not_shared_evidence(curation_sample):
     _at, pair = pair_of(queue, "J. Park", "J.-H. Park")
     assert (pair.tier, pair.together, len(pair.shared_coauthors)) == (6, ["0704.0533"], 16)
     assert queue[0].tier < 6
+
+
+def _comparison_row(page: str) -> str:
+    """The "Shared co-authors" row of the merge comparison page."""
+    return page.split('<th scope="row">Shared co-authors</th>', 1)[1].split("</tr>", 1)[0]
+
+
+def test_sample_coauthors_of_one_name_block_are_not_shared(curation_sample, editor):
+    """Issue 32: "Jae-Joon Lee" (0704.0706, with Myung Gyoon Lee, Ho-Gyu Lee, Hyung Mok Lee)
+    and "J. Lee" (0704.0423, with M. J. Lee, H. S. Lee) topped the queue on "shared
+    co-authors: h lee, m lee", name blocks of five different researchers, while the
+    comparison said none. One rule now (curation.coauthors): the same researcher, or the same
+    spelling where no researcher holds the slot. None, in both."""
+    jae_joon = Researcher.objects.get(display_name="Jae-Joon Lee")
+    j_lee = Authorship.objects.get(paper__arxiv_id="0704.0423", researcher__display_name="J. Lee").researcher
+    queue = same_name_queue()
+    at, pair = next((i, c) for i, c in enumerate(queue) if {c.a.pk, c.b.pk} == {jae_joon.pk, j_lee.pk})
+    assert (pair.shared_coauthors, pair.tier, pair.tier_label) == ([], 4, "compatible names")
+    assert queue[0].tier == 3 and queue[0].shared_coauthors == []
+    assert [e.shared_coauthors for e in merge_evidence([jae_joon.pk, j_lee.pk])] == [[], []]
+    page = editor.get(f"/admin/curation/queue/?page={at // 50 + 1}").content.decode()
+    assert "co-authors: h lee" not in page and "co-authors: m lee" not in page
+    compared = editor.get(f"/admin/curation/merge/?ids={jae_joon.pk},{j_lee.pk}").content.decode()
+    assert _comparison_row(compared).count(">none</td>") == 2
+
+
+def test_sample_a_coauthor_researcher_is_shared_in_queue_and_comparison(curation_sample, editor):
+    """ "Srijit Bhattacharya" and "S. Bhattacharya", authors of the sample's 0801.3882, share its
+    13 other authors' researcher records (Deepak Pandit, Surajit Pal, T.K. Rana ...): the
+    queue and the comparison list the same 13 names."""
+    queue = same_name_queue()
+    at, pair = pair_of(queue, "Srijit Bhattacharya", "S. Bhattacharya")
+    assert pair.together == ["0801.3882"]
+    assert len(pair.shared_coauthors) == 13
+    assert pair.shared_coauthors[:3] == ["A. De", "A. Dey", "C. Bhattacharya"]
+    assert {"Deepak Pandit", "Surajit Pal", "T.K. Rana"} <= set(pair.shared_coauthors)
+    columns = merge_evidence([pair.a.pk, pair.b.pk])
+    assert [e.shared_coauthors for e in columns] == [pair.shared_coauthors, pair.shared_coauthors]
+    page = editor.get(f"/admin/curation/queue/?page={at // 50 + 1}").content.decode()
+    assert "co-authors: " + ", ".join(pair.shared_coauthors) in page
+    compared = editor.get(f"/admin/curation/merge/?ids={pair.a.pk},{pair.b.pk}").content.decode()
+    assert _comparison_row(compared).count(", ".join(pair.shared_coauthors)) == 2
 
 
 def test_sample_proposes_a_compound_family_name_across_blocks(curation_sample):
@@ -145,8 +189,8 @@ def test_tiers_identical_with_coauthors_then_compatible_with_coauthors_then_the_
         ("Jian-Sheng Wang", "Jian Wang", 4),
     ]
     same, compatible, rest = queue
-    assert same.shared_coauthors == ["i martin"]
-    assert compatible.shared_coauthors == ["s kundu", "s pal", "t ghosh"]
+    assert same.shared_coauthors == ["I. Martin"]
+    assert compatible.shared_coauthors == ["S. Kundu", "S. Pal", "T. Ghosh"]
     assert compatible.score > same.score
     assert compatible.why == "initials against spelled-out names, or a missing middle name"
     assert rest.shared_coauthors == []
@@ -166,7 +210,7 @@ def test_authors_of_one_paper_together_go_last():
         ("Srijit Bhattacharya", "S. Bhattacharya", 6),
     ]
     assert queue[1].together == ["2302.00201"]
-    assert queue[1].shared_coauthors == ["s kundu", "s pal", "t ghosh"]
+    assert queue[1].shared_coauthors == ["S. Kundu", "S. Pal", "T. Ghosh"]
 
 
 def test_variant_spelling_across_blocks_with_shared_coauthors(django_assert_max_num_queries):
@@ -187,7 +231,7 @@ def test_variant_spelling_across_blocks_with_shared_coauthors(django_assert_max_
         "variant spelling",
         "“Vidal” is one part of the family name “Soler-Vidal”",
     )
-    assert pair.shared_coauthors == ["l ferrer", "o puig"]
+    assert pair.shared_coauthors == ["Laia Ferrer", "Oriol Puig"]
 
 
 @pytest.mark.parametrize(

@@ -23,10 +23,11 @@ from curation.errors import CurationConflict, CurationError
 from curation.marks import CONFIDENCE_EDITOR
 from curation.models import CurationRecord
 from curation.reassign import authorship_reassign
-from curation.selectors import curation_history, evidence_in_words
+from curation.review import evidence_in_words
+from curation.selectors import curation_history
 from curation.undo import curation_undo
+from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, MatchConstraint, Researcher
-from researchers.services import researchers_refresh
 
 from .conftest import researcher_of
 from .test_matcher import holders, rematch

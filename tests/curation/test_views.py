@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from curation.models import CurationRecord, PairDecision
-from curation.selectors import same_name_queue
+from curation.queue import same_name_queue
 from researchers.models import Authorship, Researcher
 
 from .conftest import researcher_of

@@ -9,8 +9,8 @@ from papers import harvest
 from papers.authors import classify_slot, collaboration_key, group_names
 from papers.models import Collaboration, PaperAuthor, PaperCollaboration
 from papers.oai import parse_oai_response
+from researchers.matching_local import researchers_match_local
 from researchers.models import Researcher
-from researchers.services import researchers_match_local
 
 OAI = "arxiv/oai"
 

@@ -17,8 +17,8 @@ from django.db.migrations.executor import MigrationExecutor
 
 from papers.models import Collaboration, PaperAuthor, PaperCollaboration
 from papers.text import make_slug
+from researchers.matching_local import researchers_match_local
 from researchers.models import Authorship, Researcher, RetiredResearcher
-from researchers.services import researchers_match_local
 
 pytestmark = pytest.mark.django_db
 

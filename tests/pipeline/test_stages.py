@@ -21,9 +21,10 @@ from papers.harvest import harvest_files
 from papers.models import Category, Paper, PaperAuthor
 from papers.taxonomy import load_taxonomy
 from researchers.clients import openalex
+from researchers.matching_sources import researchers_attach_from_source
 from researchers.models import Authorship, Researcher
 from researchers.records import SourceAuthor, SourceWork
-from researchers.services import researchers_attach_from_source, researchers_match_authors
+from researchers.services import researchers_match_authors
 from researchers.signals import source_authors_aligned
 from tests.celery_helpers import test_database_url as database_url
 from tests.conftest import FIXTURES

@@ -3,9 +3,9 @@
 import pytest
 
 from papers.models import Paper, PaperAuthor
+from researchers.matching_sources import researchers_attach_from_source
 from researchers.models import Authorship, ExternalIdentity, MatchMethod, Researcher
 from researchers.records import SourceAuthor, SourceWork
-from researchers.services import researchers_attach_from_source
 
 ORCID = "0000-0001-9308-3885"  # Panagiotis D. Ritsos (recorded OpenAlex work W3188841554)
 

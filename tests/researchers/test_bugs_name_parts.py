@@ -13,10 +13,11 @@ import pytest
 
 from papers.models import Category, Paper, PaperAuthor, PaperVersion
 from researchers.clients import openalex, semanticscholar
+from researchers.matching_local import researchers_match_local
 from researchers.models import Authorship, Researcher
 from researchers.names import names_compatible, parse_name
 from researchers.selectors import slots_for_review
-from researchers.services import researchers_match_authors, researchers_match_local
+from researchers.services import researchers_match_authors
 from tests.conftest import FIXTURES
 
 OA_WORKS = json.loads((FIXTURES / "openalex" / "edited_name_parts_works.json").read_text())

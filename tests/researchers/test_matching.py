@@ -6,9 +6,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from papers.models import Paper, PaperAuthor
+from researchers.matching_local import researchers_match_local
 from researchers.models import Authorship, MatchConstraint, MatchMethod, Researcher
 from researchers.selectors import authors_with_researchers, position_counts
-from researchers.services import researchers_match_local
 
 pytestmark = pytest.mark.django_db
 

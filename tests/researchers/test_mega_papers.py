@@ -11,9 +11,10 @@ from django.test.utils import CaptureQueriesContext
 from papers.harvest import harvest_files
 from papers.models import Paper, PaperAuthor
 from researchers.clients import semanticscholar
+from researchers.matching_sources import align_authors
 from researchers.models import Authorship, ExternalIdentity, MatchMethod, Researcher
 from researchers.records import SourceAuthor
-from researchers.services import align_authors, researchers_match_authors
+from researchers.services import researchers_match_authors
 from tests.conftest import FIXTURES
 
 # Both written by tests/fixtures/semanticscholar/make_edited_3000.py (see the README there).

@@ -24,15 +24,13 @@ import pytest
 
 from papers.models import Paper, PaperAuthor
 from researchers.clients import openalex, semanticscholar
+from researchers.matching_local import researchers_match_local
+from researchers.matching_sources import researchers_attach_from_source
 from researchers.models import Authorship, ExternalIdentity, MatchConstraint, MatchMethod, Researcher
 from researchers.names import is_junk_name, is_tombstone_name, parse_name, person_names_compatible
 from researchers.orcid import normalize_orcid, orcid_is_placeholder
 from researchers.records import SourceAuthor, SourceWork
-from researchers.services import (
-    researchers_attach_from_source,
-    researchers_match_authors,
-    researchers_match_local,
-)
+from researchers.services import researchers_match_authors
 from tests.conftest import FIXTURES
 
 S2 = FIXTURES / "semanticscholar"

@@ -11,7 +11,7 @@ import pytest
 
 from papers import harvest
 from papers.models import Collaboration, Paper, PaperCollaboration
-from researchers.services import researchers_match_local
+from researchers.matching_local import researchers_match_local
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from lxml import html as lxml_html
 
 from papers import harvest
 from papers.models import Paper
+from researchers.matching_local import researchers_match_local
 from researchers.models import Authorship
-from researchers.services import researchers_match_local
 from tests.conftest import FIXTURES, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
 
 pytestmark = pytest.mark.django_db
