@@ -52,12 +52,15 @@ from .records import SourceAuthor, SourceProfile, SourceWork
 # Works one person's profile can hold. Real profiles recorded in shared/data/openalex/authors:
 # the largest is Vincent Larivière's, 617 works in a prolific bibliometrics career (56 in his
 # busiest year); the other eleven hold 2 to 265. "Hyperprolific" authors (Ioannidis, Klavans
-# and Boyack, Nature 561, 167-169, 2018) publish 72 or more papers in a year; 1,500 is twenty
-# years at that pace, or two decades in an LHC collaboration signing every paper of it. The
-# over-merged profiles of ourresearch/OpenAlex#5 hold tens of thousands. A real person above
-# it loses only the registry's id as evidence: the slot still goes where the archive's
-# institution and co-authors agree, or to an editor.
-MAX_WORKS = 1_500
+# and Boyack, Nature 561, 167-169, 2018) publish 72 or more papers in a year. The bound must
+# also leave room for high-energy physics: a member of ATLAS or CMS since 2008 signs every
+# collaboration paper (over 1,000 each by 2024, several hundred a year with conference notes),
+# and a registry that lists preprint and journal version apart doubles that, so a real person
+# there can hold 2,000-3,500 works. 5,000 keeps them and still refuses the over-merged profiles
+# of ourresearch/OpenAlex#5, which hold tens of thousands. A real person above it loses only the
+# registry's id as evidence: the slot still goes where the archive's institution and co-authors
+# agree, or to an editor.
+MAX_WORKS = 5_000
 # Institutions one person's works name within INSTITUTION_WINDOW_YEARS consecutive years.
 # The recorded profiles name 1 to 10 institutions over careers of up to 21 years (Jevin D.
 # West: 8 over 2004-2025; four stop at exactly 10, which may be the API's cap, so this is a
@@ -82,7 +85,7 @@ def _institutions_at_once(profile: SourceProfile) -> int:
 
 
 def profile_implausible(profile: SourceProfile | None) -> str:
-    """Why ``profile`` cannot be one person, in words (``"48,000 works (more than 1,500)"``),
+    """Why ``profile`` cannot be one person, in words (``"48,000 works (more than 5,000)"``),
     or ``""`` when it can (or nothing is known of it). The thresholds and their grounds are
     :data:`MAX_WORKS` and :data:`MAX_INSTITUTIONS`. Pure."""
     if profile is None:

@@ -23,10 +23,6 @@ from papers.examples import url_examples_forget
 
 pytestmark = pytest.mark.django_db
 
-# The API root answers 500 before its own fix (the API part of issue 32, another branch);
-# llms.txt names it as the API's prefix. Every other link is followed.
-PENDING_ELSEWHERE = {"/api/v1/"}
-
 
 @pytest.fixture(autouse=True)
 def _fresh_examples():
@@ -106,7 +102,7 @@ def _collect(client) -> dict[str, set[str]]:
 
 def test_every_example_link_answers(client, matched_sample):
     links = _collect(client)
-    every = set().union(*links.values()) - PENDING_ELSEWHERE
+    every = set().union(*links.values())
     for path in sorted(every):
         _answers(client, path)
     # The examples are records of this sample, chosen when the pages render.
@@ -151,7 +147,7 @@ def test_api_docs_try_it_out_sends_papers_held(client, matched_sample):
 
 def test_an_empty_archive_shows_patterns_and_no_dead_link(client):
     links = _collect(client)
-    for path in sorted(set().union(*links.values()) - PENDING_ELSEWHERE):
+    for path in sorted(set().union(*links.values())):
         _answers(client, path)
     llms = client.get("/llms.txt").content.decode()
     assert "and so does the old-style form (`/papers/<archive>/<number>`)." in llms
