@@ -139,3 +139,28 @@ def wait_for(predicate, timeout: float = 60.0, interval: float = 0.25):
             return value
         time.sleep(interval)
     return predicate()
+
+
+@contextmanager
+def app_on_broker(app, broker: str):
+    """Point this process's Celery ``app`` at ``broker`` for the block, then back.
+
+    Setting ``broker_url`` alone is not enough: an earlier ``.delay()`` in the same test
+    process (any test that sent a task) leaves ``app.pool`` holding producer connections to
+    the default broker, and publishing would go there (the embedded Redis socket, absent in
+    a test run). The pool is closed and dropped on the way in and out.
+    """
+
+    def forget_pool() -> None:
+        pool = getattr(app, "_pool", None)
+        if pool is not None:
+            pool.force_close_all()
+        app._pool = None
+
+    forget_pool()
+    app.conf.broker_url = broker
+    try:
+        yield app
+    finally:
+        forget_pool()
+        app.conf.broker_url = None

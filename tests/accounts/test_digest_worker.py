@@ -14,7 +14,7 @@ import pytest
 from accounts import services
 from accounts.models import Digest
 from tests.accounts.conftest import backdate_follows
-from tests.celery_helpers import celery_worker, redis_server, wait_for
+from tests.celery_helpers import app_on_broker, celery_worker, redis_server, wait_for
 
 pytestmark = [pytest.mark.celery, pytest.mark.django_db(transaction=True)]
 
@@ -71,22 +71,18 @@ def test_digest_job_in_a_real_worker_sends_each_paper_once(archive, reader, smtp
         "EMAIL_USE_TLS": "0",
         "DEFAULT_FROM_EMAIL": "wovepaper <digest@example.org>",
     }
-    with redis_server() as broker, celery_worker(broker, env) as worker:
-        app.conf.broker_url = broker
+    with redis_server() as broker, celery_worker(broker, env) as worker, app_on_broker(app, broker):
         log = Path(worker.log_path)
-        try:
-            tasks.send_digests.delay()  # the beat job: one accounts.send_digest per due user
-            assert wait_for(lambda: len(SmtpSink.received) == 1, timeout=90), log.read_text()[-3000:]
-            # The broker redelivers the user's task (a lost ack), twice, and the beat runs again.
-            tasks.send_digest.delay(user_id=reader.pk)
-            tasks.send_digest.delay(user_id=reader.pk)
-            tasks.send_digests.delay()
-            # 2 beat runs + 3 digest tasks (the second beat finds nobody due).
-            done = wait_for(lambda: log.read_text().count(" succeeded in ") >= 5, timeout=90)
-            assert done, log.read_text()[-3000:]
-            text = log.read_text()
-        finally:
-            app.conf.broker_url = None
+        tasks.send_digests.delay()  # the beat job: one accounts.send_digest per due user
+        assert wait_for(lambda: len(SmtpSink.received) == 1, timeout=90), log.read_text()[-3000:]
+        # The broker redelivers the user's task (a lost ack), twice, and the beat runs again.
+        tasks.send_digest.delay(user_id=reader.pk)
+        tasks.send_digest.delay(user_id=reader.pk)
+        tasks.send_digests.delay()
+        # 2 beat runs + 3 digest tasks (the second beat finds nobody due).
+        done = wait_for(lambda: log.read_text().count(" succeeded in ") >= 5, timeout=90)
+        assert done, log.read_text()[-3000:]
+        text = log.read_text()
     # Each task's return value, from the worker's log: papers sent, users queued.
     sent = re.findall(r"accounts\.send_digest\[[^\]]+\] succeeded in [0-9.]+s: (\d+)", text)
     queued = re.findall(r"accounts\.send_digests\[[^\]]+\] succeeded in [0-9.]+s: (\d+)", text)

@@ -25,7 +25,7 @@ from semantic.models import PaperEmbedding
 from semantic.schema import vector_column_exists
 from tests.accounts.conftest import make_reader
 from tests.accounts.test_digest_worker import SmtpSink, smtp_sink  # noqa: F401 - fixture
-from tests.celery_helpers import celery_worker, redis_server, wait_for
+from tests.celery_helpers import app_on_broker, celery_worker, redis_server, wait_for
 from tests.oai_replay import DailyOaiServer
 from wove.models import StageRun
 
@@ -105,38 +105,34 @@ def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(client, smtp_
             "EMAIL_PORT": str(smtp_sink),
             "EMAIL_USE_TLS": "0",
         }
-        with celery_worker(broker, env) as worker:
-            app.conf.broker_url = broker
+        with celery_worker(broker, env) as worker, app_on_broker(app, broker):
             log = Path(worker.log_path)
-            try:
-                # Day 1: beat's harvests, and nothing else sent by anyone.
-                beat_harvests(app, broker)
-                assert wait_for(chains_done(2), timeout=600), log.read_text()[-4000:]
-                day1 = set(Paper.objects.values_list("arxiv_id", flat=True))
-                assert len(day1) == 51
-                assert not unmatched_slots().exists()
-                assert not papers_to_sign().exists()
-                assert client.get(f"/papers/{DAY2_DELETED}", follow=True).status_code == 200
-                assert DAY2_DELETED in sitemap_text(client)
-                # A reader follows a day-1 researcher before day 2 comes.
-                sharpe = Researcher.objects.get(display_name="Eric Sharpe")
-                reader = make_reader("ada@example.org")
-                account_services.follow_create(user_id=reader.pk, target=sharpe)
-                account_services.account_settings_update(user_id=reader.pk, digest_frequency="daily")
+            # Day 1: beat's harvests, and nothing else sent by anyone.
+            beat_harvests(app, broker)
+            assert wait_for(chains_done(2), timeout=600), log.read_text()[-4000:]
+            day1 = set(Paper.objects.values_list("arxiv_id", flat=True))
+            assert len(day1) == 51
+            assert not unmatched_slots().exists()
+            assert not papers_to_sign().exists()
+            assert client.get(f"/papers/{DAY2_DELETED}", follow=True).status_code == 200
+            assert DAY2_DELETED in sitemap_text(client)
+            # A reader follows a day-1 researcher before day 2 comes.
+            sharpe = Researcher.objects.get(display_name="Eric Sharpe")
+            reader = make_reader("ada@example.org")
+            account_services.follow_create(user_id=reader.pk, target=sharpe)
+            account_services.account_settings_update(user_id=reader.pk, digest_frequency="daily")
 
-                # Day 2: new papers, a new version of a day-1 paper, a deleted header.
-                oai.today = "2026-11-02"
-                beat_harvests(app, broker)
-                assert wait_for(chains_done(4), timeout=600), log.read_text()[-4000:]
-                assert wait_for(lambda: len(SmtpSink.received) >= 1, timeout=120), log.read_text()[-4000:]
-                after_day2 = snapshot()
+            # Day 2: new papers, a new version of a day-1 paper, a deleted header.
+            oai.today = "2026-11-02"
+            beat_harvests(app, broker)
+            assert wait_for(chains_done(4), timeout=600), log.read_text()[-4000:]
+            assert wait_for(lambda: len(SmtpSink.received) >= 1, timeout=120), log.read_text()[-4000:]
+            after_day2 = snapshot()
 
-                # The same day again: the pipeline finds nothing to do.
-                beat_harvests(app, broker)
-                assert wait_for(chains_done(6), timeout=600), log.read_text()[-4000:]
-                text = log.read_text()
-            finally:
-                app.conf.broker_url = None
+            # The same day again: the pipeline finds nothing to do.
+            beat_harvests(app, broker)
+            assert wait_for(chains_done(6), timeout=600), log.read_text()[-4000:]
+            text = log.read_text()
 
     assert " raised unexpected" not in text and "Traceback" not in text, text[-4000:]
     papers = set(Paper.objects.values_list("arxiv_id", flat=True))
