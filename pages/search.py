@@ -271,10 +271,10 @@ def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortK
 
     The filters and the semantic ranking are the search page's (:func:`_filters`,
     :func:`semantic_ranking`, applied with ``sort=relevance`` only); the order name is then
-    ``hybrid`` or ``semantic`` and papers sort by their fused score. Otherwise query text matches every paper by full text (no
-    :data:`MATCH_CAP`: the API caps its count instead) and ``relevance`` sorts by
-    ``ts_rank``; without query text ``relevance`` is ``newest``. The search vector is
-    deferred.
+    ``hybrid`` or ``semantic`` and papers sort by their fused score. Otherwise query text
+    matches every paper by full text (no :data:`MATCH_CAP`: the API caps its count instead)
+    and ``relevance`` sorts by ``ts_rank``; without query text ``relevance`` is ``newest``.
+    The search vector is deferred.
     """
     papers = Paper.objects.public().filter(_filters(search)).select_related("primary_category")
     papers = papers.defer("search_vector")  # the tsvector is large and never shown

@@ -159,4 +159,6 @@ def test_researcher_page_offers_most_cited_and_the_citations_chart_only_with_cou
     assert page.xpath("//select[@name='sort']/option/text()") == ["Newest", "Oldest", "Most cited"]
     assert page.xpath("string(//h2[@id='years-h'])") == "papers and citations per year"
     assert "Citation counts from Semantic Scholar or OpenAlex" in page.text_content()
-    assert "2008: 1 paper · 12 citations" in " ".join(page.xpath("string(//ol[@class='bars years-bars'])").split())
+    assert "2008: 1 paper · 12 citations" in " ".join(
+        page.xpath("string(//ol[@class='bars years-bars'])").split()
+    )
