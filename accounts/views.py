@@ -10,7 +10,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -18,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from papers.feeds import PaperFeed
 from papers.models import Paper
+from wove.paginator import SitePaginator
 
 from . import services
 from .forms import DeleteAccountForm, DigestSettingsForm
@@ -95,7 +95,9 @@ def unfollow(request: HttpRequest, kind: str, key: str) -> HttpResponse:
 def following(request: HttpRequest) -> HttpResponse:
     """``/accounts/following``: what the signed-in user follows and the newest papers from it."""
     groups = follows_for_user(request.user.pk)
-    page = Paginator(papers_for_user(request.user.pk), FOLLOWING_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = SitePaginator(papers_for_user(request.user.pk), FOLLOWING_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
     reasons = follow_reasons(request.user.pk, [paper.pk for paper in page])
     row = services.account_settings_get(user_id=request.user.pk)
     response = render(

@@ -9,7 +9,6 @@ from collections import Counter
 from urllib.parse import urlsplit
 
 from django.contrib import admin, messages
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -18,6 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_POST
 
 from researchers.models import Authorship, Researcher
+from wove.paginator import SitePaginator
 
 from .confirm import CONFIRM_REASON, authorship_confirm
 from .errors import CurationError
@@ -273,7 +273,7 @@ def same_name_queue_view(request: HttpRequest) -> HttpResponse:
     evidence is read for the page's pairs alone."""
     name = request.GET.get("name", "").strip()[:200]
     entries = same_name_queue_entries(name=name)
-    page = Paginator(entries, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = SitePaginator(entries, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     page.object_list = queue_rows(page.object_list)
     per_tier = Counter(e.tier for e in entries)
     reviews, review_count = review_rows()
@@ -328,7 +328,9 @@ def unconfirmed_queue_view(request: HttpRequest) -> HttpResponse:
     researchers of the block and the editor's choices: confirm (one POST), reassign
     (a confirmation page), compare (the merge page, returning here)."""
     block = request.GET.get("block", "").strip()
-    page = Paginator(unconfirmed_authorships(block=block), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = SitePaginator(unconfirmed_authorships(block=block), QUEUE_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
     query = {"block": block} if block else {}
     return render(
         request,

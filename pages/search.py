@@ -92,6 +92,8 @@ class PaperSearch:
     match_rows: list[tuple[int, list[str], datetime | None]] | None = None
     # Set by tab_counts: at least MATCH_CAP papers match (with or without query text).
     large: bool = False
+    # Set by parse_search: some public paper has a citation count, so "Most cited" is offered.
+    citations: bool = False
 
     @property
     def effective_sort(self) -> str:
@@ -146,9 +148,10 @@ def _resolve_institution(raw: str) -> Institution | None:
 
 
 def parse_search(params: QueryDict) -> PaperSearch:
-    """Read ``q``, ``type``, ``category``, ``from``, ``to``, ``researcher``, ``institution``
-    and ``sort`` from a query string. Bad values are dropped (and named in ``problems``),
-    never an error: a search page always renders."""
+    """Read ``q``, ``type``, ``category``, ``from``, ``to``, ``researcher``, ``institution``,
+    ``sort`` and ``mode`` from a query string. Bad values are dropped (and named in
+    ``problems``), never an error: a search page always renders. ``sort=cited`` while no paper
+    has a citation count (:func:`citation_counts_exist`) sorts by relevance and says so."""
     search = PaperSearch(q=" ".join(params.get("q", "").split())[:500])
     tab = params.get("type", "papers")
     search.tab = tab if tab in TABS else "papers"
@@ -173,19 +176,33 @@ def parse_search(params: QueryDict) -> PaperSearch:
             search.problems.append("No institution by that name or id")
     sort = params.get("sort", "relevance")
     search.sort = sort if sort in SORTS else "relevance"
+    search.citations = citation_counts_exist()
+    if search.sort == "cited" and not search.citations:
+        # Every paper would tie: the list would be "newest" under another name.
+        search.problems.append("No paper here has a citation count yet, so “Most cited” cannot sort")
+        search.sort = "relevance"
     mode = params.get("mode", "hybrid")
     search.mode = mode if mode in MODES else "hybrid"
     return search
+
+
+def citation_counts_exist() -> bool:
+    """True when some public paper has a citation count (``Paper.cited_by_count``: Semantic
+    Scholar's ``citationCount`` or OpenAlex's ``cited_by_count``, recorded when that registry's
+    record of the paper is matched to its authors, see ``researchers.services``; or set by an
+    editor). The page offers "Most cited" only then. One probe of ``paper_cited_idx``."""
+    return Paper.objects.public().filter(cited_by_count__isnull=False).exists()
 
 
 def semantic_ranking(search: PaperSearch) -> Ranking | None:
     """The :class:`semantic.integration.Ranking` of ``search`` by ``search.mode`` (``hybrid``:
     reciprocal-rank fusion of full-text and vector results; ``semantic``: vectors alone),
     within the search's filters, at most :data:`SEMANTIC_LIMIT` papers; ``None`` when
-    keyword search applies: keyword mode, another sort than relevance, no query text, or
+    keyword search applies: keyword mode, no query text, a query with keyword operators, or
     semantic search unavailable (``search.semantic_note`` says why). Sets
-    ``search.applied_mode`` to the mode that ran."""
-    if not search.q or search.effective_sort != "relevance" or search.mode == "keyword":
+    ``search.applied_mode`` to the mode that ran. The sort does not decide the mode: the
+    page sorts the ranked papers by date or citations when asked (issue 32)."""
+    if not search.q or search.mode == "keyword":
         return None
     within = Paper.objects.public().filter(_filters(search))
     ranking = rank_if_ready(query=search.q, mode=search.mode, within=within, limit=SEMANTIC_LIMIT)
@@ -252,15 +269,17 @@ def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortK
     name, sort keys)``, keys from :data:`papers.querysets.PAPER_ORDERS`.
 
     The filters and the semantic ranking are the search page's (:func:`_filters`,
-    :func:`semantic_ranking`); the order name is then ``hybrid`` or ``semantic`` and papers
-    sort by their fused score. Otherwise query text matches every paper by full text (no
-    :data:`MATCH_CAP`: the API caps its count instead) and ``relevance`` sorts by
-    ``ts_rank``; without query text ``relevance`` is ``newest``. The search vector is
-    deferred.
+    :func:`semantic_ranking`, applied with ``sort=relevance`` only); the order name is then
+    ``hybrid`` or ``semantic`` and papers sort by their fused score. Otherwise query text
+    matches every paper by full text (no :data:`MATCH_CAP`: the API caps its count instead)
+    and ``relevance`` sorts by ``ts_rank``; without query text ``relevance`` is ``newest``.
+    The search vector is deferred.
     """
     papers = Paper.objects.public().filter(_filters(search)).select_related("primary_category")
     papers = papers.defer("search_vector")  # the tsvector is large and never shown
-    ranking = semantic_ranking(search)
+    # The API ranks by meaning only for sort=relevance: its default sort is newest, and a
+    # newest-first list of every full-text match must stay that (not the top 200 by meaning).
+    ranking = semantic_ranking(search) if search.effective_sort == "relevance" else None
     if ranking is not None:
         score = Case(
             *[When(pk=pk, then=Value(value)) for pk, value in ranking.results],
@@ -306,7 +325,10 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     """Papers matching ``search``, filtered and sorted, with ``rank`` annotated (0 without
     query text) and, with query text, ``title_marked``/``snippet``: ``ts_headline`` of the
     title and abstract with matches between :data:`MARK_START` and :data:`MARK_STOP`
-    (evaluated only for the rows of the page shown). The search vector is deferred."""
+    (evaluated only for the rows of the page shown). The search vector is deferred.
+
+    With a semantic ranking (``search.ranked_ids``) the list is the ranked papers: in
+    ranking order for ``relevance``, else the same papers by ``newest`` or ``cited``."""
     ranked_ids = search.ranked_ids
     if search.match_rows is not None:
         papers = Paper.objects.filter(_ids_q([row[0] for row in search.match_rows]))
@@ -325,7 +347,7 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     else:
         papers = papers.annotate(rank=Value(0.0))
     sort = search.effective_sort
-    if ranked_ids is not None:
+    if ranked_ids is not None and sort == "relevance":
         position = Case(
             *[When(pk=pk, then=Value(i)) for i, pk in enumerate(ranked_ids)], default=Value(len(ranked_ids))
         )

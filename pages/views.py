@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.sitemaps.views import x_robots_tag
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -14,6 +13,7 @@ from papers.examples import url_examples
 from papers.fetch import FetchRefused, QueueUnavailable, arxiv_fetch_request
 from papers.identifiers import try_parse_arxiv_id
 from papers.models import ArxivFetch, Paper
+from wove.paginator import SitePaginator
 
 from . import search as site_search
 from .paper_views import category_alias_redirect
@@ -53,13 +53,13 @@ def search(request: HttpRequest) -> HttpResponse:
     }
     if params.tab == "researchers":
         rows = site_search.researchers_matching(params.q)
-        context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+        context["page"] = SitePaginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     elif params.tab == "institutions":
         rows = site_search.institutions_matching(params.q)
-        context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+        context["page"] = SitePaginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     else:
         papers = site_search.search_papers(params)
-        paginator = Paginator(papers, PAGE_SIZE)
+        paginator = SitePaginator(papers, PAGE_SIZE)
         paginator.count = counts["papers"]  # already counted for the tabs; saves a query
         context["page"] = paginator.get_page(request.GET.get("page"))
         context["facets"] = site_search.facets_for_page(params)

@@ -45,7 +45,9 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     """The researcher page ``/researchers/<id>-<slug>`` (SPEC.md "Researcher page").
 
     A wrong slug or a merged-away id answers 301. Query: ``category`` (primary category
-    filter), ``sort`` (``newest``, ``oldest``, ``cited``), ``page``.
+    filter), ``sort`` (``newest``, ``oldest``, ``cited``), ``page``. ``cited`` is offered only
+    when one of the researcher's papers has a citation count; asked for without one, the
+    list is newest first and the page says so.
     """
     researcher, moved = researcher_resolve(int(pk))
     if researcher is None:
@@ -57,6 +59,11 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     if sort not in SORTS:
         sort = "newest"
     profile = researcher_profile(researcher, category=category, sort=sort)
+    sorts = [("newest", "Newest"), ("oldest", "Oldest")]
+    if profile["cited_papers"]:
+        sorts.append(("cited", "Most cited"))
+    # Without counts every paper ties: "most cited" is newest first under another name.
+    sort_unavailable = sort == "cited" and not profile["cited_papers"]
     paginator = CachedCountPaginator(profile["papers"], PAGE_SIZE, known_count=profile.pop("listed_count"))
     page = paginator.get_page(request.GET.get("page"))
     unconfirmed = researcher_unconfirmed_papers(researcher)
@@ -65,8 +72,9 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
         "page": page,
         "unconfirmed_papers": unconfirmed,
         "category": category,
-        "sort": sort,
-        "sorts": [("newest", "Newest"), ("oldest", "Oldest"), ("cited", "Most cited")],
+        "sort": "newest" if sort_unavailable else sort,
+        "sort_unavailable": sort_unavailable,
+        "sorts": sorts,
         **profile,
     }
     return render(request, "researchers/researcher_detail.html", context)

@@ -42,7 +42,7 @@ def rank_if_ready(*, query: str, mode: str, within: QuerySet[Paper], limit: int 
     if mode == "keyword" or not query.strip():
         return Ranking()
     if uses_operators(query):
-        return Ranking(note="Phrases, OR and -exclusions are keyword operators; these are keyword results.")
+        return Ranking(note="Phrases, OR and -word need keyword search: showing keyword results.")
     if not vector_column_exists():
         return Ranking(
             note="Semantic search is unavailable (the database has no pgvector extension); "

@@ -16,8 +16,9 @@ from typing import TypeVar
 
 from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
-from django.core.paginator import Paginator
 from django.db.models import QuerySet
+
+from .paginator import SitePaginator
 
 COUNT_CACHE_MIN = 10_000
 COUNT_CACHE_SECONDS = 300
@@ -60,8 +61,8 @@ def cached_when_large(key: str, compute: Callable[[], T], *, size: int, minimum:
     return value
 
 
-class CachedCountPaginator(Paginator):
-    """A :class:`~django.core.paginator.Paginator` whose total comes from :func:`count_cached`
+class CachedCountPaginator(SitePaginator):
+    """A :class:`wove.paginator.SitePaginator` whose total comes from :func:`count_cached`
     when ``object_list`` is a QuerySet, or is ``known_count`` when the caller already holds
     it (a researcher page's summary counts its papers)."""
 

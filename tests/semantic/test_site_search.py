@@ -67,7 +67,7 @@ def test_operators_run_as_keyword_search_and_counts_agree(semantic_ready, tiny_p
     services.embeddings_update()
     response = client.get("/search", {"q": "graphene -nanotubes"})
     assert _result_ids(response) == ["0000.00003"]
-    assert "keyword operators" in response.content.decode()
+    assert "Phrases, OR and -word need keyword search" in response.content.decode()
     response = client.get("/search", {"q": "carbon"})
     page = lxml_html.fromstring(response.content)
     shown = len(_result_ids(response))
