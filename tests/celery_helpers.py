@@ -148,19 +148,28 @@ def app_on_broker(app, broker: str):
     Setting ``broker_url`` alone is not enough: an earlier ``.delay()`` in the same test
     process (any test that sent a task) leaves ``app.pool`` holding producer connections to
     the default broker, and publishing would go there (the embedded Redis socket, absent in
-    a test run). The pool is closed and dropped on the way in and out.
+    a test run). The pools are closed and dropped on the way in and out
+    (``forget_broker_pools``).
     """
 
-    def forget_pool() -> None:
-        pool = getattr(app, "_pool", None)
-        if pool is not None:
-            pool.force_close_all()
-        app._pool = None
-
-    forget_pool()
+    forget_broker_pools(app)
     app.conf.broker_url = broker
     try:
         yield app
     finally:
-        forget_pool()
+        forget_broker_pools(app)
         app.conf.broker_url = None
+
+
+def forget_broker_pools(app) -> None:
+    """Close and drop ``app``'s broker connection pool and the producer pool built on it.
+
+    Celery caches two pools: ``app._pool`` (connections) and ``app.amqp._producer_pool``
+    (producers over those connections). Dropping only the first leaves the second holding
+    the closed one, and the next ``.delay()`` fails with "Acquire on closed pool".
+    """
+    pool = getattr(app, "_pool", None)
+    if pool is not None:
+        pool.force_close_all()
+    app._pool = None
+    app.amqp._producer_pool = None

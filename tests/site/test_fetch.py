@@ -16,6 +16,7 @@ from papers.arxiv_api import ArxivApiClient, ArxivApiError, parse_feed
 from papers.fetch import FetchRefused, check_fetchable
 from papers.fetch_run import arxiv_fetch_run
 from papers.models import ArxivFetch, Paper
+from tests.celery_helpers import forget_broker_pools
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -239,7 +240,7 @@ def test_a_broker_that_does_not_answer_gives_503_and_the_next_request_queues_aga
     # Port 9 (discard) on the loopback: nothing listens, the connection is refused at once.
     monkeypatch.setitem(app.conf, "broker_url", "redis://127.0.0.1:9/0")
     monkeypatch.setitem(app.conf, "task_publish_retry", False)
-    monkeypatch.setattr(app, "_pool", None, raising=False)
+    forget_broker_pools(app)
     response = client.post("/papers/fetch", {"arxiv_id": "astro-ph/0601001"})
     assert response.status_code == 503
     assert response["Retry-After"] == "60"
@@ -248,6 +249,7 @@ def test_a_broker_that_does_not_answer_gives_503_and_the_next_request_queues_aga
     assert (fetch.status, fetch.finished_at) == ("failed", None)
     # The broker is back: the next request queues the fetch again (no day's wait).
     monkeypatch.undo()
+    forget_broker_pools(app)  # the pools now hold the refused connection
     sent = []
     monkeypatch.setattr(fetch_paper, "delay", lambda arxiv_id: sent.append(arxiv_id))
     response = client.post("/papers/fetch", {"arxiv_id": "astro-ph/0601001"})
