@@ -19,7 +19,7 @@ from researchers.schemas import ResearcherOut
 from researchers.selectors import researchers_matching
 from wove.errors import Error
 
-from .search import full_text
+from .search import MATCH_CAP, full_text
 
 router = Router(tags=["search"])
 Kind = Literal["papers", "researchers", "institutions"]
@@ -37,9 +37,11 @@ class SearchParams(Schema):
 
 
 class PaperHits(Schema):
-    """Best papers by full-text rank and how many match."""
+    """Best papers by full-text rank (the search page's keyword mode) and how many match:
+    at most 5,000 are counted, as on the page; ``count_capped`` says more match."""
 
     count: int
+    count_capped: bool = False
     items: list[PaperOut]
 
 
@@ -86,7 +88,13 @@ def search(request: HttpRequest, params: Query[SearchParams]):
         ranked = papers.annotate(k_rank=Cast(SearchRank(vector, query), FloatField())).order_by(
             "-k_rank", "-submitted_at", "-arxiv_id"
         )
-        out["papers"] = {"count": papers.count(), "items": list(ranked[: params.limit])}
+        # Counted as the page counts (MATCH_CAP): a common word's every match is never read.
+        count = papers.order_by()[: MATCH_CAP + 1].count()
+        out["papers"] = {
+            "count": min(count, MATCH_CAP),
+            "count_capped": count > MATCH_CAP,
+            "items": list(ranked[: params.limit]),
+        }
     if "researchers" in params.kinds:
         researchers = researchers_matching(q)  # the site's Researchers tab reads the same
         items = list(researchers[: params.limit])

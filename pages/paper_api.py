@@ -27,7 +27,7 @@ from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
 from .schemas import BatchIn, BatchOut, PaperDetailOut, PaperFilter
-from .search import PaperSearch, keyset_papers
+from .search import MATCH_CAP, PaperSearch, keyset_papers
 
 router = Router(tags=["papers"])
 
@@ -35,8 +35,10 @@ LIST_ERRORS = {400: Error, 404: Error, 422: Error, 429: Error}
 DETAIL_ERRORS = {404: Error, 410: Error, 422: Error, 429: Error}
 
 
-def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[SortKey]]:
-    """Public papers narrowed by ``filters``; returns ``(queryset, order name, sort keys)``.
+def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[SortKey], bool]:
+    """Public papers narrowed by ``filters``; returns ``(queryset, order name, sort keys,
+    complete)``; ``complete`` is False when more papers qualify for a semantic or hybrid
+    ranking than it holds (the count is then a lower bound).
 
     The filters become the site search's :class:`pages.search.PaperSearch` and run through
     :func:`pages.search.keyset_papers`, the search page's filters and ranking. Raises
@@ -66,11 +68,13 @@ def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[Sort
         search.institution = institution_resolve(filters.institution, follow_successors=True).institution
         if search.institution is None:
             raise ApiError(404, "not_found", f"No institution matches {filters.institution!r}.")
-    return keyset_papers(search)
+    papers, order, keys = keyset_papers(search)
+    return papers, order, keys, search.ranked_complete
 
 
-# A full-text query counts at most this many matches; above it the page says count_capped.
-SEARCH_COUNT_CAP = 10_000
+# A full-text query counts at most this many matches, as the search page does (MATCH_CAP),
+# so the two give the same count; above it the meta says count_capped.
+SEARCH_COUNT_CAP = MATCH_CAP
 
 
 # operation_id: the ids the OpenAPI document gave these operations when they lived in
@@ -90,7 +94,7 @@ def list_papers(
     first), ``relevance`` (full-text rank of ``q``). Page with ``page``/``size`` (``count``
     and ``pages`` given) or follow ``next_cursor`` for deep traversal (no count).
     """
-    papers, order, keys = filter_papers(filters)
+    papers, order, keys, complete = filter_papers(filters)
     mode = order if order in ("hybrid", "semantic") else "keyword"
     if order in ("hybrid", "semantic"):
         order = f"relevance-{order}"  # cursors of one mode are not valid in another
@@ -99,6 +103,8 @@ def list_papers(
     )
     if filters.q:
         response["X-Search-Mode"] = mode
+    if not complete and paged.meta.get("count") is not None:
+        paged.meta["count_capped"] = True  # more papers are close in meaning than were ranked
     return {"items": paged.items, **paged.meta}
 
 

@@ -83,10 +83,13 @@ class PaperSearch:
     include_merged_away: bool = True
     # Set by search_papers: the mode that actually ran, and why semantic did not.
     applied_mode: str = "keyword"
-    # Set by tab_counts: the keyword matches reached MATCH_CAP (counts are "at least").
+    # Set by tab_counts: the keyword matches reached MATCH_CAP, or more papers qualify for a
+    # semantic or hybrid search than its SEMANTIC_LIMIT (counts are "at least").
     capped: bool = False
     semantic_note: str = ""
     ranked_ids: list[int] | None = None
+    # Set by rank: False when more papers qualify for the semantic ranking than it holds.
+    ranked_complete: bool = True
     # Set by tab_counts for a keyword search: (id, categories, submitted_at) of the capped
     # match set, which the result list and the facets then read instead of matching again.
     match_rows: list[tuple[int, list[str], datetime | None]] | None = None
@@ -213,13 +216,6 @@ def semantic_ranking(search: PaperSearch) -> Ranking | None:
     return ranking
 
 
-def semantic_ranking_ids(search: PaperSearch) -> list[int] | None:
-    """Paper ids of :func:`semantic_ranking`, best first, or ``None`` when keyword search
-    applies."""
-    ranking = semantic_ranking(search)
-    return None if ranking is None else ranking.ids
-
-
 def _filters(search: PaperSearch, *, skip: str = "") -> Q:
     """The filter conditions of ``search`` as one ``Q``, leaving out the facet ``skip``
     (``category`` or ``year``) so its own counts show the alternatives."""
@@ -281,6 +277,7 @@ def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortK
     # newest-first list of every full-text match must stay that (not the top 200 by meaning).
     ranking = semantic_ranking(search) if search.effective_sort == "relevance" else None
     if ranking is not None:
+        search.ranked_complete = ranking.complete
         score = Case(
             *[When(pk=pk, then=Value(value)) for pk, value in ranking.results],
             default=Value(0.0),
@@ -303,7 +300,9 @@ def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortK
 def rank(search: PaperSearch) -> PaperSearch:
     """Decide once per request whether semantic ranking applies and keep its ids on
     ``search``, so the result list, tab counts and facets all count the same papers."""
-    search.ranked_ids = semantic_ranking_ids(search)
+    ranking = semantic_ranking(search)
+    search.ranked_ids = None if ranking is None else ranking.ids
+    search.ranked_complete = True if ranking is None else ranking.complete
     return search
 
 
@@ -524,7 +523,10 @@ def tab_counts(search: PaperSearch) -> dict[str, int]:
         counts = {"papers": len(search.match_rows)}
     else:
         counts = {"papers": count_cached(_matching(search, _filters(search)))}
-    search.capped = bool(search.q) and search.ranked_ids is None and counts["papers"] >= MATCH_CAP
+    if search.ranked_ids is None:
+        search.capped = bool(search.q) and counts["papers"] >= MATCH_CAP
+    else:
+        search.capped = not search.ranked_complete
     search.large = counts["papers"] >= MATCH_CAP
     counts["researchers"] = researchers_matching(search.q).count() if search.q else 0
     counts["institutions"] = institutions_matching(search.q).count() if search.q else 0

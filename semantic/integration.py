@@ -23,6 +23,8 @@ class Ranking:
     mode: str = "keyword"
     note: str = ""
     ids: list[int] = field(default_factory=list)
+    # False when more papers qualify than ``results`` holds: a count is then "at least".
+    complete: bool = True
 
 
 _OPERATORS = re.compile(r'"|(?:^|\s)-\S|\sOR\s')
@@ -35,10 +37,12 @@ def uses_operators(query: str) -> bool:
 
 
 def rank_if_ready(*, query: str, mode: str, within: QuerySet[Paper], limit: int = 200) -> Ranking:
-    """Hybrid or semantic ranking of ``within`` for ``query`` (``semantic.services.search_papers``),
+    """Hybrid or semantic ranking of ``within`` for ``query`` (``semantic.services.rank_papers``),
     or a :class:`Ranking` without results when ``mode`` is ``keyword``, the query is empty,
     or semantic search cannot run: the model or pgvector is missing, no paper has a vector
-    yet (hybrid would equal keyword; checked before any model load), or the model fails."""
+    yet (hybrid would equal keyword; checked before any model load), or the model fails.
+    While the embeddings stage is behind, ``note`` says how many papers meaning can find
+    ("2,100 of 2,800 papers are searchable by meaning so far")."""
     if mode == "keyword" or not query.strip():
         return Ranking()
     if uses_operators(query):
@@ -53,5 +57,19 @@ def rank_if_ready(*, query: str, mode: str, within: QuerySet[Paper], limit: int 
     status = services.semantic_status()
     if not status.available:
         return Ranking(note=f"Semantic search is unavailable ({status.reason}); these are keyword results.")
-    results = services.search_papers(query=query, mode=mode, limit=limit, within=within)
-    return Ranking(results=results, mode=mode, ids=[pk for pk, _ in results])
+    found = services.rank_papers(query=query, mode=mode, limit=limit, within=within)
+    embedded, public = services.embedding_coverage()
+    note = ""
+    if embedded < public:
+        note = (
+            f"{embedded:,} of {public:,} papers are searchable by meaning so far "
+            "(the rest are being embedded)"
+            + ("; keyword matches among them are listed too." if found.mode == "hybrid" else ".")
+        )
+    return Ranking(
+        results=found.hits,
+        mode=found.mode,
+        note=note,
+        ids=[pk for pk, _ in found.hits],
+        complete=found.complete,
+    )

@@ -291,11 +291,12 @@ def _vector_ranking(
 def semantic_ranking(
     *, query: str, limit: int, restrict: tuple[str, list], embedder: Embedder
 ) -> list[tuple[int, float]]:
-    """Nearest papers to the query's embedding: ``[(paper_id, cosine similarity)]``, best first.
+    """Nearest papers to the query's embedding: ``[(paper_id, cosine similarity)]``, best first,
+    at most ``limit``, none below ``settings.SEMANTIC_MIN_SIMILARITY``.
 
-    Papers below ``settings.SEMANTIC_MIN_SIMILARITY`` are dropped: nearest neighbours always
-    exist, so without a floor nonsense queries would list the whole archive. On the sample,
-    a nonsense word reaches at most 0.29 and the top ten of real queries 0.46 or more.
+    Nearest neighbours always exist, so without a floor every query would list the whole
+    archive. The floor is chosen on the hand-judged sample queries by
+    ``bench/similarity_floor.py`` (the highest mean F1 of the set above it; BENCHMARKS.md).
     """
     vector = embedder.embed_query(query)
     hits = _vector_ranking(
@@ -334,6 +335,65 @@ def rrf_fuse(rankings: Sequence[Sequence[int]], *, k: int = RRF_K) -> list[tuple
     return sorted(scores.items(), key=lambda item: (-item[1], best[item[0]], item[0]))
 
 
+@dataclass(frozen=True)
+class SearchResult:
+    """Papers a search found: ``hits`` ``[(paper_id, score)]`` best first, and ``complete``:
+    False when more papers qualify than ``hits`` holds (a count must then say "at least")."""
+
+    hits: list[tuple[int, float]]
+    complete: bool = True
+    mode: str = "keyword"
+
+
+def rank_papers(
+    *,
+    query: str,
+    mode: str = "hybrid",
+    limit: int = 20,
+    within: QuerySet[Paper] | None = None,
+    category: str = "",
+    submitted_from: date | None = None,
+    submitted_to: date | None = None,
+    candidates: int | None = None,
+) -> SearchResult:
+    """:func:`search_papers` with its completeness: the :class:`SearchResult` of ``query``.
+
+    ``keyword`` finds the papers matching the words; ``semantic`` the papers at or above the
+    similarity floor (``settings.SEMANTIC_MIN_SIMILARITY``); ``hybrid`` the union of both,
+    ordered by reciprocal-rank fusion (k=60) of the two lists, each read to
+    ``max(limit, candidates)`` (default ``settings.SEMANTIC_HYBRID_CANDIDATES``). Each list is
+    read one row deeper than kept, so ``complete`` is exact: False when a list had more rows or
+    the fused union is longer than ``limit``. ``mode`` in the result is the mode that ran.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    query = (query or "").strip()
+    if not query or limit <= 0:
+        return SearchResult(hits=[], mode=mode)
+    restrict = _candidates(
+        within=within, category=category, submitted_from=submitted_from, submitted_to=submitted_to
+    )
+    embedder = None
+    if mode != "keyword":
+        status = semantic_status()
+        embedder = get_embedder() if status.available else None
+        if embedder is None:
+            _warn_fallback(status.reason)
+            mode = "keyword"
+    if mode == "keyword":
+        hits = keyword_ranking(query=query, limit=limit + 1, restrict=restrict)
+        return SearchResult(hits=hits[:limit], complete=len(hits) <= limit, mode=mode)
+    if mode == "semantic":
+        hits = semantic_ranking(query=query, limit=limit + 1, restrict=restrict, embedder=embedder)
+        return SearchResult(hits=hits[:limit], complete=len(hits) <= limit, mode=mode)
+    depth = max(limit, candidates or settings.SEMANTIC_HYBRID_CANDIDATES)
+    keyword = keyword_ranking(query=query, limit=depth + 1, restrict=restrict)
+    semantic = semantic_ranking(query=query, limit=depth + 1, restrict=restrict, embedder=embedder)
+    fused = rrf_fuse([[pk for pk, _ in keyword[:depth]], [pk for pk, _ in semantic[:depth]]])
+    complete = len(keyword) <= depth and len(semantic) <= depth and len(fused) <= limit
+    return SearchResult(hits=fused[:limit], complete=complete, mode=mode)
+
+
 def search_papers(
     *,
     query: str,
@@ -348,38 +408,48 @@ def search_papers(
     """Search public papers; returns ``[(paper_id, score)]``, best first, at most ``limit``.
 
     ``mode``: ``keyword`` (PostgreSQL full text, score = ``ts_rank_cd``), ``semantic``
-    (cosine similarity of title+abstract embeddings, score in [-1, 1]) or ``hybrid`` (default:
-    reciprocal-rank fusion, k=60, of the top ``candidates`` (default max(limit, 100)) of both;
-    score = RRF sum). Without model or pgvector, ``semantic`` and ``hybrid`` quietly run as
-    ``keyword`` (check :func:`semantic_status` to tell the visitor). Filters: ``within`` (any
-    Paper queryset, e.g. the site's facet filters), ``category`` (primary or cross-list),
-    ``submitted_from``/``submitted_to`` (dates, inclusive). Hidden and deleted papers never
-    appear. Raises ``ValueError`` for an unknown mode; an empty query returns ``[]``.
+    (cosine similarity of title+abstract embeddings, score in [-1, 1], none below the floor)
+    or ``hybrid`` (default: reciprocal-rank fusion, k=60, of the top ``candidates`` (default
+    max(limit, 100)) of both; score = RRF sum). Without model or pgvector, ``semantic`` and
+    ``hybrid`` quietly run as ``keyword`` (check :func:`semantic_status` to tell the visitor).
+    Filters: ``within`` (any Paper queryset, e.g. the site's facet filters), ``category``
+    (primary or cross-list), ``submitted_from``/``submitted_to`` (dates, inclusive). Hidden
+    and deleted papers never appear. Raises ``ValueError`` for an unknown mode; an empty query
+    returns ``[]``. :func:`rank_papers` also says whether more papers qualify.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    query = (query or "").strip()
-    if not query or limit <= 0:
-        return []
-    restrict = _candidates(
-        within=within, category=category, submitted_from=submitted_from, submitted_to=submitted_to
-    )
-    embedder = None
-    if mode != "keyword":
-        status = semantic_status()
-        embedder = get_embedder() if status.available else None
-        if embedder is None:
-            _warn_fallback(status.reason)
-            mode = "keyword"
-    if mode == "keyword":
-        return keyword_ranking(query=query, limit=limit, restrict=restrict)
-    if mode == "semantic":
-        return semantic_ranking(query=query, limit=limit, restrict=restrict, embedder=embedder)
-    depth = max(limit, candidates or settings.SEMANTIC_HYBRID_CANDIDATES)
-    keyword = keyword_ranking(query=query, limit=depth, restrict=restrict)
-    semantic = semantic_ranking(query=query, limit=depth, restrict=restrict, embedder=embedder)
-    fused = rrf_fuse([[pk for pk, _ in keyword], [pk for pk, _ in semantic]])
-    return fused[:limit]
+    return rank_papers(
+        query=query,
+        mode=mode,
+        limit=limit,
+        within=within,
+        category=category,
+        submitted_from=submitted_from,
+        submitted_to=submitted_to,
+        candidates=candidates,
+    ).hits
+
+
+def embedding_coverage() -> tuple[int, int]:
+    """``(papers with a vector of the current model, public papers)``, for "2,100 of 2,800
+    papers searchable by meaning". Two counts; on an archive of more than
+    :data:`COVERAGE_CACHE_FROM` papers they are kept in Django's cache for a minute (they move
+    only when the embeddings stage runs, and counting millions of rows per search is not
+    free); a smaller archive counts afresh, so a note never lags its own papers."""
+    from django.core.cache import cache
+
+    model = embedder_name() or ""
+    key = f"wove:embedding-coverage:{model}"
+    found = cache.get(key)
+    if found is None:
+        public = Paper.objects.filter(deleted=False, hidden=False)
+        embedded = public.filter(embedding__model=model).count()
+        found = (embedded, public.count())
+        if found[1] > COVERAGE_CACHE_FROM:
+            cache.set(key, found, 60)
+    return tuple(found)
+
+
+COVERAGE_CACHE_FROM = 10_000
 
 
 def similar_papers(
@@ -417,8 +487,11 @@ __all__ = [
     "DIMENSIONS",
     "MODES",
     "EmbedResult",
+    "SearchResult",
     "SemanticStatus",
+    "embedding_coverage",
     "embeddings_update",
+    "rank_papers",
     "rrf_fuse",
     "search_papers",
     "semantic_available",

@@ -57,7 +57,8 @@ class PageMeta(Schema):
     count_capped: bool = Field(
         False,
         description="True when more items match than were counted: count is then a lower bound "
-        "(full-text queries count at most 10,000 matches)",
+        "(full-text queries count at most 5,000 matches, as the search page does; a semantic "
+        "or hybrid ranking holds at most 200 papers)",
     )
     page: int | None = Field(None, description="This page's number (page mode)")
     pages: int | None = Field(None, description="Number of pages (page mode)")
