@@ -28,6 +28,7 @@ from papers import fetch_run
 from papers.arxiv_api import ArxivApiClient
 from papers.models import ArxivFetch, Paper
 from papers.tasks import fetch_paper
+from tests.clock import FakeClock
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -42,21 +43,6 @@ def _recorded(name: str) -> bytes:
 
 HOT_JUPITERS = _recorded("arxivpy_id_astro-ph_0601001_s0_m100_3150dca9dc76.json")
 HEAT_BATH = _recorded("arxivpy_id_1605.08386_s0_m100_199195aa31ad.json")
-
-
-class FakeClock:
-    """Monotonic seconds that move only when the client sleeps."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
 
 
 class Arxiv:

@@ -17,6 +17,7 @@ from papers.fetch import FetchRefused, check_fetchable
 from papers.fetch_run import arxiv_fetch_run
 from papers.models import ArxivFetch, Paper
 from tests.celery_helpers import forget_broker_pools
+from tests.clock import FakeClock
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -261,21 +262,6 @@ def test_a_broker_that_does_not_answer_gives_503_and_the_next_request_queues_aga
 # --- BUGS.md API-01: empty pages from the arXiv API ------------------------------------
 
 API01_QUERY = "cat:math.AP AND submittedDate:[202401010000 TO 202401312359]"
-
-
-class FakeClock:
-    """Monotonic seconds that move only when the client sleeps (no test really waits)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
 
 
 def _scripted(bodies: list[bytes], clock: FakeClock, calls: list[tuple[float, dict]]):
