@@ -30,6 +30,7 @@ from researchers.selectors import AuthorLine, author_lines
 from wove.counts import CachedCountPaginator, cached_when_large, count_cached
 from wove.jsonld import breadcrumb_list
 
+from .facts import archive_facts
 from .selectors import authors_for_page, paper_collaborations
 
 PAGE_SIZE = 24
@@ -332,13 +333,23 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     if code:
         category = Category.objects.filter(code=code).first()
         papers = papers.in_category(code)
-    page = CachedCountPaginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
+    facts = archive_facts()
+    known = None
+    if facts is not None:  # the kept count of the list (issue 28); a code it lacks holds none
+        known = facts["categories"].get(code, 0) if code else facts["papers"]
+    page = CachedCountPaginator(papers, PAGE_SIZE, known_count=known).get_page(request.GET.get("page"))
     return render(request, "papers/list.html", {"page": page, "category": category, "code": code})
 
 
 def home(request: HttpRequest) -> HttpResponse:
     """Home: a search box, the latest papers and the archive's counts."""
     latest = Paper.objects.public().newest().select_related("primary_category")[:12]
+    facts = archive_facts()
+    if facts is not None:
+        # Kept by the pipeline's archive-facts stage: no count on the request (issue 28).
+        counts = {k: facts[k] for k in ("papers", "researchers", "institutions")}
+        context = {"latest": latest, "counts": counts, "top_categories": facts["top_categories"]}
+        return render(request, "home.html", context)
     counts = {
         "papers": count_cached(Paper.objects.public()),
         # Researchers: only those a visitor can open (not merged away, with papers).

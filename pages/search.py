@@ -32,10 +32,13 @@ from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import fold_text, name_words
 from researchers.selectors import researchers_matching
+from semantic.embedders import embedder_name
 from semantic.integration import Ranking, rank_if_ready
 from wove.bulk import int_array
 from wove.counts import cached_when_large, count_cached
 from wove.pagination import SortKey
+
+from .facts import archive_facts
 
 SORTS = {"relevance": "Relevance", "newest": "Newest", "cited": "Most cited"}
 # Search modes (issue #10); hybrid is the default and falls back to keyword when semantic
@@ -208,7 +211,13 @@ def semantic_ranking(search: PaperSearch) -> Ranking | None:
     if not search.q or search.mode == "keyword":
         return None
     within = Paper.objects.public().filter(_filters(search))
-    ranking = rank_if_ready(query=search.q, mode=search.mode, within=within, limit=SEMANTIC_LIMIT)
+    facts = archive_facts()
+    coverage = None
+    if facts is not None and facts["embedded"] is not None and facts["model"] == embedder_name():
+        coverage = (facts["embedded"], facts["papers"])
+    ranking = rank_if_ready(
+        query=search.q, mode=search.mode, within=within, limit=SEMANTIC_LIMIT, coverage=coverage
+    )
     search.semantic_note = ranking.note
     if ranking.results is None:
         return None

@@ -36,13 +36,22 @@ def uses_operators(query: str) -> bool:
     return bool(_OPERATORS.search(query))
 
 
-def rank_if_ready(*, query: str, mode: str, within: QuerySet[Paper], limit: int = 200) -> Ranking:
+def rank_if_ready(
+    *,
+    query: str,
+    mode: str,
+    within: QuerySet[Paper],
+    limit: int = 200,
+    coverage: tuple[int, int] | None = None,
+) -> Ranking:
     """Hybrid or semantic ranking of ``within`` for ``query`` (``semantic.services.rank_papers``),
     or a :class:`Ranking` without results when ``mode`` is ``keyword``, the query is empty,
     or semantic search cannot run: the model or pgvector is missing, no paper has a vector
     yet (hybrid would equal keyword; checked before any model load), or the model fails.
     While the embeddings stage is behind, ``note`` says how many papers meaning can find
-    ("2,100 of 2,800 papers are searchable by meaning so far")."""
+    ("2,100 of 2,800 papers are searchable by meaning so far"): ``coverage`` is ``(papers
+    with a vector, public papers)`` when the caller holds them (the kept archive facts), else
+    :func:`semantic.services.embedding_coverage` counts them."""
     if mode == "keyword" or not query.strip():
         return Ranking()
     if uses_operators(query):
@@ -58,7 +67,7 @@ def rank_if_ready(*, query: str, mode: str, within: QuerySet[Paper], limit: int 
     if not status.available:
         return Ranking(note=f"Semantic search is unavailable ({status.reason}); these are keyword results.")
     found = services.rank_papers(query=query, mode=mode, limit=limit, within=within)
-    embedded, public = services.embedding_coverage()
+    embedded, public = coverage or services.embedding_coverage()
     note = ""
     if embedded < public:
         note = (

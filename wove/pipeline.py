@@ -1,5 +1,5 @@
 """The pipeline's stage order: harvest → affiliations → authors → signing → embeddings →
-summaries → digests (the one module that composes every app's stage).
+summaries → archive facts → digests (the one module that composes every app's stage).
 
 Each stage's work lives in its own app (``<app>/tasks.py``: a ``*_stage`` function and the
 Celery task that runs it); every stage reads what is pending from the database, holds its
@@ -29,6 +29,8 @@ from accounts.tasks import digests_stage
 from institutions.selectors import affiliations_backlog
 from institutions.summaries import summaries_backlog as institution_summaries_backlog
 from institutions.tasks import affiliations_stage, institution_summaries_stage
+from pages.facts import archive_facts_backlog
+from pages.tasks import archive_facts_stage
 from papers.models import HarvestRun
 from papers.signals import harvest_finished
 from provenance.services import signing_backlog
@@ -91,6 +93,9 @@ STAGES: tuple[Stage, ...] = (
         institution_summaries_stage,
         institution_summaries_backlog,
         "institution",
+    ),
+    Stage(
+        "archive-facts", "pages.refresh_archive_facts", archive_facts_stage, archive_facts_backlog, "archive"
     ),
     Stage("digests", "accounts.send_digests", digests_stage, digests_backlog, "user"),
 )

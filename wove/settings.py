@@ -262,6 +262,7 @@ CELERY_TASK_ROUTES = {
     "semantic.embed_papers": {"queue": "embeddings"},
     "researchers.refresh_summaries": {"queue": "summaries"},
     "institutions.refresh_summaries": {"queue": "summaries"},
+    "pages.refresh_archive_facts": {"queue": "summaries"},
     "accounts.send_digests": {"queue": "digests"},
     "accounts.send_digest": {"queue": "digests"},
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from django import template
 from django.conf import settings
@@ -25,11 +26,15 @@ _AMPERSAND = re.compile(r"(?<!\\)&")
 _SPACE_AFTER_MACRO = re.compile(r"(\\[A-Za-z]+) (?=[A-Za-z]{2})")
 
 
+# A paper page reads its title four times and its abstract three (<title>, meta tags, JSON-LD,
+# the heading); each reading of a string with TeX costs pylatexenc 2-10 ms. The readings are
+# pure functions of the string: keep the last few thousand per process (about 10 MB).
+@lru_cache(maxsize=4096)
 def readable_text(value: str | None) -> str:
     """Harvested TeX as plain Unicode text for titles, meta tags, JSON-LD and feeds:
     :func:`papers.text.tex_to_unicode`, except that a bare ``&`` (TeX's alignment tab, but
     in titles the word "and"), the space after a control word (``1/\\mu is``) and an
-    author-defined macro (as its TeX source, ``\\D``) are kept."""
+    author-defined macro (as its TeX source, ``\\D``) are kept. Memoised per process."""
     text = _SPACE_AFTER_MACRO.sub(r"\1{} ", value or "")
     return tex_to_unicode(_AMPERSAND.sub(r"\\&", text), keep_unknown=True)
 

@@ -59,6 +59,7 @@ def test_status_of_an_empty_archive_says_nothing_waits(db):
         "embeddings",
         "researcher-summaries",
         "institution-summaries",
+        "archive-facts",
         "digests",
     ]
     assert [row.queue for row in rows] == [
@@ -67,6 +68,7 @@ def test_status_of_an_empty_archive_says_nothing_waits(db):
         "authors",
         "signing",
         "embeddings",
+        "summaries",
         "summaries",
         "summaries",
         "digests",
@@ -78,7 +80,7 @@ def test_status_of_an_empty_archive_says_nothing_waits(db):
     out = StringIO()
     call_command("pipeline_status", stdout=out)
     assert (
-        out.getvalue().splitlines()[-1] == "pipeline_status: 8 stages, 0 paper-stages waiting, none failing"
+        out.getvalue().splitlines()[-1] == "pipeline_status: 9 stages, 0 paper-stages waiting, none failing"
     )
 
 
@@ -179,7 +181,7 @@ def test_harvest_command_runs_the_stages_here_when_no_worker_answers(taxonomy, s
     assert re.match(r"harvest run \d+ complete: 11 records seen, 11 papers written", lines[0])
     assert [line.split(":")[0] for line in lines[1:-1]] == list(pipeline.STAGE_NAMES)
     assert lines[3].startswith("signing: ok (papers checked 11, papers signed 11")
-    assert lines[-1] == "pipeline: 6 of 7 stages run here, embeddings left to the workers"
+    assert lines[-1] == "pipeline: 7 of 8 stages run here, embeddings left to the workers"
     assert not Authorship.objects.filter(slot__isnull=True).exists()
     assert Authorship.objects.count() == PaperAuthor.objects.filter(is_collaboration=False).count()
 
@@ -285,11 +287,11 @@ def test_run_pipeline_command_and_the_admin_page(taxonomy, settings, admin_clien
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("affiliations: ok (slots ")
     assert lines[3].startswith("embeddings: ok (available False")
-    assert lines[-1] == "pipeline: 7 of 7 stages run here"
+    assert lines[-1] == "pipeline: 8 of 8 stages run here"
     page = admin_client.get("/admin/wove/stagerun/")
     html = page.content.decode()
     assert page.status_code == 200 and "<h1>Pipeline</h1>" in html
-    assert html.count('<th scope="row">') == 8  # the harvest and seven stages
+    assert html.count('<th scope="row">') == 9  # the harvest and eight stages
     assert "papers checked 11" in html
     # Visitors are sent to the admin's sign-in page; nobody can add or edit run rows.
     assert client.get("/admin/wove/stagerun/").status_code == 302

@@ -1,0 +1,97 @@
+"""Archive-wide counts kept in the database (issue 28: "pages from kept rows").
+
+The home page's counts (public papers, listed researchers, institutions and their ROR
+records), its top categories, every category's paper count (primary or cross-list, as
+``/papers?category=`` filters) and the number of papers with a vector of the current model
+("2,100 of 2,800 papers are searchable by meaning"). Counting them costs 0.1-2 s at a
+million papers; the pipeline's ``archive-facts`` stage (:func:`archive_facts_refresh`) does it
+after every harvest's stages and every beat sweep (15 minutes), and pages read one row
+(:func:`archive_facts`). Before the stage has first run, pages count as before
+(:mod:`wove.counts`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connection
+from django.db.models import Count
+from django.utils import timezone
+
+from institutions.models import Institution
+from papers.models import HarvestRun, Paper
+from researchers.models import Researcher
+from semantic.embedders import embedder_name
+from semantic.schema import vector_column_exists
+from wove.backlog import Backlog
+
+from .models import ArchiveFacts
+
+KEY = "archive"
+# Bumped when the fields of ``data`` change: a row of another version is not read.
+VERSION = 1
+TOP_CATEGORIES = 10
+
+
+def archive_facts_compute() -> dict[str, Any]:
+    """Count the archive now: ``{"version", "papers", "researchers", "institutions":
+    {"listed", "records"}, "top_categories": [{"primary_category", "primary_category__name",
+    "n"}] (the 10 largest primary categories), "categories": {code: papers filed under it,
+    primary or cross-list}, "embedded": public papers with a vector of the current model or
+    None without pgvector or model}``. Six queries, each one pass over an index or a table."""
+    public = Paper.objects.public()
+    top = list(
+        public.values("primary_category", "primary_category__name")
+        .annotate(n=Count("id"))
+        .order_by("-n", "primary_category")[:TOP_CATEGORIES]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT code, count(*) FROM papers_paper, unnest(categories) AS code"
+            " WHERE NOT deleted AND NOT hidden GROUP BY code"
+        )
+        categories = dict(cursor.fetchall())
+    model = embedder_name()
+    embedded = None
+    if model and vector_column_exists():
+        embedded = public.filter(embedding__model=model).count()
+    return {
+        "version": VERSION,
+        "papers": public.count(),
+        "researchers": Researcher.objects.listed().count(),
+        "institutions": {
+            "listed": Institution.objects.listed().count(),
+            "records": Institution.objects.count(),
+        },
+        "top_categories": top,
+        "categories": categories,
+        "embedded": embedded,
+        "model": model or "",
+    }
+
+
+def archive_facts_refresh() -> dict[str, Any]:
+    """Compute the facts and store them (upsert of the one row); returns the data."""
+    data = archive_facts_compute()
+    ArchiveFacts.objects.update_or_create(key=KEY, defaults={"computed_at": timezone.now(), "data": data})
+    return data
+
+
+def archive_facts() -> dict[str, Any] | None:
+    """The kept facts (one query by primary key), or ``None`` before the stage's first run or
+    when the row is of another :data:`VERSION` (callers then count live)."""
+    row = ArchiveFacts.objects.filter(key=KEY).values_list("data", flat=True).first()
+    if isinstance(row, dict) and row.get("version") == VERSION:
+        return row
+    return None
+
+
+def archive_facts_backlog() -> Backlog:
+    """One archive to count when no facts are kept or a harvest ended after they were
+    counted; else nothing (the stage still recounts on every run: curation and embeddings
+    move the counts too, and a recount is one pass over a few indexes)."""
+    computed = ArchiveFacts.objects.filter(key=KEY).values_list("computed_at", flat=True).first()
+    if computed is None:
+        return Backlog(waiting=1 if Paper.objects.exists() else 0, unit="archive")
+    newer = HarvestRun.objects.filter(finished_at__gt=computed).exists()
+    return Backlog(waiting=1 if newer else 0, unit="archive", oldest=computed if newer else None)
