@@ -213,7 +213,10 @@ def semantic_ranking(search: PaperSearch) -> Ranking | None:
     within = Paper.objects.public().filter(_filters(search))
     facts = archive_facts()
     coverage = None
-    if facts is not None and facts["embedded"] is not None and facts["model"] == embedder_name():
+    if facts is not None and facts["model"] == embedder_name() and facts["embedded"] == facts["papers"]:
+        # Every paper had its vector at the last count: no count now. While the stage is
+        # still embedding, the note counts live (cached a minute on a large archive), as the
+        # kept number moves only every sweep.
         coverage = (facts["embedded"], facts["papers"])
     ranking = rank_if_ready(
         query=search.q, mode=search.mode, within=within, limit=SEMANTIC_LIMIT, coverage=coverage

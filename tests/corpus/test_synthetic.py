@@ -19,7 +19,7 @@ def _generate(papers: int, seed: int) -> dict[str, int]:
     line, summaries = out.getvalue().strip().splitlines()
     assert line.startswith("wovepaper: generated ")
     # Then the page summaries, as matching computes them (none this small: 100+ papers).
-    assert summaries.startswith("page summaries: 0 researchers, 0 institutions in ")
+    assert summaries.startswith("page summaries: 0 researchers, 0 institutions, archive facts in ")
     return {
         name: int(n)
         for n, name in re.findall(

@@ -9,6 +9,7 @@ from tqdm import tqdm
 
 from corpus import synthetic
 from institutions import summaries as institution_summaries
+from pages.facts import archive_facts_refresh
 from researchers import summaries as researcher_summaries
 
 
@@ -50,7 +51,9 @@ class Command(BaseCommand):
         started = time.perf_counter()
         researchers = researcher_summaries.summaries_refresh()
         institutions = institution_summaries.summaries_refresh()
+        archive_facts_refresh()
         elapsed = time.perf_counter() - started
         self.stdout.write(
-            f"page summaries: {researchers} researchers, {institutions} institutions in {elapsed:.1f} s"
+            f"page summaries: {researchers} researchers, {institutions} institutions, "
+            f"archive facts in {elapsed:.1f} s"
         )
