@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count
 from django.utils import timezone
 
 from institutions.models import Institution
-from papers.models import HarvestRun, Paper
+from papers.models import Category, HarvestRun, Paper
 from researchers.models import Researcher
+from researchers.services import authors_backlog
 from semantic.embedders import embedder_name
 from semantic.schema import vector_column_exists
 from wove.backlog import Backlog
@@ -29,28 +29,19 @@ from .models import ArchiveFacts
 
 KEY = "archive"
 # Bumped when the fields of ``data`` change: a row of another version is not read.
-VERSION = 1
+VERSION = 2
 TOP_CATEGORIES = 10
 
 
 def archive_facts_compute() -> dict[str, Any]:
     """Count the archive now: ``{"version", "papers", "researchers", "institutions":
-    {"listed", "records"}, "top_categories": [{"primary_category", "primary_category__name",
-    "n"}] (the 10 largest primary categories), "categories": {code: papers filed under it,
-    primary or cross-list}, "embedded": public papers with a vector of the current model or
-    None without pgvector or model}``. Six queries, each one pass over an index or a table."""
+    {"listed", "records"}, "top_categories": :func:`top_categories` (the 10 largest, primary
+    or cross-list), "categories": :func:`category_counts`, "embedded": public papers with a
+    vector of the current model or None without pgvector or model, "model", "authors_waiting":
+    papers the authors stage waits for}``. Eight queries, each one pass over an index or a
+    table."""
     public = Paper.objects.public()
-    top = list(
-        public.values("primary_category", "primary_category__name")
-        .annotate(n=Count("id"))
-        .order_by("-n", "primary_category")[:TOP_CATEGORIES]
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT code, count(*) FROM papers_paper, unnest(categories) AS code"
-            " WHERE NOT deleted AND NOT hidden GROUP BY code"
-        )
-        categories = dict(cursor.fetchall())
+    categories = category_counts()
     model = embedder_name()
     embedded = None
     if model and vector_column_exists():
@@ -63,11 +54,36 @@ def archive_facts_compute() -> dict[str, Any]:
             "listed": Institution.objects.listed().count(),
             "records": Institution.objects.count(),
         },
-        "top_categories": top,
+        "top_categories": top_categories(categories),
         "categories": categories,
         "embedded": embedded,
         "model": model or "",
+        # Papers the authors stage still waits for: researcher pages say older work may be missing.
+        "authors_waiting": authors_backlog().waiting,
     }
+
+
+def category_counts() -> dict[str, int]:
+    """``{category code: public papers filed under it, primary or cross-list}``: what
+    ``/papers?category=`` and the search page's category filter count. One pass over the
+    papers' category arrays."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT code, count(*) FROM papers_paper, unnest(categories) AS code"
+            " WHERE NOT deleted AND NOT hidden GROUP BY code"
+        )
+        return dict(cursor.fetchall())
+
+
+def top_categories(counts: dict[str, int], limit: int = TOP_CATEGORIES) -> list[dict[str, Any]]:
+    """The ``limit`` largest of ``counts`` (:func:`category_counts`), largest first (ties by
+    code), as ``{"primary_category": code, "primary_category__name": name, "n": papers}``
+    (the home page's list; it links each to ``/papers?category=``, which counts the same)."""
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    names = dict(Category.objects.filter(code__in=[code for code, _ in top]).values_list("code", "name"))
+    return [
+        {"primary_category": code, "primary_category__name": names.get(code, ""), "n": n} for code, n in top
+    ]
 
 
 def archive_facts_refresh() -> dict[str, Any]:

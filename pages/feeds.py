@@ -51,7 +51,7 @@ class CategoryFeed(PaperFeed):
         return feed_text(f"wovepaper: {obj.name} ({obj.code})")
 
     def link(self, obj: Category) -> str:
-        return f"/search?category={obj.code}&sort=newest"
+        return f"/papers/?category={obj.code}"
 
     def description(self, obj: Category) -> str:
         return feed_text(f"The newest papers in {obj.code}, {obj.name}.")

@@ -30,7 +30,8 @@ from researchers.selectors import AuthorLine, author_lines
 from wove.counts import CachedCountPaginator, cached_when_large, count_cached
 from wove.jsonld import breadcrumb_list
 
-from .facts import archive_facts
+from .facts import archive_facts, category_counts
+from .facts import top_categories as top_categories_of
 from .selectors import authors_for_page, paper_collaborations
 
 PAGE_SIZE = 24
@@ -239,7 +240,7 @@ def paper_jsonld(
     crumbs = [("wovepaper", f"{base}/"), ("Papers", f"{base}/papers/")]
     if paper.primary_category_id:
         name = dict(categories).get(paper.primary_category_id, paper.primary_category_id)
-        crumbs.append((name, f"{base}/search?category={paper.primary_category_id}"))
+        crumbs.append((name, f"{base}/papers/?category={paper.primary_category_id}"))
     return {
         "@context": "https://schema.org",
         "@graph": [{k: v for k, v in article.items() if v not in (None, [], "")}, breadcrumb_list(crumbs)],
@@ -358,15 +359,9 @@ def home(request: HttpRequest) -> HttpResponse:
         # retired record that leads to a successor is listed as that successor).
         "institutions": institution_counts(),
     }
+    # Primary or cross-listed, as the category's page counts (the link goes there).
     top_categories = cached_when_large(
-        "wove:home:top-categories",
-        lambda: list(
-            Paper.objects.public()
-            .values("primary_category", "primary_category__name")
-            .annotate(n=Count("id"))
-            .order_by("-n")[:10]
-        ),
-        size=counts["papers"],
+        "wove:home:top-categories", lambda: top_categories_of(category_counts()), size=counts["papers"]
     )
     return render(
         request, "home.html", {"latest": latest, "counts": counts, "top_categories": top_categories}

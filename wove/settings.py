@@ -148,6 +148,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "wove.context_processors.site",
+                "pages.context_processors.archive",
             ],
         },
     },

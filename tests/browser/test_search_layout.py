@@ -132,3 +132,21 @@ def test_section_headings_stand_clear_of_the_table_above(site, at_width, width):
     page.screenshot(path=str(LAYOUT_ARTIFACTS / f"institution-relations-{width}.png"), full_page=True)
     assert page.locator("#rel-h").inner_text() == "Related institutions"
     assert _gap_above(page, "rel-h") >= 24
+
+
+def test_the_pith_page_fits_a_390_px_screen(site, at_width):
+    # Bug: the heading pith:2008:LLE5MAJKLXRXJQ455564MRKN5Q did not wrap, and the page was
+    # 674 px wide on a 390 px phone (sideways scrolling).
+    url, records = site
+    page = at_width("phone")
+    page.goto(f"{url}/pith/{records['paper'].arxiv_id}")
+    heading = page.locator("h1 code")
+    assert heading.inner_text().startswith("pith:2008:")
+    wide = page.evaluate(
+        "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 391)"
+        ".map(e => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 40))"
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, wide
+    box = heading.bounding_box()
+    assert box["x"] + box["width"] <= 390
+    page.screenshot(path=str(LAYOUT_ARTIFACTS / "pith-390.png"), full_page=True)

@@ -29,7 +29,7 @@ def test_page_shows_the_counts_checked_by_hand(visitor, chablat, settings):
     assert f'<link rel="canonical" href="{settings.SITE_URL}{url}">' in html
     assert '<meta property="og:title" content="Damien Chablat">' in html
     assert "8 papers here" in html
-    assert "Matching runs newest-first, so older work may not be attached to this profile yet." in html
+    assert "Matching runs newest-first and has papers still waiting, so older work may not be" in html
     assert "Across the 8 of 8 papers where every author was matched, so the position is known." in html
     counts = re.findall(
         r'<span class="bar-label">(\w+ author)</span>.*?<span class="bar-count">(\d+)</span>', html, re.S

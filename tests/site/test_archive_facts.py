@@ -71,3 +71,27 @@ def test_a_harvest_after_the_count_puts_the_facts_in_the_backlog(matched_sample)
     assert "archive-facts" in pipeline.STAGE_NAMES
     stage = next(s for s in pipeline.STAGES if s.name == "archive-facts")
     assert (stage.task, stage.queue) == ("pages.refresh_archive_facts", "summaries")
+
+
+def test_researcher_pages_say_matching_is_behind_only_while_it_is(client, matched_sample):
+    from researchers.models import Researcher
+
+    url = Researcher.objects.listed().first().get_absolute_url()
+    note = "Matching runs newest-first and has papers still waiting"
+    assert note in client.get(url).content.decode()  # no count yet: it may be behind
+    archive_facts_stage(trigger="test")
+    assert archive_facts()["authors_waiting"] == 0  # match_authors matched every slot
+    assert note not in client.get(url).content.decode()
+
+
+def test_home_fields_count_as_the_category_pages_they_link(client, matched_sample):
+    # The home page counted primary categories only ("High Energy Physics - Theory 160")
+    # and linked /search?category=hep-th, which says 250 (primary or cross-listed).
+    for kept in (False, True):
+        if kept:
+            archive_facts_stage(trigger="test")
+        home = " ".join(client.get("/").content.decode().split())
+        link = '<a href="/papers/?category=hep-th">High Energy Physics - Theory</a>'
+        assert f'{link} <span class="n">250</span>' in home
+        listing = " ".join(client.get("/papers/", {"category": "hep-th"}).content.decode().split())
+        assert "page 1 of 11" in listing  # 250 papers, 24 a page
