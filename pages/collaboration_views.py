@@ -11,9 +11,10 @@ from researchers.models import Researcher
 from wove.counts import CachedCountPaginator
 from wove.jsonld import breadcrumb_list
 
-from .selectors import collaboration_members, collaboration_papers
+from .selectors import collaboration_list, collaboration_members, collaboration_papers
 
 PAGE_SIZE = 24
+LIST_PAGE_SIZE = 50
 
 
 def collaboration_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
@@ -34,13 +35,26 @@ def collaboration_detail(request: HttpRequest, pk: str, slug: str) -> HttpRespon
         "page": page,
         "members": members,
         "jsonld": collaboration_jsonld(collaboration, [r for r, _ in members]),
-        # The trail the page shows: wovepaper, then "Collaborations" (no list page to link).
+        # The trail the page shows: wovepaper, then the list of collaborations.
         "breadcrumbs_jsonld": {
             "@context": "https://schema.org",
-            **breadcrumb_list([("wovepaper", f"{settings.SITE_URL}/"), ("Collaborations", None)]),
+            **breadcrumb_list(
+                [
+                    ("wovepaper", f"{settings.SITE_URL}/"),
+                    ("Collaborations", f"{settings.SITE_URL}/collaborations"),
+                    (collaboration.name, None),
+                ]
+            ),
         },
     }
     return render(request, "pages/collaboration.html", context)
+
+
+def collaboration_index(request: HttpRequest) -> HttpResponse:
+    """``/collaborations``: every collaboration with a public paper, most papers first, 50 a
+    page (``page``)."""
+    page = CachedCountPaginator(collaboration_list(), LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "pages/collaboration_list.html", {"page": page})
 
 
 def collaboration_lookup(request: HttpRequest, pk: str) -> HttpResponse:

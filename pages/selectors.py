@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
 from papers.models import Collaboration, Paper, PaperAuthor, PaperCollaboration
 from researchers.models import Authorship, Researcher
@@ -33,6 +33,20 @@ def authors_for_page(paper: Paper, *, count: int, start: int = 0, stop: int | No
             }
         )
     return out
+
+
+def collaboration_list() -> QuerySet[Collaboration]:
+    """Every collaboration with a public paper, annotated ``paper_count`` (its public papers),
+    most papers first, then by name: ``/collaborations``. One query a page (a collaboration
+    row per distinct key; a few thousand at most in all of arXiv)."""
+    public = Q(paper_entries__paper__deleted=False, paper_entries__paper__hidden=False)
+    return (
+        Collaboration.objects.annotate(
+            paper_count=Count("paper_entries__paper", filter=public, distinct=True)
+        )
+        .filter(paper_count__gt=0)
+        .order_by("-paper_count", "name", "id")
+    )
 
 
 def collaboration_papers(collaboration: Collaboration) -> QuerySet[Paper]:

@@ -29,6 +29,7 @@ urlpatterns = [
         name="collaboration",
     ),
     re_path(r"^collaborations/(?P<pk>[0-9]+)/?$", collaboration_views.collaboration_lookup),
+    re_path(r"^collaborations/?$", collaboration_views.collaboration_index, name="collaborations"),
     path("robots.txt", views.robots_txt, name="robots"),
     path("llms.txt", views.llms_txt, name="llms"),
     re_path(

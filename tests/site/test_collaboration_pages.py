@@ -117,3 +117,28 @@ def test_a_punctuation_slot_is_not_shown_as_an_author(client, fixtures_dir):
     names = [a["name"] for a in article["author"]]
     assert ":" not in names
     assert names[:3] == ["Keck Array", "BICEP2 Collaborations", "P. Ade"]
+
+
+def test_the_collaborations_list_and_the_trail_to_it(harvested, client, settings):
+    # Bug (issue 32): /collaborations was a 404 and the page's "Collaborations" crumb no link.
+    settings.SITE_URL = "https://wove.example"
+    html = " ".join(client.get("/collaborations").content.decode().split())
+    rows = re.findall(
+        r'class="entity-name" href="(/collaborations/[^"]+)">([^<]+)</a></div>'
+        r'<div class="entity-badges"><span class="badge">(\d+) papers?</span>',
+        html,
+    )
+    expected = {
+        c.name: c.paper_entries.values("paper").distinct().count() for c in Collaboration.objects.all()
+    }
+    assert {name: int(n) for _url, name, n in rows} == expected
+    assert int(rows[0][2]) == max(expected.values())  # most papers first
+    cms = Collaboration.objects.get(key="cms")
+    assert ("CMS Collaboration", 2) in [(name, int(n)) for _u, name, n in rows]
+    page = client.get(cms.get_absolute_url()).content.decode()
+    assert '› <a href="/collaborations">Collaborations</a> ›' in page
+    crumbs = next(d for d in _jsonld(page) if d.get("@type") == "BreadcrumbList")["itemListElement"]
+    assert [c.get("item") for c in crumbs][:2] == [
+        "https://wove.example/",
+        "https://wove.example/collaborations",
+    ]
