@@ -22,6 +22,9 @@ def test_nul_in_a_page_request_is_a_400(client, url):
     response = client.get(url)
     assert response.status_code == 400
     assert b"NUL" in response.content
+    # The site's styled error page, not bare text (issue 32).
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    assert "<h1>This request cannot be read</h1>" in response.content.decode()
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,7 @@ VIEW_KINDS: dict[str, str] = {
     "pages.paper_views.paper_list": "list",
     "researchers.views.researcher_list": "list",
     "institutions.views.institution_list": "list",
+    "pages.collaboration_views.collaboration_index": "list",
     "pages.paper_views.home": "home",
     "pages.views.search": "search",
     "pages.views.suggest": "search",

@@ -59,7 +59,14 @@ class RejectNulBytesMiddleware:
             detail = "The request contains a NUL character, which no value here may hold."
             if request.path.startswith("/api/"):
                 return error_response(400, "bad_request", detail)
-            return HttpResponse(detail, status=400, content_type="text/plain; charset=utf-8")
+            # A reader gets the site's error page (it was bare text), still saying why.
+            response = HttpResponse(
+                render_to_string("400.html", {"detail": detail}),
+                status=400,
+                content_type="text/html; charset=utf-8",
+            )
+            response["Cache-Control"] = "no-store"
+            return response
         return self.get_response(request)
 
 

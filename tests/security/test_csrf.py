@@ -50,6 +50,7 @@ READ_ONLY_POST = {"api:batch_papers"}
 # GET/HEAD only (POST answers 405) or POST handled as a read: nothing to forge.
 READ_ONLY = {
     "pages:collaboration",
+    "pages:collaborations",
     "accounts:following",
     "accounts:feed",
     "accounts:export",
