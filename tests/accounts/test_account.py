@@ -195,3 +195,14 @@ def test_admin_index_has_no_two_sections_of_one_name(admin_client):
     titles = re.findall(r'<a href="/admin/[a-z_]+/" class="section" title="[^"]*">([^<]+)</a>', html)
     assert len(titles) == len(set(titles)), titles
     assert {"Accounts", "Follows and digests"} <= set(titles)
+
+
+def test_admin_index_links_the_editors_queues(admin_client):
+    # Issue 32: the same-name queue and the unconfirmed links were reachable only by URL.
+    response = admin_client.get("/admin/")
+    html = response.content.decode()
+    assert "<caption>Curation work</caption>" in html
+    assert '<a href="/admin/curation/queue/">Same-name queue</a>' in html
+    assert '<a href="/admin/curation/unconfirmed/">Unconfirmed links</a>' in html
+    for url in ("/admin/curation/queue/", "/admin/curation/unconfirmed/"):
+        assert admin_client.get(url).status_code == 200
