@@ -27,6 +27,7 @@ from institutions.models import AuthorAffiliation, Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
 from papers.models import Category, Paper
 from papers.querysets import PAPER_ORDERS
+from papers.search_fold import search_fold
 from papers.selectors import category_canonical
 from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
@@ -260,8 +261,9 @@ def _filters(search: PaperSearch, *, skip: str = "") -> Q:
 
 
 def web_query(q: str) -> SearchQuery:
-    """``websearch_to_tsquery('english', q)``: words, "quoted phrases", ``OR``, ``-excluded``."""
-    return SearchQuery(q, search_type="websearch", config=SEARCH_CONFIG)
+    """``websearch_to_tsquery('english', q)``: words, "quoted phrases", ``OR``, ``-excluded``;
+    accents folded as the search vector folds them (:func:`papers.search_fold.search_fold`)."""
+    return SearchQuery(search_fold(q), search_type="websearch", config=SEARCH_CONFIG)
 
 
 def full_text(queryset: QuerySet[Paper], q: str) -> tuple[QuerySet[Paper], SearchQuery, object]:

@@ -8,7 +8,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import F, Q, Value
+from django.db.models import F, Func, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -50,6 +50,12 @@ class MetadataSource(models.TextChoices):
     ARXIV_RAW = "arXivRaw", "OAI-PMH arXivRaw"
     KAGGLE = "kaggle", "Kaggle arXiv dataset"
     API = "api", "arXiv API (Atom)"
+
+
+def _search_folded(field: str) -> Func:
+    """``wove_search_fold(field)``: the IMMUTABLE SQL function of papers migration 0015
+    (:mod:`papers.search_fold`), folding accented Latin letters to ASCII."""
+    return Func(F(field), function="wove_search_fold", output_field=models.TextField())
 
 
 class Paper(models.Model):
@@ -121,11 +127,12 @@ class Paper(models.Model):
     # Full-text index (issue 7): a STORED generated column, so PostgreSQL keeps it current
     # on every insert and update (bulk upserts included) and nothing is rebuilt by hand.
     # Weights: title A, author names B, abstract C; English stemming throughout so the one
-    # query (websearch_to_tsquery('english', ...)) matches every part.
+    # query (websearch_to_tsquery('english', ...)) matches every part. Accents folded first
+    # (papers.search_fold: "Grunberg" finds "Grünberg"); query text is folded alike.
     search_vector = models.GeneratedField(
-        expression=SearchVector("title", weight="A", config="english")
-        + SearchVector("authors_text", weight="B", config="english")
-        + SearchVector("abstract", weight="C", config="english"),
+        expression=SearchVector(_search_folded("title"), weight="A", config="english")
+        + SearchVector(_search_folded("authors_text"), weight="B", config="english")
+        + SearchVector(_search_folded("abstract"), weight="C", config="english"),
         output_field=SearchVectorField(),
         db_persist=True,
     )

@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Min, Q, QuerySet
 
 from papers.models import Paper
+from papers.search_fold import search_fold
 from wove.backlog import Backlog
 
 from .embedders import DIMENSIONS, Embedder, embedder_error, embedder_name, get_embedder
@@ -245,7 +246,8 @@ def _has_search_vector() -> bool:
 
 
 def keyword_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> list[tuple[int, float]]:
-    """Full-text ranking: ``websearch_to_tsquery('english', query)``, best ``ts_rank_cd`` first.
+    """Full-text ranking: ``websearch_to_tsquery('english', query)``, best ``ts_rank_cd`` first
+    (accents of ``query`` folded as the search vector's, :mod:`papers.search_fold`).
 
     Uses the papers' ``search_vector`` column (title A, authors B, abstract C) when it exists,
     else ``to_tsvector`` over title (A) and abstract (C) computed per row. Returns
@@ -265,7 +267,7 @@ def keyword_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> li
         f"WHERE {vector} @@ q AND p.id IN ({sql}) ORDER BY r DESC, p.id LIMIT %s"
     )
     with connection.cursor() as cursor:
-        cursor.execute(statement, [query, *params, limit])
+        cursor.execute(statement, [search_fold(query), *params, limit])
         return [(pk, float(r)) for pk, r in cursor.fetchall()]
 
 
