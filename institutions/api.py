@@ -44,8 +44,9 @@ class InstitutionFilter(Schema):
 
 @router.get("", response={200: InstitutionPage, **LIST_ERRORS}, summary="List institutions")
 def list_institutions(request: HttpRequest, filters: Query[InstitutionFilter], paging: Query[PageParams]):
-    """ROR institutions loaded here, by name."""
-    institutions = Institution.objects.all()
+    """Every ROR record loaded here, by name (``status`` filters: the site's list holds the
+    active ones and the successors of the rest; ``successor_ror_id`` names that successor)."""
+    institutions = Institution.objects.select_related("superseded_by")
     if filters.q and filters.q.strip():
         institutions = institutions.search(filters.q)
     if filters.country:

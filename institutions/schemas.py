@@ -44,10 +44,21 @@ class InstitutionOut(Schema):
     city: str
     established: int | None
     website: str
+    successor_ror_id: str | None = Field(
+        None,
+        description="For an inactive or withdrawn record: the ROR ID of the active record it "
+        "leads to, which the site lists in its place (/institutions lists active records and "
+        "these successors; this list holds every ROR record loaded)",
+    )
 
     @staticmethod
     def resolve_url(obj) -> str:
         return _url(obj)
+
+    @staticmethod
+    def resolve_successor_ror_id(obj) -> str | None:
+        successor = obj.superseded_by if obj.superseded_by_id else None
+        return successor.ror_id if successor is not None else None
 
 
 class RelationshipOut(Schema):
