@@ -173,6 +173,7 @@ def parse_search(params: QueryDict) -> PaperSearch:
     search.year_to = _year(params.get("to"))
     if search.year_from and search.year_to and search.year_from > search.year_to:
         search.year_from, search.year_to = search.year_to, search.year_from
+        search.problems.append(f"Years read as {search.year_from}–{search.year_to} (“from” was after “to”)")
     if params.get("researcher", "").strip():
         search.researcher = _resolve_researcher(params["researcher"])
         if search.researcher is None:

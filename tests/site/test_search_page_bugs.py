@@ -162,3 +162,16 @@ def test_researcher_page_offers_most_cited_and_the_citations_chart_only_with_cou
     assert "2008: 1 paper · 12 citations" in " ".join(
         page.xpath("string(//ol[@class='bars years-bars'])").split()
     )
+
+
+def test_years_given_the_wrong_way_round_are_read_and_said(client, db):
+    # Issue 32: /search?from=2030&to=1990 quietly searched 1990-2030.
+    html = " ".join(client.get("/search", {"from": "2030", "to": "1990"}).content.decode().split())
+    assert "Years read as 1990–2030 (“from” was after “to”)" in html
+
+
+def test_the_bare_search_page_counts_no_researchers_or_institutions(client, db):
+    # Issue 32: without query text the tabs said "Researchers 0 · Institutions 0" beside all papers.
+    html = " ".join(client.get("/search").content.decode().split())
+    assert "Researchers</a>" in html and "Institutions</a>" in html
+    assert 'Researchers<span class="n">' not in html
