@@ -192,6 +192,15 @@ def test_lookup_by_orcid_in_real_records_forms(api):
         assert response.json()["id"] == rid and response.json()["orcid"] == "0000-0002-1825-0097"
 
 
+def test_the_last_author_of_0705_0239_is_h_o_back_without_et_al(api):
+    """0705.0239 ("Pulse-Shape discrimination with the Counting Test Facility") writes its
+    author as keyname "al.", forenames "H. O. Back et": the researcher was "H. O. Back et al."."""
+    (slot,) = api.get("/api/v1/papers/0705.0239").json()["author_slots"]
+    assert (slot["name"], slot["researcher"]["name"]) == ("H. O. Back", "H. O. Back")
+    names = [r["name"] for r in api.get("/api/v1/researchers", {"q": "Back", "size": 100}).json()["items"]]
+    assert "H. O. Back" in names and not [n for n in names if "et al" in n]
+
+
 def test_the_readme_lookup_example_is_a_404_naming_the_normalised_orcid(api):
     """The README's example iD (ORCID's test record, Josiah Carberry) as it is written there:
     the 404 echoed the raw input ("No researcher has orcid http://www.orcid.org/...")."""
