@@ -9,7 +9,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib.postgres.aggregates import ArrayAgg
-from django.db.models import Max, Q, QuerySet
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import http_date
 from ninja import Query, Router
@@ -17,7 +17,7 @@ from ninja import Query, Router
 from institutions.models import AuthorAffiliation
 from institutions.selectors import institution_resolve
 from papers.identifiers import try_parse_arxiv_id
-from papers.models import Paper, PaperAuthor, PaperCollaboration
+from papers.models import Paper, PaperAuthor, PaperCollaboration, PaperVersion
 from papers.schemas import PaperPage
 from papers.selectors import category_canonical, paper_or_error
 from provenance.selectors import pith_for_paper
@@ -117,21 +117,25 @@ def list_papers(
 def batch_papers(request: HttpRequest, body: BatchIn):
     """Look up to 500 identifiers (any form) in one request; answers keep the order asked.
 
-    Two queries whatever the count. Unknown, invalid and deleted ids are reported in
+    One query whatever the count. Unknown, invalid and deleted ids, and versions a paper is
+    known not to have (``0801.4566v9``: :meth:`Paper.lacks_version`), are reported in
     ``unknown`` and in their result's ``status``.
     """
     parsed = [try_parse_arxiv_id(raw) for raw in body.ids]
     wanted = {p.id for p in parsed if p is not None}
     papers = {
-        p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=wanted).select_related("primary_category")
+        p.arxiv_id: p
+        for p in Paper.objects.filter(arxiv_id__in=wanted)
+        .select_related("primary_category")
+        .annotate(versions_known=Exists(PaperVersion.objects.filter(paper=OuterRef("pk"))))
     }
     results, unknown = [], []
     for raw, ident in zip(body.ids, parsed, strict=True):
         paper = papers.get(ident.id) if ident else None
         if ident is None:
             status = "invalid"
-        elif paper is None:
-            status = "not_found"
+        elif paper is None or paper.lacks_version(ident.version, versions_known=paper.versions_known):
+            status, paper = "not_found", None
         elif paper.deleted:
             status, paper = "deleted", None
         else:
@@ -304,7 +308,8 @@ def _provenance_links(paper: Paper) -> tuple[dict | None, datetime | None]:
 def get_paper(request: HttpRequest, arxiv_id: str, response: HttpResponse):
     """The full record of a paper. ``arxiv_id`` may be new style (``2401.10241``), old style
     (``hep-th/9901001``, ``math.GT/0309136``), versioned (``2401.10241v2``), prefixed
-    (``arXiv:2401.10241``) or an arxiv.org URL path. Deleted papers answer 410.
+    (``arXiv:2401.10241``) or an arxiv.org URL path. Deleted papers answer 410; a version
+    the paper is known not to have (``v9`` of a paper with v1 and v2) answers 404.
     Seven queries.
     """
     paper = paper_or_error(arxiv_id)

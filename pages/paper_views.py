@@ -263,6 +263,8 @@ def paper_export(request: HttpRequest, raw: str, fmt: str) -> HttpResponse:
         return not_found(request, arxiv_id=parsed.id if parsed else "")
     if paper.deleted:
         return gone(request, paper)
+    if paper.lacks_version(parsed.version):
+        return not_found(request, paper=paper, version=parsed.version)
     body = export.bibtex_for([paper]) if fmt == "bib" else export.ris_for([paper])
     return _export_response(body, fmt=fmt, filename=paper.arxiv_id.replace("/", "_"))
 
@@ -290,15 +292,23 @@ def researcher_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
 
 def paper_lookup(request: HttpRequest, raw: str, suffix: str = "") -> HttpResponse:
     """Any other ``/papers/...`` form: 301 to the canonical URL (plus ``suffix``, and the
-    query string when there is a suffix), or 404/410."""
+    query string when there is a suffix), or 404/410. A version the paper is known not to
+    have (``/papers/0801.4566v9``, :meth:`Paper.lacks_version`) is a 404 naming the versions
+    held and linking the paper."""
     parsed, _slug = resolve_identifier(raw)
     if parsed is None:
         return not_found(request)
-    paper = Paper.objects.filter(arxiv_id=parsed.id).only("arxiv_id", "slug", "deleted").first()
+    paper = (
+        Paper.objects.filter(arxiv_id=parsed.id)
+        .only("arxiv_id", "slug", "deleted", "latest_version", "title")
+        .first()
+    )
     if paper is None:
         return not_found(request, arxiv_id=parsed.id)
     if paper.deleted:
         return gone(request, paper)
+    if paper.lacks_version(parsed.version):
+        return not_found(request, paper=paper, version=parsed.version)
     query = request.META.get("QUERY_STRING", "")
     target = paper.get_absolute_url() + suffix + (f"?{query}" if suffix and query else "")
     return HttpResponsePermanentRedirect(target)

@@ -335,7 +335,9 @@ def slot_from_parts(
 ) -> AuthorSlot:
     """Build a slot from the OAI arXiv format's (or Kaggle's ``authors_parsed``) parts.
 
-    The display name is ``forenames keyname suffix``; the OAI arXiv format writes a
+    The display name is ``forenames keyname suffix`` less a trailing ``et al.`` or ``and
+    others`` (the parts then read again from it: keyname ``al.`` with forenames ``H. O. Back
+    et`` gives ``H. O. Back``, keyname ``Back``); the OAI arXiv format writes a
     collaboration as ``<keyname>Collaboration</keyname><forenames>for the ATLAS</forenames>``,
     which gives the slot ``"for the ATLAS Collaboration"`` marked as a collaboration;
     :func:`classify_slot` decides person, member or collaboration.
@@ -344,6 +346,17 @@ def slot_from_parts(
     forenames = tex_to_unicode(forenames)
     suffix = tex_to_unicode(suffix)
     name = collapse_whitespace(" ".join(p for p in (forenames, keyname, suffix) if p))
+    bare = _TRAILING_ET_AL.sub("", name)
+    if bare != name:
+        # "et al." written into the last author's parts names no one: 0705.0239 writes
+        # keyname "al.", forenames "H. O. Back et". The parts are read again without it,
+        # the keyname kept as given when it held the whole marker ("Back et al.").
+        without = _TRAILING_ET_AL.sub("", collapse_whitespace(keyname))
+        if without != collapse_whitespace(keyname) and without and not suffix:
+            keyname = without
+        else:
+            keyname, forenames, suffix = split_name(bare)
+        name = bare
     affiliations = [tex_to_unicode(a) for a in (affiliations or []) if a and a.strip()]
     return classify_slot(name, (keyname, forenames, suffix), affiliations)
 
@@ -370,7 +383,8 @@ _FOR = re.compile(
 # A name with no forenames made of capitals and digits: CDF, CMS, D0, BICEP2, NA61/SHINE.
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]*[A-Z0-9](?:[-/][A-Z0-9]+)*")
 _INITIALS = re.compile(r"(?:[A-Z]\.?(?:-[A-Z]\.?)?\s*)+")
-_TRAILING_ET_AL = re.compile(r"[\s,]+et\.?\s+al\.?$", re.IGNORECASE)
+# "et al." / "et al" / "and others" ending a name (the last author's, in either source form).
+_TRAILING_ET_AL = re.compile(r"[\s,]+(?:et\.?\s+al\.?|and\s+others)$", re.IGNORECASE)
 _LEADING_THE = re.compile(r"^(?:the|for the|for)\s+", re.IGNORECASE)
 # What comes before a group's name and is not part of it: "for the", a lower-case "the",
 # "the team of the" (a capital "The" is kept: "The KESTREL Collaboration", BUGS.md AUTH-03).

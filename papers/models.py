@@ -171,6 +171,27 @@ class Paper(models.Model):
         """Canonical page URL, ``/papers/<arxiv-id>-<slug>`` (old-style ids keep their slash)."""
         return f"/papers/{self.arxiv_id}-{self.slug}"
 
+    def lacks_version(self, version: int | None, *, versions_known: bool | None = None) -> bool:
+        """True when ``version`` is one this paper is known not to have: above
+        ``latest_version`` while its versions are known (it has :class:`PaperVersion` rows;
+        arXiv numbers versions 1, 2, ... without gaps). The OAI ``arXiv`` format lists no
+        versions, so a paper known only from it may have a v2 no message told us of: never
+        lacking. ``None`` (no version asked) is never lacking.
+
+        ``versions_known`` is that fact when the caller has it (an annotation); otherwise one
+        query, only for a version above ``latest_version`` (none when the versions are
+        prefetched)."""
+        if version is None or version <= self.latest_version:
+            return False
+        if versions_known is None:
+            versions_known = self.versions.exists()
+        return versions_known
+
+    @property
+    def version_range(self) -> str:
+        """The versions held, as a reader says them: ``"v1 only"`` or ``"v1 to v2"``."""
+        return "v1 only" if self.latest_version <= 1 else f"v1 to v{self.latest_version}"
+
     @property
     def abs_url(self) -> str:
         """arXiv's abstract page."""

@@ -70,7 +70,9 @@ def category_canonical(code: str) -> str | None:
 
 def paper_or_error(raw: str) -> Paper:
     """The paper named by ``raw`` (any identifier form). Raises :class:`ApiError` 404 for an
-    unparsable or unknown identifier, and 410 (the ``Error`` shape with code ``deleted``
+    unparsable or unknown identifier or a version the paper is known not to have
+    (:meth:`Paper.lacks_version`: ``0801.4566v9`` of a paper with v1 and v2, the body adding
+    its ``id`` and ``latest_version``), and 410 (the ``Error`` shape with code ``deleted``
     plus the paper's ``id``) for a paper arXiv deleted (BUGS.md OAI-04)."""
     try:
         ident = parse_arxiv_id(raw)
@@ -81,6 +83,13 @@ def paper_or_error(raw: str) -> Paper:
         raise ApiError(404, "not_found", f"No paper has the identifier {ident.id}.")
     if paper.deleted:
         raise ApiError(410, "deleted", f"arXiv deleted the record of {ident.id}.", fields={"id": ident.id})
+    if paper.lacks_version(ident.version):
+        raise ApiError(
+            404,
+            "not_found",
+            f"{ident.id} has no version {ident.version}: the archive holds {paper.version_range}.",
+            fields={"id": ident.id, "latest_version": paper.latest_version},
+        )
     return paper
 
 

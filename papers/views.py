@@ -28,6 +28,8 @@ def not_found(
     *,
     arxiv_id: str = "",
     institution_key: str = "",
+    paper: Paper | None = None,
+    version: int | None = None,
 ) -> HttpResponse:
     """The 404 page: where to look next (the three URL forms) and that new papers are
     harvested continuously, with examples this archive holds (:func:`papers.examples.url_examples`).
@@ -35,10 +37,13 @@ def not_found(
     (a shared cache must not hand the Markdown to a browser). For a possible
     arXiv identifier it offers to fetch the paper from arXiv (or shows that fetch's state);
     for an institution id, ROR ID or name that fits none (``institution_key``) it says so and
-    links the institution search."""
+    links the institution search; for a version ``paper`` is known not to have (``version``,
+    :meth:`Paper.lacks_version`) it names the versions held and links the paper."""
     context = {
         "arxiv_id": arxiv_id,
         "institution_key": institution_key,
+        "held_paper": paper,
+        "missing_version": version,
         "path": request.path,
         "fetchable": False,
         "fetch": None,

@@ -142,20 +142,21 @@ def researcher_or_error(researcher_id: int) -> tuple[Researcher, bool]:
 )
 def lookup_researcher(request: HttpRequest, params: Query[LookupParams]):
     """Give exactly one of ``orcid``, ``semantic_scholar``, ``openalex``. 400 for none, several
-    or a malformed ORCID iD; 404 when no researcher holds the id."""
+    or a malformed ORCID iD; 404 when no researcher holds the id, naming it normalised (the
+    bare ORCID iD, the OpenAlex id in capitals)."""
     given = {k: v.strip() for k, v in params.dict().items() if v and v.strip()}
     if len(given) != 1:
         raise ApiError(400, "bad_request", "Give exactly one of orcid, semantic_scholar, openalex.")
     ((kind, value),) = given.items()
     if kind == "orcid":
         try:
-            orcid = normalize_orcid(value)
+            value = normalize_orcid(value)  # the 404 names the iD, not the URL it came in
         except InvalidOrcid as exc:
             raise ApiError(400, "bad_request", str(exc)) from exc
-        found = Researcher.objects.filter(orcid=orcid).first()
+        found = Researcher.objects.filter(orcid=value).first()
         if found is None:
             found = Researcher.objects.filter(
-                identities__source=IdentitySource.ORCID, identities__external_id=orcid
+                identities__source=IdentitySource.ORCID, identities__external_id=value
             ).first()
     else:
         if kind == "openalex":

@@ -16,6 +16,7 @@ from django.urls import URLPattern, URLResolver, path, re_path, reverse
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import parse_http_date_safe
 from django.views.decorators.csrf import csrf_exempt
+from django.views.generic import RedirectView
 from ninja import NinjaAPI, Schema, Swagger
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
@@ -495,6 +496,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(API_PREFIX, (_wrap_patterns(_ninja_patterns), _app_name, _namespace)),
     path("openapi.json", api_view(openapi_json), name="openapi"),
     path("api/docs", docs_view, name="api-docs"),
+    # Where a newcomer looks for the docs (beside /api/v1/ itself): a 404 there sent them away.
+    re_path(r"^api/(?:v1/docs/?|docs/)$", RedirectView.as_view(pattern_name="api-docs", permanent=True)),
     # (?s:...): "." must match a newline too, or /api/v1/papers/%0A fell through to the
     # site's HTML 404 (Django full-matches a pattern ending in "$").
     re_path(r"^api/(?P<rest>(?s:.*))$", api_view(api_not_found)),

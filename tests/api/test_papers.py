@@ -180,6 +180,47 @@ def test_unknown_invalid_and_deleted(api):
     }
 
 
+def test_a_version_the_paper_lacks_is_not_found(api):
+    """0801.4566 has v1 (2008-01-30) and v2 in the sample's arXivRaw record: v9 answered 200
+    with the v2 record."""
+    response = api.get("/api/v1/papers/0801.4566v9")
+    assert response.status_code == 404
+    assert response.json() == {
+        "status": 404,
+        "code": "not_found",
+        "detail": "0801.4566 has no version 9: the archive holds v1 to v2.",
+        "errors": None,
+        "id": "0801.4566",
+        "latest_version": 2,
+    }
+    assert api.get("/api/v1/papers/0801.4566v3/provenance/bundle").status_code == 404
+    for form in ("0801.4566v1", "0801.4566v2", "arXiv:0801.4566v2"):
+        response = api.get(f"/api/v1/papers/{form}")
+        assert (response.status_code, response.json()["arxiv_id"]) == (200, "0801.4566"), form
+    # 0801.4470 ("Testing for Subcellular Randomness") has v1 only in its arXivRaw record.
+    detail = api.get("/api/v1/papers/0801.4470v2").json()["detail"]
+    assert detail == "0801.4470 has no version 2: the archive holds v1 only."
+
+
+def test_a_version_is_not_refused_when_the_versions_are_unknown(api):
+    # 0705.0239 came in the OAI arXiv format only, which lists no versions: a v2 may exist.
+    from papers.models import Paper
+
+    assert not Paper.objects.get(arxiv_id="0705.0239").versions.exists()
+    assert api.get("/api/v1/papers/0705.0239v2").status_code == 200
+
+
+def test_batch_reports_a_version_the_paper_lacks(api):
+    ids = ["0801.4566v2", "0801.4566v9", "0705.0239v2"]
+    body = api.post("/api/v1/papers/batch", {"ids": ids}, content_type="application/json").json()
+    assert [(r["id"], r["status"], r["paper"] is None) for r in body["results"]] == [
+        ("0801.4566v2", "found", False),
+        ("0801.4566v9", "not_found", True),
+        ("0705.0239v2", "found", False),
+    ]
+    assert body["unknown"] == ["0801.4566v9"] and body["found"] == 2
+
+
 def test_batch_keeps_order_and_reports_unknown(api):
     ids = ["arXiv:0801.4566v1", "nonsense", "0704.9999", "physics/0112006", "0801.3674", "0704.0001"]
     response = api.post("/api/v1/papers/batch", {"ids": ids}, content_type="application/json")

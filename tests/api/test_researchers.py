@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -186,6 +190,33 @@ def test_lookup_by_orcid_in_real_records_forms(api):
         response = api.get("/api/v1/researchers/lookup", {"orcid": form})
         assert response.status_code == 200, form
         assert response.json()["id"] == rid and response.json()["orcid"] == "0000-0002-1825-0097"
+
+
+def test_the_last_author_of_0705_0239_is_h_o_back_without_et_al(api):
+    """0705.0239 ("Pulse-Shape discrimination with the Counting Test Facility") writes its
+    author as keyname "al.", forenames "H. O. Back et": the researcher was "H. O. Back et al."."""
+    (slot,) = api.get("/api/v1/papers/0705.0239").json()["author_slots"]
+    assert (slot["name"], slot["researcher"]["name"]) == ("H. O. Back", "H. O. Back")
+    names = [r["name"] for r in api.get("/api/v1/researchers", {"q": "Back", "size": 100}).json()["items"]]
+    assert "H. O. Back" in names and not [n for n in names if "et al" in n]
+
+
+def test_the_readme_lookup_example_is_a_404_naming_the_normalised_orcid(api):
+    """The README's example iD (ORCID's test record, Josiah Carberry) as it is written there:
+    the 404 echoed the raw input ("No researcher has orcid http://www.orcid.org/...")."""
+    from researchers.models import ExternalIdentity, Researcher
+
+    readme = (ROOT / "README.md").read_text()
+    (url,) = re.findall(r"http://127\.0\.0\.1:8000(/api/v1/researchers/lookup\?orcid=[^'\s]+)", readme)
+    assert url == "/api/v1/researchers/lookup?orcid=http://www.orcid.org/0000-0002-1825-0097"
+    # Matched locally as `make demo` does, no researcher of the sample has an ORCID iD (its
+    # records carry none; iDs come from the registries of RESEARCHER_SOURCES): the README says so.
+    assert not Researcher.objects.filter(orcid__isnull=False).exists()
+    assert not ExternalIdentity.objects.filter(source="orcid").exists()
+    response = api.get(url)
+    assert response.status_code == 404
+    assert response.json()["detail"] == "No researcher has orcid 0000-0002-1825-0097."
+    assert "no researcher of the bundled sample has an ORCID iD" in " ".join(readme.split())
 
 
 @pytest.mark.parametrize(

@@ -56,3 +56,15 @@ def test_root_is_a_cacheable_read_and_in_the_document(api):
     assert document["paths"]["/api/v1/"]["get"]["summary"] == (
         "The API's endpoints, its docs and its OpenAPI document"
     )
+
+
+@pytest.mark.parametrize("path", ["/api/v1/docs", "/api/v1/docs/", "/api/docs/"])
+def test_the_docs_under_the_api_prefix_redirect_to_them(api, path):
+    """``/api/v1/docs`` answered 404 "No API endpoint at /api/v1/docs." while the docs live
+    at /api/docs (the URL the root's ``docs`` gives)."""
+    response = api.get(path)
+    assert (response.status_code, response["Location"]) == (301, "/api/docs")
+    assert api.get(response["Location"]).status_code == 200
+    assert api.get("/api/v1/").json()["docs"] == "http://testserver/api/docs"
+    # Only the docs' own URL: a path below it is still an unknown API URL.
+    assert api.get(path.rstrip("/") + "/x").json()["detail"] == f"No API endpoint at {path.rstrip('/')}/x."

@@ -71,6 +71,34 @@ def test_the_sample_paper_0801_4375_author_list_by_its_bare_id(visitor, sample_p
     assert response.status_code == 200
 
 
+def test_a_version_the_sample_paper_lacks_gets_the_404_page(visitor, sample_papers):
+    """0801.4566 has v1 and v2 in the sample's arXivRaw record: /papers/0801.4566v9 answered
+    301 to the paper, and its export gave the BibTeX."""
+    canonical = "/papers/0801.4566-chiral-gravity-in-three-dimensions"
+    for path in (
+        "/papers/0801.4566v9",
+        "/papers/0801.4566v9-chiral-gravity-in-three-dimensions",
+        "/papers/0801.4566v3/authors",
+        "/papers/0801.4566v3/export.bib",
+    ):
+        assert visitor.get(path).status_code == 404, path
+    html = visitor.get("/papers/0801.4566v9").content.decode()
+    assert "<h1>arXiv:0801.4566 has no version 9 here</h1>" in html
+    title = "Chiral Gravity in Three Dimensions"
+    assert f'The archive holds v1 to v2 of <a href="{canonical}">{title}</a>.' in html
+    assert "not in the archive yet" not in html and "Fetch arXiv:" not in html
+    markdown = visitor.get("/papers/0801.4566v9", HTTP_ACCEPT="text/markdown").content.decode()
+    assert markdown.startswith("# Not found: arXiv:0801.4566 has no version 9 here\n")
+    assert f'The archive holds v1 to v2 of "{title}": `{canonical}`.' in markdown
+    for path in ("/papers/0801.4566v1", "/papers/0801.4566v2", "/papers/arXiv:0801.4566v2"):
+        response = visitor.get(path)
+        assert (response.status_code, response["Location"]) == (301, canonical), path
+    # 0705.0239 came in the OAI arXiv format only, which lists no versions: a v2 may exist.
+    response = visitor.get("/papers/0705.0239v2")
+    assert response.status_code == 301
+    assert response["Location"].startswith("/papers/0705.0239-pulse-shape-discrimination")
+
+
 @pytest.mark.parametrize(
     "path",
     [

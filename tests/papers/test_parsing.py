@@ -78,6 +78,17 @@ def test_collaboration_in_arxiv_format_stays_a_collaboration(arxiv_page):
     assert all("ollaboration" in a.name for a in collaborations)
 
 
+def test_et_al_written_into_the_last_authors_parts_is_dropped(arxiv_page):
+    # 0705.0239 writes <keyname>al.</keyname><forenames>H. O. Back et</forenames>: the slot
+    # read "H. O. Back et al." and matching made a researcher of that name.
+    record = by_id(arxiv_page, "0705.0239")
+    assert [(a.name, a.keyname, a.forenames, a.is_collaboration) for a in record.authors] == [
+        ("H. O. Back", "Back", "H. O.", False)
+    ]
+    assert record.authors_text == "H. O. Back"
+    assert not [a.name for r in arxiv_page.records for a in r.authors if "et al" in a.name.lower()]
+
+
 def test_arxiv_raw_versions_and_affiliations(raw_page):
     assert len(raw_page.records) == 1000
     assert raw_page.resumption_token == "496549|47001"
