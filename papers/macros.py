@@ -26,6 +26,10 @@ Two more decisions, for the same readers:
   comment and dropped the rest of the line).
 - ``sqrt{…}`` written without its backslash (0801.4375: ``at sqrt{s}=1.96 TeV``, as arXiv
   stores it) is the root its author meant; its braces read as nothing otherwise, ``sqrts``.
+- ``~`` outside math is text, kept as written; inside math it stays TeX's space. In arXiv
+  abstracts it almost always means "about" (0705.0234 ``N_H~10^22``, 0801.4173 ``(~35%)``)
+  or sits in a URL (0705.0114 ``uva.nl/~claw/``); TeX's tie read it as a space and glued or
+  broke them.
 
 Keys, slugs and name matching (``tex_to_unicode`` without ``keep_unknown``) keep dropping
 unknown macros, so stored slugs and matches do not move. BibTeX and RIS exports keep their
@@ -173,11 +177,32 @@ def reading(name: str) -> str:
     return "" if name in SILENT else name
 
 
-def prepare(text: str) -> str:
+# Math spans, where TeX's ``~`` is a space: $$…$$, $…$, \(…\), \[…\] (unescaped dollars).
+_MATH_SPAN = re.compile(r"(?<!\\)\$\$.*?(?<!\\)\$\$|(?<!\\)\$.*?(?<!\\)\$|\\\(.*?\\\)|\\\[.*?\\\]", re.S)
+_TILDE = re.compile(r"(?<!\\)~")
+
+
+def _tilde_kept(text: str) -> str:
+    # Outside math a ~ is kept as written (arXiv shows it so; in abstracts it means "about":
+    # 0705.0234's "N_H~10^22", 0801.4173's "(~35%)", 0705.0114's "uva.nl/~claw/" URL).
+    out, end = [], 0
+    for match in _MATH_SPAN.finditer(text):
+        out.append(_TILDE.sub(r"\\textasciitilde{}", text[end : match.start()]))
+        out.append(match.group(0))
+        end = match.end()
+    out.append(_TILDE.sub(r"\\textasciitilde{}", text[end:]))
+    return "".join(out)
+
+
+def prepare(text: str, *, math: bool = False) -> str:
     """TeX from arXiv readied for a reader: every unescaped ``%`` escaped as ``\\%`` (text,
-    not a comment) and a ``sqrt{`` missing its backslash given one. Returns the new text."""
+    not a comment), a ``sqrt{`` missing its backslash given one, and a ``~`` outside math
+    kept as ``~`` (TeX's tie would read as a space). ``math``: ``text`` is the inside of a
+    math span (its ``~`` stays a space). Returns the new text."""
     if "%" in text:
         text = _PERCENT.sub(r"\1\\%", text)
     if "sqrt" in text:
         text = _BARE_SQRT.sub(r"\\sqrt", text)
+    if "~" in text and not math:
+        text = _tilde_kept(text)
     return text

@@ -62,7 +62,7 @@ def _source(tex: str) -> str:
     """``tex`` ready for latex2mathml: ``%`` as text, preamble macros as their readings (the
     library's table reads ``\\sun`` as ☼ and ``\\sim`` as an ASCII tilde), and a
     ``\\newcommand`` for each argument-taking macro of :data:`ARGUMENT_READINGS` it uses."""
-    tex = _PREAMBLE_MACRO.sub(_as_tex, prepare(tex))
+    tex = _PREAMBLE_MACRO.sub(_as_tex, prepare(tex, math=True))
     used = dict.fromkeys(match.group(1) for match in _ARGUMENT_MACRO.finditer(tex))
     definitions = "".join(
         rf"\newcommand{{\{name}}}[{ARGUMENT_READINGS[name][0].count('{')}]{{{ARGUMENT_READINGS[name][2]}}}"

@@ -199,3 +199,20 @@ def test_the_sample_abstracts_and_snippets_show_no_raw_tex(site_sample, client):
     found = client.get("/search", {"q": "relic density producing", "mode": "keyword"})
     texts = [" ".join(p.text_content().split()) for p in html.fromstring(found.content).xpath("//p")]
     assert any("%The possibility that a relic density producing t̃_1" in text for text in texts), texts
+
+
+def test_a_tilde_outside_math_is_kept_as_written(client, sample_papers):
+    # Issue 32: TeX's tie read ~ as a space: "(N_H10^22" glued, a URL broken, "z 2.56",
+    # "( 35%)". arXiv shows ~ as written; in math it stays TeX's space.
+    from papers.templatetags.wove import readable_text
+
+    cases = {
+        "0705.0234": "(N<sub>H</sub>~10^22 cm<sup>-2</sup>",
+        "0705.0114": "http://staff.science.uva.nl/~claw/thesis_claw.pdf",
+        "0704.0133": 'class="paper-title">PAH emission and star formation in the host of the z~2.56',
+        "0801.4173": "strong (~35%) flat-topped",
+    }
+    for arxiv_id, shown in cases.items():
+        html = " ".join(client.get(f"/papers/{arxiv_id}", follow=True).content.decode().split())
+        assert shown in html, arxiv_id
+    assert readable_text(r"Fig.~1 and $a~b$") == "Fig.~1 and a b"
