@@ -107,3 +107,12 @@ def test_queue_lists_pairs_and_records_not_the_same_person(curation_sample, edit
     page = editor.get(link).content.decode()
     assert f"declared #{low} and #{high} not the same person" in page
     assert (low, high) not in [(c.a.pk, c.b.pk) for c in same_name_queue()]
+
+
+def test_the_comparison_reads_paper_titles_as_readers_do(curation_sample, editor):
+    # Issue 32: the comparison showed raw TeX, "On $p$-adic Gibbs measures...".
+    first = researcher_of("0705.0244", 1)
+    other = Researcher.objects.exclude(pk=first.pk).order_by("pk").first()
+    page = editor.get(f"/admin/curation/merge/?ids={first.pk},{other.pk}").content.decode()
+    assert "On p-adic Gibbs measures of countable state Potts model on the Cayley tree" in page
+    assert "$p$-adic" not in page

@@ -25,3 +25,15 @@ def test_similar_papers_for_a_long_grb_progenitor_paper(semantic_ready, sample_p
     assert similar[0] == "0801.4362"
     assert set(similar[:4]) == {"0801.4362", "0705.0716", "0704.0675", "0801.4325"}
     assert "0704.0659" not in similar
+
+
+def test_similar_titles_read_math_as_the_paper_list_does(sample_papers):
+    # Issue 32: the sidebar showed "From dyadic Λ_α to Λ_α" and "AdS_3, ..." where the
+    # paper list and the papers' own pages set MathML.
+    from django.template.loader import render_to_string
+
+    papers = list(Paper.objects.filter(arxiv_id__in=["0704.0005", "0705.0735"]).order_by("arxiv_id"))
+    html = render_to_string("semantic/includes/similar_papers.html", {"similar_papers": papers})
+    # Two Λ_α as MathML (their plain reading in alttext), AdS_3's bare script as <sub>.
+    assert html.count('<math display="inline" alttext="Λ_α"><mrow><msub><mi>Λ</mi>') == 2
+    assert "AdS<sub>3</sub>, Black Holes" in html and "AdS_3" not in html
