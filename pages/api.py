@@ -19,7 +19,7 @@ from researchers.schemas import ResearcherOut
 from researchers.selectors import researchers_matching
 from wove.errors import Error
 
-from .search import MATCH_CAP, full_text
+from .search import MATCH_CAP, PaperSearch, full_text, index_search
 
 router = Router(tags=["search"])
 Kind = Literal["papers", "researchers", "institutions"]
@@ -38,7 +38,8 @@ class SearchParams(Schema):
 
 class PaperHits(Schema):
     """Best papers by full-text rank (the search page's keyword mode) and how many match:
-    at most 5,000 are counted, as on the page; ``count_capped`` says more match."""
+    the exact count where the search index serves (as on the page); else at most 5,000 are
+    counted and ``count_capped`` says more match."""
 
     count: int
     count_capped: bool = False
@@ -83,7 +84,14 @@ def search(request: HttpRequest, params: Query[SearchParams]):
     out: dict = {"q": q}
     if not q:
         return out
+    hits = None
     if "papers" in params.kinds:
+        hits = index_search(PaperSearch(q=q), limit=params.limit, facets=False)
+    if hits is not None:
+        # The search index: its exact count and its best papers by BM25, read by id.
+        by_id = Paper.objects.public().select_related("primary_category").in_bulk(hits.ids)
+        out["papers"] = {"count": hits.count, "items": [by_id[pk] for pk in hits.ids if pk in by_id]}
+    elif "papers" in params.kinds:
         papers, query, vector = full_text(Paper.objects.public().select_related("primary_category"), q)
         ranked = papers.annotate(k_rank=Cast(SearchRank(vector, query), FloatField())).order_by(
             "-k_rank", "-submitted_at", "-arxiv_id"

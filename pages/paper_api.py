@@ -35,10 +35,11 @@ LIST_ERRORS = {400: Error, 404: Error, 422: Error, 429: Error}
 DETAIL_ERRORS = {404: Error, 410: Error, 422: Error, 429: Error}
 
 
-def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[SortKey], bool]:
+def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[SortKey], PaperSearch]:
     """Public papers narrowed by ``filters``; returns ``(queryset, order name, sort keys,
-    complete)``; ``complete`` is False when more papers qualify for a semantic or hybrid
-    ranking than it holds (the count is then a lower bound).
+    search)``; ``search.ranked_complete`` is False when more papers qualify for a semantic
+    or hybrid ranking than it holds (the count is then a lower bound), ``search.index_hits``
+    set when the search index matched ``q`` (its exact count).
 
     The filters become the site search's :class:`pages.search.PaperSearch` and run through
     :func:`pages.search.keyset_papers`, the search page's filters and ranking. Raises
@@ -69,7 +70,7 @@ def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[Sort
         if search.institution is None:
             raise ApiError(404, "not_found", f"No institution matches {filters.institution!r}.")
     papers, order, keys = keyset_papers(search)
-    return papers, order, keys, search.ranked_complete
+    return papers, order, keys, search
 
 
 # A full-text query counts at most this many matches, as the search page does (MATCH_CAP),
@@ -94,12 +95,20 @@ def list_papers(
     first), ``relevance`` (full-text rank of ``q``). Page with ``page``/``size`` (``count``
     and ``pages`` given) or follow ``next_cursor`` for deep traversal (no count).
     """
-    papers, order, keys, complete = filter_papers(filters)
+    papers, order, keys, search = filter_papers(filters)
+    complete = search.ranked_complete
+    known = search.index_hits.count if search.index_hits is not None else None
     mode = order if order in ("hybrid", "semantic") else "keyword"
     if order in ("hybrid", "semantic"):
         order = f"relevance-{order}"  # cursors of one mode are not valid in another
     paged = paginate(
-        request, papers, paging, order=order, keys=keys, count_cap=SEARCH_COUNT_CAP if filters.q else None
+        request,
+        papers,
+        paging,
+        order=order,
+        keys=keys,
+        count_cap=SEARCH_COUNT_CAP if filters.q else None,
+        known_count=known,
     )
     if filters.q:
         response["X-Search-Mode"] = mode

@@ -25,6 +25,7 @@ from django.http import QueryDict
 
 from institutions.models import AuthorAffiliation, Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
+from papers import search_index
 from papers.models import Category, Paper
 from papers.querysets import PAPER_ORDERS
 from papers.search_fold import search_fold
@@ -101,6 +102,10 @@ class PaperSearch:
     large: bool = False
     # Set by parse_search: some public paper has a citation count, so "Most cited" is offered.
     citations: bool = False
+    # Set by tab_counts when the search index answered (papers.search_index): the exact
+    # count, category and year facets over every match, and the first MATCH_CAP ids in the
+    # list's order.
+    index_hits: search_index.IndexHits | None = None
 
     @property
     def effective_sort(self) -> str:
@@ -301,6 +306,16 @@ def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortK
         keys = [SortKey("k_rank", score, True, "float"), *PAPER_ORDERS["newest"]]
         return papers.filter(pk__in=ranking.ids), ranking.mode, keys
     sort = search.sort
+    if search.q and (hits := index_search(search, facets=False)) is not None:
+        # The search index's first MATCH_CAP ids in the sort asked for; relevance keeps the
+        # index's BM25 order (its position, as a float key for cursors).
+        search.index_hits = hits
+        papers = papers.filter(_ids_q(hits.ids))
+        if sort == "relevance":
+            position = RawSQL("-array_position(%s::bigint[], papers_paper.id)", (int_array(hits.ids),))
+            keys = [SortKey("k_rank", Cast(position, FloatField()), True, "float"), *PAPER_ORDERS["newest"]]
+            return papers, "relevance", keys
+        return papers, sort, PAPER_ORDERS[sort]
     if search.q:
         papers, query, vector = full_text(papers, search.q)
         if sort == "relevance":
@@ -344,6 +359,8 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     With a semantic ranking (``search.ranked_ids``) the list is the ranked papers: in
     ranking order for ``relevance``, else the same papers by ``newest`` or ``cited``."""
     ranked_ids = search.ranked_ids
+    if search.index_hits is not None:
+        return IndexedPapers(search, search.index_hits.ids)
     if search.match_rows is not None:
         papers = Paper.objects.filter(_ids_q([row[0] for row in search.match_rows]))
     else:
@@ -420,16 +437,20 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
     query each over their ids (issue #11: four queries each re-ran the full-text match, and
     browsing without query text aggregated the whole archive).
     """
-    base = search.match_rows if search.match_rows is not None else _facet_rows(search, _filters(search))
-    by_category = _facet_rows(search, _filters(search, skip="category")) if search.category else base
-    by_year = (
-        _facet_rows(search, _filters(search, skip="year")) if search.year_from or search.year_to else base
-    )
-    counted: Counter[str] = Counter(code for _id, codes, _at in by_category for code in codes or ())
-    top = sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    if search.index_hits is not None:
+        top, years, listed = _index_facets(search, limit=limit)
+    else:
+        base = search.match_rows if search.match_rows is not None else _facet_rows(search, _filters(search))
+        by_category = _facet_rows(search, _filters(search, skip="category")) if search.category else base
+        by_year = (
+            _facet_rows(search, _filters(search, skip="year")) if search.year_from or search.year_to else base
+        )
+        counted: Counter[str] = Counter(code for _id, codes, _at in by_category for code in codes or ())
+        top = sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        years = Counter(at.astimezone(UTC).year for _id, _codes, at in by_year if at is not None)
+        listed = [row[0] for row in base]
     names = dict(Category.objects.filter(code__in=[c for c, _n in top]).values_list("code", "name"))
-    years = Counter(at.astimezone(UTC).year for _id, _codes, at in by_year if at is not None)
-    ids = int_array(row[0] for row in base)
+    ids = int_array(listed)
     with connection.cursor() as cursor:
         # Counted per researcher first, names read only for the candidates of the top 8
         # (every researcher tied with the 8th): joining the names of every co-author of
@@ -475,8 +496,33 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
         "years": [Facet(str(y), str(y), n) for y, n in sorted(years.items(), reverse=True)],
         "researchers": researchers,
         "institutions": institutions,
-        "newest_only": MATCH_CAP if browsing and len(base) >= MATCH_CAP else 0,
+        "newest_only": MATCH_CAP if browsing and len(listed) >= MATCH_CAP else 0,
     }
+
+
+def _index_facets(
+    search: PaperSearch, *, limit: int
+) -> tuple[list[tuple[str, int]], Counter[int], list[int]]:
+    """Category and year counts over every match from the search index (each leaving its own
+    filter out, as :func:`paper_facets` does, in one more index search), and the listed ids
+    (the first :data:`MATCH_CAP`), over which researchers and institutions are counted."""
+    hits = search.index_hits
+    assert hits is not None
+    by_category, by_year = hits, hits
+    if search.category:
+        by_category = search_index.search(
+            search.q,
+            category="",
+            submitted_from=_index_range(search)[0],
+            submitted_until=_index_range(search)[1],
+            limit=0,
+            facets=True,
+            facet_size=limit,
+        )
+    if search.year_from or search.year_to:
+        by_year = search_index.search(search.q, category=search.category, limit=0, facets=True)
+    top = sorted(by_category.categories, key=lambda kv: (-kv[1], kv[0]))[:limit]
+    return top, Counter(dict(by_year.years)), hits.ids
 
 
 def institutions_matching(text: str) -> QuerySet[Institution]:
@@ -531,14 +577,89 @@ def facets_for_page(search: PaperSearch) -> dict[str, Any]:
     )
 
 
+def _index_range(search: PaperSearch) -> tuple[date | None, date | None]:
+    """The search's submission days as one inclusive range (years from the page, days
+    from the API), the narrower bound winning."""
+    low = date(search.year_from, 1, 1) if search.year_from else None
+    high = date(search.year_to, 12, 31) if search.year_to else None
+    if search.submitted_from and (low is None or search.submitted_from > low):
+        low = search.submitted_from
+    if search.submitted_until and (high is None or search.submitted_until < high):
+        high = search.submitted_until
+    return low, high
+
+
+def index_search(
+    search: PaperSearch, *, limit: int = MATCH_CAP, facets: bool = True
+) -> search_index.IndexHits | None:
+    """``search``'s keyword matches from the search index (:func:`papers.search_index.search`):
+    the exact count, the first ``limit`` ids in the list's order (relevance: BM25; newest,
+    oldest, cited: by that field) and, with ``facets``, category and year counts over every
+    match. ``None`` when PostgreSQL answers instead: the index is off, not built or behind
+    (:func:`papers.search_index.usable`), or a researcher or institution filter applies
+    (their papers are few, and the index does not hold authorships)."""
+    if search.researcher is not None or search.institution is not None:
+        return None
+    copy = search_index.usable()
+    if copy is None:
+        return None
+    low, high = _index_range(search)
+    return search_index.search(
+        search.q,
+        copy=copy,
+        category=search.category,
+        submitted_from=low,
+        submitted_until=high,
+        sort=search.effective_sort,
+        limit=limit,
+        facets=facets,
+    )
+
+
+class IndexedPapers:
+    """The search page's result list when the search index answered: ``ids`` in order, each
+    page's papers read from PostgreSQL by id when the paginator slices it, with the same
+    annotations as :func:`search_papers` (``rank`` 0: the index scored them)."""
+
+    def __init__(self, search: PaperSearch, ids: list[int]):
+        self.search = search
+        self.ids = ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def count(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, key):
+        if not isinstance(key, slice):
+            return self[key : key + 1][0]
+        ids = self.ids[key]
+        papers = Paper.objects.filter(pk__in=ids).select_related("primary_category").defer("search_vector")
+        query = web_query(self.search.q)
+        marks = {"start_sel": MARK_START, "stop_sel": MARK_STOP, "config": SEARCH_CONFIG}
+        papers = papers.annotate(
+            rank=Value(0.0),
+            title_marked=SearchHeadline("title", query, highlight_all=True, **marks),
+            snippet=SearchHeadline("abstract", query, max_words=48, min_words=24, max_fragments=2, **marks),
+        )
+        by_id = {paper.pk: paper for paper in papers}
+        return [by_id[pk] for pk in ids if pk in by_id]
+
+
 def tab_counts(search: PaperSearch) -> dict[str, int]:
     """Result counts for the three tabs: papers (with filters), researchers, institutions."""
-    if search.q and search.ranked_ids is None:
+    if search.q and search.ranked_ids is None and (hits := index_search(search)) is not None:
+        search.index_hits = hits
+        counts = {"papers": hits.count}
+    elif search.q and search.ranked_ids is None:
         search.match_rows = _facet_rows(search, _filters(search))
         counts = {"papers": len(search.match_rows)}
     else:
         counts = {"papers": count_cached(_matching(search, _filters(search)))}
-    if search.ranked_ids is None:
+    if search.index_hits is not None:
+        search.capped = False  # the count is exact; the list holds the first MATCH_CAP
+    elif search.ranked_ids is None:
         search.capped = bool(search.q) and counts["papers"] >= MATCH_CAP
     else:
         search.capped = not search.ranked_complete

@@ -60,7 +60,8 @@ def search(request: HttpRequest) -> HttpResponse:
     else:
         papers = site_search.search_papers(params)
         paginator = SitePaginator(papers, PAGE_SIZE)
-        paginator.count = counts["papers"]  # already counted for the tabs; saves a query
+        if params.index_hits is None:  # the index's list holds its first MATCH_CAP ids
+            paginator.count = counts["papers"]  # already counted for the tabs; saves a query
         context["page"] = paginator.get_page(request.GET.get("page"))
         context["facets"] = site_search.facets_for_page(params)
     response = render(request, "pages/search.html", context)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import pgtrigger
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
@@ -161,6 +162,48 @@ class Paper(models.Model):
                 F("submitted_at").desc(),
                 F("arxiv_id").desc(),
                 name="paper_cited_api_idx",
+            ),
+        ]
+        # The search index (papers.search_index) follows the papers through this log: every
+        # insert, delete and change of a field it holds adds the paper's id to
+        # papers_searchchange, in the same transaction, bulk upserts included.
+        triggers = [
+            # Statement-level with transition tables: one INSERT ... SELECT per statement, so
+            # a bulk upsert of 10,000 papers logs them in one pass, not 10,000 trigger calls.
+            pgtrigger.Trigger(
+                name="paper_search_insert",
+                when=pgtrigger.After,
+                operation=pgtrigger.Insert,
+                level=pgtrigger.Statement,
+                referencing=pgtrigger.Referencing(new="new_rows"),
+                func="INSERT INTO papers_searchchange (paper_id, changed_at)"
+                " SELECT id, now() FROM new_rows; RETURN NULL;",
+            ),
+            pgtrigger.Trigger(
+                name="paper_search_update",
+                when=pgtrigger.After,
+                operation=pgtrigger.Update,
+                level=pgtrigger.Statement,
+                referencing=pgtrigger.Referencing(old="old_rows", new="new_rows"),
+                func="""
+                INSERT INTO papers_searchchange (paper_id, changed_at)
+                SELECT n.id, now() FROM new_rows n JOIN old_rows o ON o.id = n.id
+                 WHERE (o.title, o.abstract, o.authors_text, o.categories, o.submitted_at,
+                        o.deleted, o.hidden, o.cited_by_count, o.arxiv_id)
+                       IS DISTINCT FROM
+                       (n.title, n.abstract, n.authors_text, n.categories, n.submitted_at,
+                        n.deleted, n.hidden, n.cited_by_count, n.arxiv_id);
+                RETURN NULL;
+                """,
+            ),
+            pgtrigger.Trigger(
+                name="paper_search_delete",
+                when=pgtrigger.After,
+                operation=pgtrigger.Delete,
+                level=pgtrigger.Statement,
+                referencing=pgtrigger.Referencing(old="old_rows"),
+                func="INSERT INTO papers_searchchange (paper_id, changed_at)"
+                " SELECT id, now() FROM old_rows; RETURN NULL;",
             ),
         ]
 
@@ -464,3 +507,30 @@ class PaperCollaboration(models.Model):
 
     def __str__(self) -> str:
         return f"{self.collaboration} on {self.paper_id}"
+
+
+class SearchChange(models.Model):
+    """One change the search index has to follow (:mod:`papers.search_index`): the paper
+    ``paper_id`` (no foreign key: deleted rows are logged too) was inserted, deleted or had a
+    field the index holds changed, at ``changed_at``. Written only by the ``paper_search_change``
+    trigger; ``id`` orders the log, and each copy of the index keeps the last id it applied.
+    Rows every copy has applied are pruned (:func:`papers.search_index.prune_changes`)."""
+
+    id = models.BigAutoField(primary_key=True)
+    paper_id = models.BigIntegerField()
+    changed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"change {self.id}: paper {self.paper_id}"
+
+
+class SearchIndexState(models.Model):
+    """The search log's one bookkeeping row (``key="log"``): ``pruned_through``, the highest
+    :class:`SearchChange` id pruned. A copy of the index whose last applied id is below it
+    missed changes and is rebuilt whole."""
+
+    key = models.CharField(max_length=16, primary_key=True)
+    pruned_through = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.key}: pruned through {self.pruned_through}"

@@ -8,7 +8,12 @@ import logging
 import httpx
 from celery import shared_task
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
+from wove.backlog import Backlog
+from wove.stages import StageTask, stage_execute
+
+from . import search_index
 from .bulk import HarvestBusy
 from .fetch_run import arxiv_fetch_give_up, arxiv_fetch_note, arxiv_fetch_run
 from .harvest import harvest_oai
@@ -83,3 +88,44 @@ def fetch_paper(self, arxiv_id: str) -> dict:
         arxiv_fetch_note(arxiv_id=arxiv_id, message="arXiv did not answer; trying again…")
         raise self.retry(exc=exc, countdown=min(5 * 2**self.request.retries, 300)) from exc
     return {"arxiv_id": fetch.arxiv_id, "status": fetch.status}
+
+
+def search_index_stage(*, trigger: str = "task", progress=None) -> dict:
+    """The pipeline's search-index stage: this host's copy of the keyword search index
+    follows the papers' change log (:func:`papers.search_index.sync`, building the copy
+    whole when there is none), then prunes log entries older than the keep window.
+    Returns ``{"status", "changes", "applied", "rebuilt"}``, or ``{"status": "ok",
+    "index": "off"}`` when ``SEARCH_INDEX_DIR`` is empty."""
+    if search_index.index_root() is None:
+        return {"status": "ok", "index": "off"}
+
+    def work() -> dict:
+        result = search_index.sync(progress=progress)
+        result["pruned"] = search_index.prune_changes()
+        return result
+
+    return stage_execute("search-index", work, trigger=trigger)
+
+
+def search_index_backlog() -> Backlog:
+    """Changes this host's copy of the search index has yet to apply (``waiting=0`` with a
+    note when the index is off)."""
+    waiting = search_index.backlog_waiting()
+    if waiting is None:
+        return Backlog(waiting=0, unit="change", note="search index off (SEARCH_INDEX_DIR empty)")
+    return Backlog(waiting=waiting, unit="change")
+
+
+@shared_task(
+    base=StageTask,
+    name="papers.sync_search_index",
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    retry_backoff_max=600,
+    max_retries=5,
+)
+def sync_search_index() -> dict:
+    """Bring this host's search index up to the change log (:func:`search_index_stage`).
+    Idempotent: a change applied twice leaves the same index."""
+    return search_index_stage()

@@ -54,6 +54,12 @@ class PageMeta(Schema):
     """
 
     count: int | None = Field(None, description="Total items (page mode; null in cursor mode)")
+    listed: int | None = Field(
+        None,
+        description="When fewer items can be paged through than match: how many can (a full-text "
+        "query served by the search index lists the first 5,000 matches in the sort asked for; "
+        "count stays the exact number of matches)",
+    )
     count_capped: bool = Field(
         False,
         description="True when more items match than were counted: count is then a lower bound "
@@ -187,6 +193,7 @@ def paginate(
     keys: list[SortKey],
     count: bool = True,
     count_cap: int | None = None,
+    known_count: int | None = None,
 ) -> Paged:
     """Page ``queryset`` in the keyset order ``keys`` (named ``order`` in cursors).
 
@@ -195,7 +202,10 @@ def paginate(
     lower-bound total of search engines such as Elasticsearch's ``track_total_hits``) and the
     page is read with OFFSET. Cursor mode: one query, no count, ``WHERE`` on the key
     values of the previous page's last item. Each mode reads ``size + 1`` rows to know
-    whether a next page exists. Raises :class:`ApiError` 400 for a bad cursor.
+    whether a next page exists. ``known_count``: the number of matches, counted elsewhere
+    (the search index), when ``queryset`` holds only the first of them; the meta then gives
+    it as ``count`` and the queryset's size as ``listed``, and pages run to the last listed.
+    Raises :class:`ApiError` 400 for a bad cursor.
     """
     queryset = queryset.annotate(**{k.name: k.expression for k in keys}).order_by(
         *[f"-{k.name}" if k.descending else k.name for k in keys]
@@ -212,7 +222,12 @@ def paginate(
         if count:
             # When this page is the last one, its rows give the total: no COUNT needed.
             last_page_read = len(rows) <= size and (rows or page == 1)
-            if last_page_read:
+            if known_count is not None:
+                listed = count_cached(queryset) if not last_page_read else offset + len(rows)
+                total = known_count
+                if known_count > listed:
+                    meta["listed"] = listed
+            elif last_page_read:
                 total = offset + len(rows)
             elif count_cap is not None:
                 # Count at most count_cap + 1 rows (an exact count of a common word's matches
@@ -223,7 +238,7 @@ def paginate(
                     meta["count_capped"] = True
             else:
                 total = count_cached(queryset)
-            meta.update(count=total, pages=max(1, -(-total // size)))
+            meta.update(count=total, pages=max(1, -(-meta.get("listed", total) // size)))
         meta["page"] = page
         if page > 1:
             # Past the end, "previous" is the last page that has items, not page - 1.

@@ -1,4 +1,4 @@
-"""The pipeline's stage order: harvest → affiliations → authors → signing → embeddings →
+"""The pipeline's stage order: harvest → search index → affiliations → authors → signing → embeddings →
 summaries → archive facts → digests (the one module that composes every app's stage).
 
 Each stage's work lives in its own app (``<app>/tasks.py``: a ``*_stage`` function and the
@@ -33,6 +33,7 @@ from pages.facts import archive_facts_backlog
 from pages.tasks import archive_facts_stage
 from papers.models import HarvestRun
 from papers.signals import harvest_finished
+from papers.tasks import search_index_backlog, search_index_stage
 from provenance.services import signing_backlog
 from provenance.tasks import signing_stage
 from researchers.services import authors_backlog
@@ -74,6 +75,8 @@ def queue_of(task: str) -> str:
 
 
 STAGES: tuple[Stage, ...] = (
+    # First: a harvested paper is findable by its words before the slower stages run.
+    Stage("search-index", "papers.sync_search_index", search_index_stage, search_index_backlog, "change"),
     Stage(
         "affiliations", "institutions.match_affiliations", affiliations_stage, affiliations_backlog, "slot"
     ),

@@ -264,6 +264,7 @@ CELERY_TASK_ROUTES = {
     "researchers.refresh_summaries": {"queue": "summaries"},
     "institutions.refresh_summaries": {"queue": "summaries"},
     "pages.refresh_archive_facts": {"queue": "summaries"},
+    "papers.sync_search_index": {"queue": "search-index"},
     "accounts.send_digests": {"queue": "digests"},
     "accounts.send_digest": {"queue": "digests"},
 }
@@ -430,5 +431,15 @@ SEMANTIC_HYBRID_CANDIDATES = int(os.environ.get("SEMANTIC_HYBRID_CANDIDATES", "1
 # (bench/similarity_floor.py, BENCHMARKS.md "Similarity floor"). It decides how many papers
 # a semantic or hybrid search says it found; 0.35 let "dark matter" list debris disks.
 SEMANTIC_MIN_SIMILARITY = float(os.environ.get("SEMANTIC_MIN_SIMILARITY", "0.46"))
+# The keyword search index beside PostgreSQL (issue 28, papers.search_index): Tantivy files
+# under SEARCH_INDEX_DIR (empty: off, keyword search reads PostgreSQL). Off in tests, which
+# turn it on where they are about it. A copy further behind the change log than
+# SEARCH_INDEX_MAX_LAG changes is not read (PostgreSQL answers until the stage catches up).
+SEARCH_INDEX_DIR = os.environ.get(
+    "SEARCH_INDEX_DIR", "" if TESTING else str(BASE_DIR / "var" / "search-index")
+)
+SEARCH_INDEX_MAX_LAG = int(os.environ.get("SEARCH_INDEX_MAX_LAG", "2000"))
+SEARCH_INDEX_HEAP_BYTES = int(os.environ.get("SEARCH_INDEX_HEAP_BYTES", str(64 * 1024 * 1024)))
+SEARCH_LOG_KEEP_DAYS = int(os.environ.get("SEARCH_LOG_KEEP_DAYS", "7"))
 # Each gunicorn worker loads the model before taking requests (wove/gunicorn_conf.py); off in tests.
 SEMANTIC_PRELOAD = env_bool("SEMANTIC_PRELOAD", not TESTING)

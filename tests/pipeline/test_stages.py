@@ -80,7 +80,7 @@ def test_status_of_an_empty_archive_says_nothing_waits(db):
     out = StringIO()
     call_command("pipeline_status", stdout=out)
     assert (
-        out.getvalue().splitlines()[-1] == "pipeline_status: 9 stages, 0 paper-stages waiting, none failing"
+        out.getvalue().splitlines()[-1] == "pipeline_status: 10 stages, 0 paper-stages waiting, none failing"
     )
 
 
@@ -291,7 +291,7 @@ def test_run_pipeline_command_and_the_admin_page(taxonomy, settings, admin_clien
     page = admin_client.get("/admin/wove/stagerun/")
     html = page.content.decode()
     assert page.status_code == 200 and "<h1>Pipeline</h1>" in html
-    assert html.count('<th scope="row">') == 9  # the harvest and eight stages
+    assert html.count('<th scope="row">') == 10  # the harvest and nine stages
     assert "papers checked 11" in html
     # Visitors are sent to the admin's sign-in page; nobody can add or edit run rows.
     assert client.get("/admin/wove/stagerun/").status_code == 302

@@ -1,0 +1,478 @@
+"""The search index beside PostgreSQL (issue 28): Tantivy (the ``tantivy`` registry package,
+Python bindings of the Rust engine) holding every public paper's title, author names and
+abstract, for keyword search that stays fast on common words.
+
+Why an index beside the database: PostgreSQL's GIN index finds the matches of a word but
+cannot rank them; ``ts_rank`` reads every match, so "model" over a million papers read
+~100,000 rows per search (BENCHMARKS.md "Search index"). Tantivy scores BM25 with block-max
+WAND, which skips the blocks that cannot reach the top, and counts matches from its posting
+lists without reading a paper.
+
+PostgreSQL stays the record. The index follows it through ``papers_searchchange``, a log the
+``paper_search_*`` triggers write in the transaction that changes a paper (insert, delete, a
+change to a field the index holds). Each copy of the index keeps, in ``applied.json`` beside
+it, the last log id it applied; :func:`sync` applies what follows and :func:`rebuild` builds
+a copy whole from PostgreSQL (a new directory, switched to when complete). The pipeline's
+``search-index`` stage runs :func:`sync` on the worker's host; another web host runs
+``manage.py search_index --follow`` beside its own copy (SCALING.md "Past one machine").
+
+Layout under ``settings.SEARCH_INDEX_DIR``: ``current`` (the name of the live directory),
+``index-<stamp>/`` (Tantivy's files) and ``index-<stamp>/applied.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from .models import Paper, SearchChange, SearchIndexState
+
+logger = logging.getLogger(__name__)
+
+# Bumped when the fields or the analyzer change: a copy of another version is rebuilt.
+SCHEMA_VERSION = 1
+ANALYZER = "wove_en"
+TEXT_FIELDS = ("title", "authors", "abstract")
+# BM25 per field, boosted as PostgreSQL's ts_rank weighs title A (1.0), authors B (0.4),
+# abstract C (0.2): chosen on the judged queries (bench/search_quality.py, BENCHMARKS.md).
+FIELD_BOOSTS = {"title": 3.0, "authors": 1.5, "abstract": 1.0}
+LOG_KEY = "log"
+BATCH = 5_000
+_lock = threading.Lock()
+_opened: dict[str, object] = {}
+
+
+class SearchIndexUnavailable(RuntimeError):
+    """The index cannot answer: not configured, not built, another schema version, or
+    further behind the log than ``settings.SEARCH_INDEX_MAX_LAG`` changes."""
+
+
+def _tantivy():
+    import tantivy  # imported on first use: the web process pays for it only when searching
+
+    return tantivy
+
+
+def index_root() -> Path | None:
+    """``settings.SEARCH_INDEX_DIR`` as a path, ``None`` when the index is off (empty)."""
+    root = getattr(settings, "SEARCH_INDEX_DIR", "")
+    return Path(root) if root else None
+
+
+def _schema():
+    tantivy = _tantivy()
+    builder = tantivy.SchemaBuilder()
+    builder.add_unsigned_field("id", stored=True, indexed=True, fast=True)
+    for name in TEXT_FIELDS:
+        builder.add_text_field(name, tokenizer_name=ANALYZER)
+    # Category codes as written (raw): term filters and the facet counts read them.
+    builder.add_text_field("categories", tokenizer_name="raw", fast=True)
+    builder.add_integer_field("submitted", indexed=True, fast=True)  # seconds since the epoch, UTC
+    builder.add_unsigned_field("year", indexed=True, fast=True)
+    builder.add_unsigned_field("cited", fast=True)  # citation count + 1; 0 when unknown
+    return builder.build()
+
+
+def _register(index) -> None:
+    """Our analyzer: words and numbers, lower case, accents folded (as
+    ``papers.search_fold`` folds them for PostgreSQL), English stop words dropped, Snowball
+    English stems (as ``to_tsvector('english', ...)``)."""
+    tantivy = _tantivy()
+    analyzer = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(60))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+    index.register_tokenizer(ANALYZER, analyzer)
+
+
+@dataclass
+class Copy:
+    """One copy of the index on this host: its directory and the last log id applied."""
+
+    path: Path
+    applied: int
+    version: int
+
+    @property
+    def meta_path(self) -> Path:
+        return self.path / "applied.json"
+
+
+def _current() -> Copy | None:
+    root = index_root()
+    if root is None:
+        return None
+    try:
+        name = (root / "current").read_text().strip()
+        meta = json.loads((root / name / "applied.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return Copy(root / name, int(meta.get("applied", 0)), int(meta.get("version", 0)))
+
+
+def _write_meta(copy: Copy) -> None:
+    """Write ``applied.json`` atomically (a rename), after the Tantivy commit it describes:
+    a crash between the two re-applies changes, which is idempotent."""
+    tmp = copy.meta_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"applied": copy.applied, "version": SCHEMA_VERSION}))
+    os.replace(tmp, copy.meta_path)
+
+
+def _open(copy: Copy):
+    """The process's open Tantivy index for ``copy``, reloaded when ``applied.json`` moved
+    (a new commit); opened once per directory."""
+    tantivy = _tantivy()
+    key = str(copy.path)
+    with _lock:
+        entry = _opened.get(key)
+        stamp = copy.meta_path.stat().st_mtime_ns
+        if entry is None:
+            index = tantivy.Index(_schema(), path=key, reuse=True)
+            _register(index)
+            _opened.clear()  # a switched-to copy replaces the old one
+            _opened[key] = (index, stamp)
+            return index
+        index, seen = entry
+        if seen != stamp:
+            index.reload()
+            _opened[key] = (index, stamp)
+        return index
+
+
+def lag(copy: Copy, *, limit: int) -> int:
+    """Log entries after ``copy.applied``, counted up to ``limit + 1`` (a bounded scan of
+    the log's primary key)."""
+    return SearchChange.objects.filter(id__gt=copy.applied).order_by("id")[: limit + 1].count()
+
+
+def usable() -> Copy | None:
+    """The copy searches may read, or ``None`` (:class:`SearchIndexUnavailable`'s cases)."""
+    copy = _current()
+    if copy is None or copy.version != SCHEMA_VERSION:
+        return None
+    max_lag = settings.SEARCH_INDEX_MAX_LAG
+    if lag(copy, limit=max_lag) > max_lag:
+        return None
+    return copy
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def _paper_rows(ids: Iterable[int] | None) -> Iterable[tuple]:
+    """``(id, title, authors_text, abstract, categories, submitted_at, cited_by_count)`` of
+    public papers, all of them (a server-side cursor) or those of ``ids``."""
+    papers = Paper.objects.public().order_by()
+    if ids is not None:
+        papers = papers.filter(pk__in=list(ids))
+    columns = ("id", "title", "authors_text", "abstract", "categories", "submitted_at", "cited_by_count")
+    return papers.values_list(*columns).iterator(chunk_size=BATCH)
+
+
+def _document(row: tuple):
+    tantivy = _tantivy()
+    pk, title, authors, abstract, categories, submitted_at, cited = row
+    doc = tantivy.Document()
+    doc.add_unsigned("id", pk)
+    doc.add_text("title", title or "")
+    doc.add_text("authors", authors or "")
+    doc.add_text("abstract", abstract or "")
+    for code in categories or ():
+        doc.add_text("categories", code)
+    if submitted_at is not None:
+        doc.add_integer("submitted", int(submitted_at.timestamp()))
+        doc.add_unsigned("year", submitted_at.astimezone(UTC).year)
+    doc.add_unsigned("cited", 0 if cited is None else cited + 1)
+    return doc
+
+
+def _log_head() -> int:
+    """The log's highest id now (0 when empty)."""
+    return SearchChange.objects.order_by("-id").values_list("id", flat=True).first() or 0
+
+
+def _pruned_through() -> int:
+    state = SearchIndexState.objects.filter(key=LOG_KEY)
+    return state.values_list("pruned_through", flat=True).first() or 0
+
+
+def rebuild(*, progress: Callable[[int], object] | None = None) -> dict:
+    """Build a new copy of the index from PostgreSQL's public papers and switch to it.
+
+    The log's head is read first, so changes made while the copy is built are applied by the
+    :func:`sync` this ends with (applying one twice is harmless). The old copy serves until
+    the switch and is then removed. Returns ``{"papers": n, "applied": log id}``. Raises
+    :class:`SearchIndexUnavailable` when ``SEARCH_INDEX_DIR`` is empty."""
+    root = index_root()
+    if root is None:
+        raise SearchIndexUnavailable("SEARCH_INDEX_DIR is empty: the search index is off")
+    tantivy = _tantivy()
+    root.mkdir(parents=True, exist_ok=True)
+    # Through the pruning point at least: a log pruned to empty must not look unapplied.
+    head = max(_log_head(), _pruned_through())
+    path = root / f"index-{time.time_ns()}"
+    path.mkdir()
+    index = tantivy.Index(_schema(), path=str(path), reuse=False)
+    _register(index)
+    writer = index.writer(heap_size=settings.SEARCH_INDEX_HEAP_BYTES, num_threads=1)
+    count = 0
+    with transaction.atomic():  # the server-side cursor needs a transaction
+        for row in _paper_rows(None):
+            writer.add_document(_document(row))
+            count += 1
+            if progress is not None and count % BATCH == 0:
+                progress(BATCH)
+    writer.commit()
+    writer.wait_merging_threads()
+    copy = Copy(path, head, SCHEMA_VERSION)
+    _write_meta(copy)
+    old = _current()
+    tmp = root / "current.tmp"
+    tmp.write_text(path.name)
+    os.replace(tmp, root / "current")
+    if old is not None and old.path != path:
+        shutil.rmtree(old.path, ignore_errors=True)
+    logger.info("search index rebuilt: %s papers, log applied through %s", count, head)
+    result = sync()
+    return {"papers": count, "applied": result["applied"]}
+
+
+def sync(*, progress: Callable[[int], object] | None = None) -> dict:
+    """Apply the log after this copy's last applied id: each logged paper is removed from the
+    index and added again if it is public now (so a deleted or hidden paper is gone), in
+    batches of :data:`BATCH` log entries, each one Tantivy commit. Builds the copy whole
+    (:func:`rebuild`) when there is none, it has another schema version, or the log it needs
+    was pruned. Returns ``{"changes": n, "applied": log id, "rebuilt": bool}``. Raises
+    :class:`SearchIndexUnavailable` when ``SEARCH_INDEX_DIR`` is empty."""
+    if index_root() is None:
+        raise SearchIndexUnavailable("SEARCH_INDEX_DIR is empty: the search index is off")
+    copy = _current()
+    pruned = _pruned_through()
+    if copy is None or copy.version != SCHEMA_VERSION or copy.applied < pruned:
+        built = rebuild(progress=progress)
+        return {"changes": 0, "applied": built["applied"], "rebuilt": True}
+    tantivy = _tantivy()
+    changes = 0
+    writer = None
+    while True:
+        pending = SearchChange.objects.filter(id__gt=copy.applied).order_by("id")
+        rows = list(pending.values_list("id", "paper_id")[:BATCH])
+        if not rows:
+            break
+        if writer is None:
+            index = _open(copy)
+            writer = index.writer(heap_size=settings.SEARCH_INDEX_HEAP_BYTES, num_threads=1)
+        ids = sorted({pk for _id, pk in rows})
+        writer.delete_documents_by_query(tantivy.Query.term_set_query(index.schema, "id", ids))
+        for row in _paper_rows(ids):
+            writer.add_document(_document(row))
+        writer.commit()
+        copy.applied = rows[-1][0]
+        _write_meta(copy)
+        changes += len(rows)
+        if progress is not None:
+            progress(len(ids))
+    if writer is not None:
+        writer.wait_merging_threads()
+    return {"changes": changes, "applied": copy.applied, "rebuilt": False}
+
+
+def prune_changes(*, older_than: timedelta | None = None) -> int:
+    """Delete log entries this host's copy applied and older than ``older_than`` (default
+    ``settings.SEARCH_LOG_KEEP_DAYS`` days: another host's copy that lags longer is rebuilt).
+    Records the highest id pruned in :class:`SearchIndexState`. Returns the rows deleted."""
+    copy = _current()
+    if copy is None:
+        return 0
+    keep = older_than if older_than is not None else timedelta(days=settings.SEARCH_LOG_KEEP_DAYS)
+    cutoff = timezone.now() - keep
+    with transaction.atomic():
+        doomed = SearchChange.objects.filter(id__lte=copy.applied, changed_at__lt=cutoff)
+        top = doomed.order_by("-id").values_list("id", flat=True).first()
+        if top is None:
+            return 0
+        deleted, _ = SearchChange.objects.filter(id__lte=top).delete()
+        SearchIndexState.objects.update_or_create(key=LOG_KEY, defaults={"pruned_through": top})
+    return deleted
+
+
+def backlog_waiting() -> int | None:
+    """Log entries this host's copy has not applied (``None`` when the index is off);
+    with no copy built, the public papers a rebuild would index."""
+    if index_root() is None:
+        return None
+    copy = _current()
+    if copy is None or copy.version != SCHEMA_VERSION:
+        return Paper.objects.public().count()
+    return SearchChange.objects.filter(id__gt=copy.applied).count()
+
+
+# ---------------------------------------------------------------------------- searching
+
+# websearch-style query text: "quoted phrases", OR, -excluded words, other words all required.
+_TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
+
+
+def query_text(q: str) -> str:
+    """``q`` (web search syntax, as PostgreSQL's ``websearch_to_tsquery`` reads it) as
+    Tantivy query text: words and numbers only, so no field name, range, boost or regex can
+    be written into the query; ``"a phrase"`` stays a phrase, ``OR`` an alternative and a
+    leading ``-`` an exclusion. Returns ``""`` when nothing searchable is left."""
+    parts: list[str] = []
+    for phrase, word in _TOKEN.findall(q):
+        if phrase:
+            words = _WORD.findall(phrase)
+            if words:
+                parts.append('"' + " ".join(w.lower() for w in words) + '"')
+            continue
+        if word == "OR":
+            if parts and parts[-1] != "OR":
+                parts.append("OR")
+            continue
+        negate = word.startswith("-") and len(word) > 1
+        # A possessive reads as its noun, as PostgreSQL's English parser reads it.
+        words = [w.lower() for w in _WORD.findall(_POSSESSIVE.sub("", word))]
+        if not words:
+            continue
+        # "p-adic", "Schwarzschild's": one token in the text as the analyzer splits it,
+        # so the pieces are searched as a phrase.
+        term = words[0] if len(words) == 1 else '"' + " ".join(words) + '"'
+        parts.append(("-" if negate else "") + term)
+    while parts and parts[-1] == "OR":
+        parts.pop()
+    if parts and parts[0] == "OR":
+        parts.pop(0)
+    # Only exclusions match nothing (as in PostgreSQL's websearch).
+    if all(p.startswith("-") or p == "OR" for p in parts):
+        return ""
+    return " ".join(parts)
+
+
+@dataclass
+class IndexHits:
+    """One search of the index: ``ids`` (paper ids of the page asked for, in order),
+    ``count`` (every public paper matching, exact), and, when asked, ``categories`` and
+    ``years`` (``[(value, count)]`` over every match, most first, and by year)."""
+
+    ids: list[int]
+    count: int
+    categories: list[tuple[str, int]] = field(default_factory=list)
+    years: list[tuple[int, int]] = field(default_factory=list)
+
+
+SORT_FIELDS = {"newest": ("submitted", False), "oldest": ("submitted", True), "cited": ("cited", False)}
+
+
+def _bound(day: date | None, *, end: bool) -> int | None:
+    if day is None:
+        return None
+    moment = datetime(day.year, day.month, day.day, tzinfo=UTC) + (timedelta(days=1) if end else timedelta())
+    return int(moment.timestamp()) - (1 if end else 0)
+
+
+def search(
+    q: str,
+    *,
+    copy: Copy | None = None,
+    category: str = "",
+    submitted_from: date | None = None,
+    submitted_until: date | None = None,
+    sort: str = "relevance",
+    offset: int = 0,
+    limit: int = 20,
+    facets: bool = False,
+    facet_size: int = 12,
+) -> IndexHits:
+    """Public papers matching ``q`` (web search syntax, :func:`query_text`) in every text
+    field (BM25, :data:`FIELD_BOOSTS`), within ``category`` (primary or cross-listed) and
+    the inclusive UTC days ``submitted_from``..``submitted_until``; ``sort`` ``relevance``,
+    ``newest``, ``oldest`` or ``cited``; the hits ``offset``..``offset + limit``.
+    Raises :class:`SearchIndexUnavailable` when no copy is usable (:func:`usable`)."""
+    copy = copy or usable()
+    if copy is None:
+        raise SearchIndexUnavailable("the search index is off, not built or behind")
+    text = query_text(q)
+    if not text:
+        return IndexHits([], 0)
+    tantivy = _tantivy()
+    index = _open(copy)
+    schema = index.schema
+    try:
+        query = index.parse_query(
+            text, list(TEXT_FIELDS), field_boosts=FIELD_BOOSTS, conjunction_by_default=True
+        )
+    except ValueError:
+        logger.info("search index: query %r (%r) did not parse", q[:80], text[:80])
+        return IndexHits([], 0)
+    clauses = [(tantivy.Occur.Must, query)]
+    if category:
+        clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "categories", category)))
+    low, high = _bound(submitted_from, end=False), _bound(submitted_until, end=True)
+    if low is not None or high is not None:
+        clauses.append(
+            (
+                tantivy.Occur.Must,
+                tantivy.Query.range_query(schema, "submitted", tantivy.FieldType.Integer, low, high),
+            )
+        )
+    if len(clauses) > 1:
+        query = tantivy.Query.boolean_query(clauses)
+    searcher = index.searcher()
+    wanted, limit = limit, max(limit, 1)  # Tantivy's collector needs a limit of at least 1
+    if sort in SORT_FIELDS:
+        name, ascending = SORT_FIELDS[sort]
+        order = tantivy.Order.Asc if ascending else tantivy.Order.Desc
+        found = searcher.search(query, limit, count=True, order_by_field=name, offset=offset, order=order)
+    else:
+        found = searcher.search(query, limit, count=True, offset=offset)
+    addresses = [address for _key, address in found.hits][:wanted]
+    hits = IndexHits(searcher.fast_field_values("id", addresses) if addresses else [], found.count)
+    if facets and found.count:
+        spec = {
+            "categories": {"terms": {"field": "categories", "size": facet_size}},
+            "years": {"terms": {"field": "year", "size": 200}},
+        }
+        result = searcher.aggregate(query, spec)
+        hits.categories = [(b["key"], b["doc_count"]) for b in result["categories"]["buckets"]]
+        years = [(int(b["key"]), b["doc_count"]) for b in result["years"]["buckets"]]
+        hits.years = sorted(years, reverse=True)
+    return hits
+
+
+def status() -> dict:
+    """What the index holds here, for the admin and ``manage.py search_index``:
+    ``{"configured", "path", "papers", "applied", "behind", "version"}``."""
+    copy = _current()
+    if copy is None:
+        configured = index_root() is not None
+        return {"configured": configured, "path": None, "papers": 0, "applied": 0, "behind": None}
+    index = _open(copy)
+    behind = SearchChange.objects.filter(id__gt=copy.applied).count()
+    return {
+        "configured": True,
+        "path": str(copy.path),
+        "papers": index.searcher().num_docs,
+        "applied": copy.applied,
+        "behind": behind,
+        "version": copy.version,
+    }
