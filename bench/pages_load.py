@@ -190,6 +190,11 @@ def _server_env(db: str) -> dict[str, str]:
         # WOVE_LOCAL alone would give each worker its own LocMemCache).
         CACHE_REDIS_URL=os.environ.get("CACHE_REDIS_URL", "redis://127.0.0.1:6379/14"),
         LOG_LEVEL="WARNING",
+        # Each corpus its own copy of the search index (bench/search_index.py builds them);
+        # off unless BENCH_SEARCH_INDEX_ROOT names where they are.
+        SEARCH_INDEX_DIR=str(Path(os.environ["BENCH_SEARCH_INDEX_ROOT"]) / db)
+        if os.environ.get("BENCH_SEARCH_INDEX_ROOT")
+        else "",
     )
     env.pop("WOVE_TESTING", None)
     return env

@@ -35,7 +35,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from .models import Paper, SearchChange, SearchIndexState
@@ -103,13 +103,22 @@ def _register(index) -> None:
     index.register_tokenizer(ANALYZER, analyzer)
 
 
+def database_key() -> str:
+    """``host:port/name`` of the database the index follows: a copy built from another
+    database (a bench corpus, a test run) is never read, whatever its directory."""
+    db = connection.settings_dict
+    return f"{db.get('HOST') or ''}:{db.get('PORT') or ''}/{db.get('NAME') or ''}"
+
+
 @dataclass
 class Copy:
-    """One copy of the index on this host: its directory and the last log id applied."""
+    """One copy of the index on this host: its directory, the last log id applied, its
+    schema version and the database it follows (:func:`database_key`)."""
 
     path: Path
     applied: int
     version: int
+    database: str = ""
 
     @property
     def meta_path(self) -> Path:
@@ -125,14 +134,26 @@ def _current() -> Copy | None:
         meta = json.loads((root / name / "applied.json").read_text())
     except (OSError, ValueError):
         return None
-    return Copy(root / name, int(meta.get("applied", 0)), int(meta.get("version", 0)))
+    copy = Copy(
+        root / name, int(meta.get("applied", 0)), int(meta.get("version", 0)), meta.get("database", "")
+    )
+    return copy if copy.database == database_key() else None
+
+
+def _current_any(root: Path) -> Path | None:
+    """The live directory under ``root``, whichever database it follows (replaced by a rebuild)."""
+    try:
+        return root / (root / "current").read_text().strip()
+    except OSError:
+        return None
 
 
 def _write_meta(copy: Copy) -> None:
     """Write ``applied.json`` atomically (a rename), after the Tantivy commit it describes:
     a crash between the two re-applies changes, which is idempotent."""
     tmp = copy.meta_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"applied": copy.applied, "version": SCHEMA_VERSION}))
+    meta = {"applied": copy.applied, "version": SCHEMA_VERSION, "database": database_key()}
+    tmp.write_text(json.dumps(meta))
     os.replace(tmp, copy.meta_path)
 
 
@@ -243,13 +264,13 @@ def rebuild(*, progress: Callable[[int], object] | None = None) -> dict:
     writer.commit()
     writer.wait_merging_threads()
     copy = Copy(path, head, SCHEMA_VERSION)
+    old = _current_any(root)
     _write_meta(copy)
-    old = _current()
     tmp = root / "current.tmp"
     tmp.write_text(path.name)
     os.replace(tmp, root / "current")
-    if old is not None and old.path != path:
-        shutil.rmtree(old.path, ignore_errors=True)
+    if old is not None and old != path:
+        shutil.rmtree(old, ignore_errors=True)
     logger.info("search index rebuilt: %s papers, log applied through %s", count, head)
     result = sync()
     return {"papers": count, "applied": result["applied"]}

@@ -112,8 +112,8 @@ def search_index_backlog() -> Backlog:
     note when the index is off)."""
     waiting = search_index.backlog_waiting()
     if waiting is None:
-        return Backlog(waiting=0, unit="change", note="search index off (SEARCH_INDEX_DIR empty)")
-    return Backlog(waiting=waiting, unit="change")
+        return Backlog(waiting=0, unit="changes", note="search index off (SEARCH_INDEX_DIR empty)")
+    return Backlog(waiting=waiting, unit="changes")
 
 
 @shared_task(

@@ -257,6 +257,7 @@ CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {
     "papers.harvest_arxiv": {"queue": "harvest"},
+    "papers.sync_search_index": {"queue": "search-index"},
     "institutions.match_affiliations": {"queue": "affiliations"},
     "researchers.match_authors": {"queue": "authors"},
     "provenance.sign_records": {"queue": "signing"},
@@ -264,7 +265,6 @@ CELERY_TASK_ROUTES = {
     "researchers.refresh_summaries": {"queue": "summaries"},
     "institutions.refresh_summaries": {"queue": "summaries"},
     "pages.refresh_archive_facts": {"queue": "summaries"},
-    "papers.sync_search_index": {"queue": "search-index"},
     "accounts.send_digests": {"queue": "digests"},
     "accounts.send_digest": {"queue": "digests"},
 }

@@ -53,6 +53,7 @@ def test_status_of_an_empty_archive_says_nothing_waits(db):
     rows = pipeline.pipeline_status()
     assert [row.name for row in rows] == [
         "harvest",
+        "search-index",
         "affiliations",
         "authors",
         "signing",
@@ -64,6 +65,7 @@ def test_status_of_an_empty_archive_says_nothing_waits(db):
     ]
     assert [row.queue for row in rows] == [
         "harvest",
+        "search-index",
         "affiliations",
         "authors",
         "signing",
@@ -77,6 +79,7 @@ def test_status_of_an_empty_archive_says_nothing_waits(db):
         assert row.outcome == "" and not row.failing and row.oldest_age is None
     assert status_of("authors").waiting == "0 papers"
     assert status_of("digests").waiting == "0 users"
+    assert status_of("search-index").waiting == "0 changes"  # the index is off in tests
     out = StringIO()
     call_command("pipeline_status", stdout=out)
     assert (
@@ -180,8 +183,8 @@ def test_harvest_command_runs_the_stages_here_when_no_worker_answers(taxonomy, s
     lines = out.getvalue().splitlines()
     assert re.match(r"harvest run \d+ complete: 11 records seen, 11 papers written", lines[0])
     assert [line.split(":")[0] for line in lines[1:-1]] == list(pipeline.STAGE_NAMES)
-    assert lines[3].startswith("signing: ok (papers checked 11, papers signed 11")
-    assert lines[-1] == "pipeline: 7 of 8 stages run here, embeddings left to the workers"
+    assert lines[4].startswith("signing: ok (papers checked 11, papers signed 11")
+    assert lines[-1] == "pipeline: 8 of 9 stages run here, embeddings left to the workers"
     assert not Authorship.objects.filter(slot__isnull=True).exists()
     assert Authorship.objects.count() == PaperAuthor.objects.filter(is_collaboration=False).count()
 
@@ -285,9 +288,10 @@ def test_run_pipeline_command_and_the_admin_page(taxonomy, settings, admin_clien
     out = StringIO()
     call_command("run_pipeline", "--no-progress", stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("affiliations: ok (slots ")
-    assert lines[3].startswith("embeddings: ok (available False")
-    assert lines[-1] == "pipeline: 8 of 8 stages run here"
+    assert lines[0] == "search-index: ok (index off)"
+    assert lines[1].startswith("affiliations: ok (slots ")
+    assert lines[4].startswith("embeddings: ok (available False")
+    assert lines[-1] == "pipeline: 9 of 9 stages run here"
     page = admin_client.get("/admin/wove/stagerun/")
     html = page.content.decode()
     assert page.status_code == 200 and "<h1>Pipeline</h1>" in html
