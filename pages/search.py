@@ -52,6 +52,11 @@ SEMANTIC_LIMIT = 200
 # common word over a million papers took seconds. Below the cap nothing changes; above it
 # the page says "5,000+" and suggests narrowing the query.
 MATCH_CAP = 5_000
+# Where the search index answers, researchers and institutions are counted over the first
+# PEOPLE_FACET_TOP papers of the list, its first ten pages (the page says so): counting them
+# over 5,000 papers
+# read their authorships and affiliation links, most of a common word's search time.
+PEOPLE_FACET_TOP = 200
 TABS = ("papers", "researchers", "institutions")
 YEAR_MIN, YEAR_MAX = 1986, 2100
 # Private-use characters mark highlighted words in ts_headline output; they cannot occur in
@@ -430,7 +435,10 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
     researcher and institution. Each facet leaves its own filter out, so the alternatives
     stay visible. Returns ``{"categories", "years", "researchers", "institutions"}`` (lists
     of :class:`Facet`) and ``"newest_only"``: :data:`MATCH_CAP` when, without query text,
-    more papers match and the counts cover the newest :data:`MATCH_CAP` of them, else 0.
+    more papers match and the counts cover the newest :data:`MATCH_CAP` of them, else 0;
+    ``"people_among"``: :data:`PEOPLE_FACET_TOP` when the search index answered and more
+    papers match, researchers and institutions then counted over the first that many
+    listed (categories and years always over every match), else 0.
 
     The matching papers are read once (the rows :func:`tab_counts` kept, else one query);
     categories and years are counted from those rows, researchers and institutions in one
@@ -497,6 +505,12 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
         "researchers": researchers,
         "institutions": institutions,
         "newest_only": MATCH_CAP if browsing and len(listed) >= MATCH_CAP else 0,
+        # Researchers and institutions counted over the first N listed papers only.
+        "people_among": (
+            PEOPLE_FACET_TOP
+            if search.index_hits is not None and search.index_hits.count > PEOPLE_FACET_TOP
+            else 0
+        ),
     }
 
 
@@ -504,8 +518,8 @@ def _index_facets(
     search: PaperSearch, *, limit: int
 ) -> tuple[list[tuple[str, int]], Counter[int], list[int]]:
     """Category and year counts over every match from the search index (each leaving its own
-    filter out, as :func:`paper_facets` does, in one more index search), and the listed ids
-    (the first :data:`MATCH_CAP`), over which researchers and institutions are counted."""
+    filter out, as :func:`paper_facets` does, in one more index search), and the first
+    :data:`PEOPLE_FACET_TOP` listed ids, over which researchers and institutions are counted."""
     hits = search.index_hits
     assert hits is not None
     by_category, by_year = hits, hits
@@ -522,7 +536,7 @@ def _index_facets(
     if search.year_from or search.year_to:
         by_year = search_index.search(search.q, category=search.category, limit=0, facets=True)
     top = sorted(by_category.categories, key=lambda kv: (-kv[1], kv[0]))[:limit]
-    return top, Counter(dict(by_year.years)), hits.ids
+    return top, Counter(dict(by_year.years)), hits.ids[:PEOPLE_FACET_TOP]
 
 
 def institutions_matching(text: str) -> QuerySet[Institution]:
