@@ -42,11 +42,42 @@ def recall_at_k(ranked: list[str], relevant: set[str], k: int = K) -> float:
     return len(set(ranked[:k]) & relevant) / min(k, len(relevant))
 
 
+def _index_quality(queries: list[dict], arxiv_of: dict[int, str], *, verbose: bool) -> list[float]:
+    """Summed nDCG@10 and recall@10 of the search index's top 10 (BM25) over ``queries``:
+    the same words the keyword mode searches (PostgreSQL's ``ts_rank_cd``), read as the
+    search page reads them."""
+    import tempfile
+
+    from django.conf import settings
+
+    from papers import search_index
+
+    if search_index.usable() is None:
+        settings.SEARCH_INDEX_DIR = tempfile.mkdtemp(prefix="wove-quality-index-")
+        search_index.rebuild()
+    totals = [0.0, 0.0]
+    for q in queries:
+        relevant = set(q["relevant"])
+        ranked = [arxiv_of[pk] for pk in search_index.search(q["query"], limit=K).ids]
+        n, r = ndcg_at_k(ranked, relevant), recall_at_k(ranked, relevant)
+        totals[0] += n
+        totals[1] += r
+        if verbose:
+            print(f"{q['id']:<5} index {n:.3f} / {r:.3f}  {q['query']}")
+    return totals
+
+
 def main() -> int:
     """Print per-query and mean nDCG@10 / recall@10 for keyword, semantic and hybrid."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", default=str(ROOT / "bench" / "queries" / "sample_relevance.json"))
     parser.add_argument("-v", "--verbose", action="store_true", help="print each query's scores")
+    parser.add_argument(
+        "--index",
+        action="store_true",
+        help="also the keyword search index (papers.search_index), built for this database in a "
+        "temporary directory when SEARCH_INDEX_DIR holds no current copy",
+    )
     args = parser.parse_args()
 
     import django
@@ -65,6 +96,10 @@ def main() -> int:
     queries = json.loads(Path(args.queries).read_text())["queries"]
     arxiv_of = dict(Paper.objects.values_list("pk", "arxiv_id"))
     totals = {m: [0.0, 0.0] for m in modes}
+    from django.conf import settings
+
+    # The modes above rank with PostgreSQL (the search index off); the index has its own row.
+    index_dir, settings.SEARCH_INDEX_DIR = settings.SEARCH_INDEX_DIR, ""
     header = f"{'query':<5} {'rel':>3}  " + "  ".join(f"{m + ' nDCG/R':>19}" for m in modes)
     if args.verbose:
         print(header)
@@ -84,6 +119,13 @@ def main() -> int:
                 + "  ".join(f"{c:>19}" for c in cells)
                 + f"  {q['query']}"
             )
+    index_totals = None
+    if args.index:
+        settings.SEARCH_INDEX_DIR = index_dir
+        index_totals = _index_quality(queries, arxiv_of, verbose=args.verbose)
+    if index_totals is not None:
+        modes.append("index")
+        totals["index"] = index_totals
     print(f"{len(queries)} queries, mean over queries (k={K}):")
     print(f"{'mode':<9} {'nDCG@10':>8} {'recall@10':>10}")
     for mode in modes:

@@ -43,12 +43,24 @@ from .models import Paper, SearchChange, SearchIndexState
 logger = logging.getLogger(__name__)
 
 # Bumped when the fields or the analyzer change: a copy of another version is rebuilt.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ANALYZER = "wove_en"
 TEXT_FIELDS = ("title", "authors", "abstract")
 # BM25 per field, boosted as PostgreSQL's ts_rank weighs title A (1.0), authors B (0.4),
 # abstract C (0.2): chosen on the judged queries (bench/search_quality.py, BENCHMARKS.md).
 FIELD_BOOSTS = {"title": 3.0, "authors": 1.5, "abstract": 1.0}
+# Snowball's English stop words, the list PostgreSQL's 'english' configuration drops
+# (tsearch_data/english.stop): a query word dropped there is dropped here, so "how prime
+# numbers are distributed" needs neither "how" nor "are" in either.
+STOP_WORDS = """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
+    her hers herself it its itself they them their theirs themselves what which who whom this that
+    these those am is are was were be been being have has had having do does did doing a an the and
+    but if or because as until while of at by for with about against between into through during
+    before after above below to from up down in out on off over under again further then once here
+    there when where why how all any both each few more most other some such no nor not only own
+    same so than too very s t can will just don should now
+""".split()  # noqa: SIM905 (laid out as the list reads)
 LOG_KEY = "log"
 BATCH = 5_000
 _lock = threading.Lock()
@@ -88,7 +100,7 @@ def _schema():
 
 def _register(index) -> None:
     """Our analyzer: words and numbers, lower case, accents folded (as
-    ``papers.search_fold`` folds them for PostgreSQL), English stop words dropped, Snowball
+    ``papers.search_fold`` folds them for PostgreSQL), :data:`STOP_WORDS` dropped, Snowball
     English stems (as ``to_tsvector('english', ...)``)."""
     tantivy = _tantivy()
     analyzer = (
@@ -96,7 +108,7 @@ def _register(index) -> None:
         .filter(tantivy.Filter.remove_long(60))
         .filter(tantivy.Filter.lowercase())
         .filter(tantivy.Filter.ascii_fold())
-        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.custom_stopword(STOP_WORDS))
         .filter(tantivy.Filter.stemmer("english"))
         .build()
     )
@@ -392,11 +404,13 @@ def query_text(q: str) -> str:
 @dataclass
 class IndexHits:
     """One search of the index: ``ids`` (paper ids of the page asked for, in order),
-    ``count`` (every public paper matching, exact), and, when asked, ``categories`` and
+    ``count`` (every public paper matching, exact), ``scores`` (their BM25 scores, by
+    relevance only), and, when asked, ``categories`` and
     ``years`` (``[(value, count)]`` over every match, most first, and by year)."""
 
     ids: list[int]
     count: int
+    scores: list[float] = field(default_factory=list)  # BM25, beside ids, for sort="relevance"
     categories: list[tuple[str, int]] = field(default_factory=list)
     years: list[tuple[int, int]] = field(default_factory=list)
 
@@ -468,6 +482,8 @@ def search(
         found = searcher.search(query, limit, count=True, offset=offset)
     addresses = [address for _key, address in found.hits][:wanted]
     hits = IndexHits(searcher.fast_field_values("id", addresses) if addresses else [], found.count)
+    if sort not in SORT_FIELDS:
+        hits.scores = [float(score) for score, _address in found.hits[:wanted]]
     if facets and found.count:
         spec = {
             "categories": {"terms": {"field": "categories", "size": facet_size}},

@@ -13,9 +13,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, F, Min, Q, QuerySet
 
+from papers import search_index
 from papers.models import Paper
 from papers.search_fold import search_fold
 from wove.backlog import Backlog
+from wove.bulk import int_array
 
 from .embedders import DIMENSIONS, Embedder, embedder_error, embedder_name, get_embedder
 from .models import PaperEmbedding
@@ -245,6 +247,36 @@ def _has_search_vector() -> bool:
         return cursor.fetchone() is not None
 
 
+# The index's best this many (at least) are read and filtered by the search's restriction; a
+# narrower restriction that keeps too few of them is ranked by PostgreSQL instead.
+INDEX_DEPTH = 500
+
+
+def _index_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> list[tuple[int, float]] | None:
+    """:func:`keyword_ranking` from the search index (:mod:`papers.search_index`, BM25 scores):
+    its best ``max(limit * 5, INDEX_DEPTH)`` matches, those inside ``restrict`` kept in order.
+    ``None`` when PostgreSQL must rank: no current copy of the index, or the restriction kept
+    fewer than ``limit`` while the index holds more matches than it read."""
+    copy = search_index.usable()
+    if copy is None:
+        return None
+    depth = max(limit * 5, INDEX_DEPTH)
+    hits = search_index.search(query, copy=copy, limit=depth)
+    if not hits.ids:
+        return []
+    sql, params = restrict
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM papers_paper WHERE id = ANY(%s::bigint[]) AND id IN ({sql})",  # noqa: S608
+            [int_array(hits.ids), *params],
+        )
+        inside = {pk for (pk,) in cursor.fetchall()}
+    ranked = [(pk, score) for pk, score in zip(hits.ids, hits.scores, strict=True) if pk in inside]
+    if len(ranked) < limit and hits.count > len(hits.ids):
+        return None
+    return ranked[:limit]
+
+
 def keyword_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> list[tuple[int, float]]:
     """Full-text ranking: ``websearch_to_tsquery('english', query)``, best ``ts_rank_cd`` first
     (accents of ``query`` folded as the search vector's, :mod:`papers.search_fold`).
@@ -253,6 +285,8 @@ def keyword_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> li
     else ``to_tsvector`` over title (A) and abstract (C) computed per row. Returns
     ``[(paper_id, rank)]``, at most ``limit``; ties go to the lower paper id.
     """
+    if (ranked := _index_ranking(query=query, limit=limit, restrict=restrict)) is not None:
+        return ranked
     sql, params = restrict
     if _has_search_vector():
         vector = "p.search_vector"

@@ -167,3 +167,22 @@ def test_the_index_off_leaves_postgres_answering(client, sample_papers, settings
     settings.SEARCH_INDEX_DIR = ""
     assert search_index_stage(trigger="inline") == {"status": "ok", "index": "off"}
     assert _status(client, q="Grunberg") == "5 papers"
+
+
+def test_hybrid_and_keyword_rankings_read_the_index_within_their_filters(indexed):
+    from semantic.services import rank_papers
+
+    best = search_index.search('"black hole"', limit=10)
+    result = rank_papers(query='"black hole"', mode="keyword", limit=10)
+    # The same BM25 scores in the same order (papers of equal score may come in either order).
+    assert [score for _pk, score in result.hits] == best.scores
+    assert {pk for pk, score in result.hits if score > best.scores[-1]} <= set(best.ids)
+    assert result.complete is False  # 96 match, 10 listed
+    # Within gr-qc: the index's order, only papers filed (or cross-listed) there.
+    in_grqc = rank_papers(query='"black hole"', mode="keyword", limit=100, category="gr-qc")
+    codes = dict(Paper.objects.filter(pk__in=[pk for pk, _ in in_grqc.hits]).values_list("pk", "categories"))
+    assert len(in_grqc.hits) == 43 and all("gr-qc" in codes[pk] for pk, _ in in_grqc.hits)
+    order = search_index.search('"black hole"', category="gr-qc", limit=100)
+    assert {pk for pk, _ in in_grqc.hits} == set(order.ids)
+    scores = [score for _pk, score in in_grqc.hits]
+    assert scores == sorted(scores, reverse=True)
