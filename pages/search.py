@@ -53,10 +53,10 @@ SEMANTIC_LIMIT = 200
 # the page says "5,000+" and suggests narrowing the query.
 MATCH_CAP = 5_000
 # Where the search index answers, researchers and institutions are counted over the first
-# PEOPLE_FACET_TOP papers of the list, its first ten pages (the page says so): counting them
+# PEOPLE_FACET_TOP papers of the list, its first five pages (the page says so): counting them
 # over 5,000 papers
 # read their authorships and affiliation links, most of a common word's search time.
-PEOPLE_FACET_TOP = 200
+PEOPLE_FACET_TOP = 100
 TABS = ("papers", "researchers", "institutions")
 YEAR_MIN, YEAR_MAX = 1986, 2100
 # Private-use characters mark highlighted words in ts_headline output; they cannot occur in
@@ -430,6 +430,55 @@ def _facet_rows(search: PaperSearch, cond: Q) -> list[FacetRow]:
     return list(rows.values_list(*columns)[:MATCH_CAP])
 
 
+def _people_facets(ids: str) -> tuple[list[Facet], list[Facet]]:
+    """The top 8 researchers and institutions by papers among ``ids`` (an ``int_array``
+    literal), each as :class:`Facet` ``(id, name, count)``, most papers first, then by name."""
+    with connection.cursor() as cursor:
+        # Counted per researcher first, names read only for the candidates of the top 8
+        # (every researcher tied with the 8th): joining the names of every co-author of
+        # 5,000 papers read the whole researcher table at a million papers.
+        cursor.execute(
+            "SELECT researcher_id, count(DISTINCT paper_id) FROM researchers_authorship"
+            " WHERE paper_id = ANY(%s::bigint[]) GROUP BY researcher_id",
+            [ids],
+        )
+        per_researcher = dict(cursor.fetchall())
+        floor = sorted(per_researcher.values(), reverse=True)[7] if len(per_researcher) > 8 else 0
+        candidates = [pk for pk, n in per_researcher.items() if n > floor]
+        # Of those tied with the 8th, the lowest ids, with spares for merged-away records:
+        # when the 8th has one paper, "tied" is every co-author of the papers counted.
+        tied = sorted(pk for pk, n in per_researcher.items() if n == floor)
+        candidates += tied[: max(0, 8 - len(candidates)) + 16]
+        cursor.execute(
+            "SELECT id, display_name FROM researchers_researcher"
+            " WHERE id = ANY(%s::bigint[]) AND merged_into_id IS NULL",
+            [int_array(candidates)],
+        )
+        named = sorted(
+            ((per_researcher[pk], name, pk) for pk, name in cursor.fetchall()),
+            key=lambda r: (-r[0], r[1], r[2]),
+        )
+        researchers = [Facet(str(pk), name, n) for n, name, pk in named[:8]]
+        cursor.execute(
+            """
+            SELECT f.institution_id, i.name, count(DISTINCT s.paper_id) AS n
+              FROM institutions_authoraffiliation f
+              JOIN papers_paperauthor s ON s.id = f.slot_id
+              JOIN institutions_institution i ON i.id = f.institution_id
+             -- The slot ids as one array (an InitPlan): links are then read through their
+             -- slot index, not by hashing every link of the archive.
+             WHERE f.slot_id = ANY(ARRAY(
+                   SELECT id FROM papers_paperauthor WHERE paper_id = ANY(%s::bigint[])))
+             GROUP BY f.institution_id, i.name
+             ORDER BY n DESC, i.name, f.institution_id
+             LIMIT 8
+            """,
+            [ids],
+        )
+        institutions = [Facet(str(pk), name, n) for pk, name, n in cursor.fetchall()]
+    return researchers, institutions
+
+
 def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
     """Counts of matching papers by category (primary or cross-list), submission year,
     researcher and institution. Each facet leaves its own filter out, so the alternatives
@@ -458,46 +507,7 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
         years = Counter(at.astimezone(UTC).year for _id, _codes, at in by_year if at is not None)
         listed = [row[0] for row in base]
     names = dict(Category.objects.filter(code__in=[c for c, _n in top]).values_list("code", "name"))
-    ids = int_array(listed)
-    with connection.cursor() as cursor:
-        # Counted per researcher first, names read only for the candidates of the top 8
-        # (every researcher tied with the 8th): joining the names of every co-author of
-        # 5,000 papers read the whole researcher table at a million papers.
-        cursor.execute(
-            "SELECT researcher_id, count(DISTINCT paper_id) FROM researchers_authorship"
-            " WHERE paper_id = ANY(%s::bigint[]) GROUP BY researcher_id",
-            [ids],
-        )
-        per_researcher = dict(cursor.fetchall())
-        floor = sorted(per_researcher.values(), reverse=True)[7] if len(per_researcher) > 8 else 0
-        candidates = [pk for pk, n in per_researcher.items() if n >= floor]
-        cursor.execute(
-            "SELECT id, display_name FROM researchers_researcher"
-            " WHERE id = ANY(%s::bigint[]) AND merged_into_id IS NULL",
-            [int_array(candidates)],
-        )
-        named = sorted(
-            ((per_researcher[pk], name, pk) for pk, name in cursor.fetchall()),
-            key=lambda r: (-r[0], r[1], r[2]),
-        )
-        researchers = [Facet(str(pk), name, n) for n, name, pk in named[:8]]
-        cursor.execute(
-            """
-            SELECT f.institution_id, i.name, count(DISTINCT s.paper_id) AS n
-              FROM institutions_authoraffiliation f
-              JOIN papers_paperauthor s ON s.id = f.slot_id
-              JOIN institutions_institution i ON i.id = f.institution_id
-             -- The slot ids as one array (an InitPlan): links are then read through their
-             -- slot index, not by hashing every link of the archive.
-             WHERE f.slot_id = ANY(ARRAY(
-                   SELECT id FROM papers_paperauthor WHERE paper_id = ANY(%s::bigint[])))
-             GROUP BY f.institution_id, i.name
-             ORDER BY n DESC, i.name, f.institution_id
-             LIMIT 8
-            """,
-            [ids],
-        )
-        institutions = [Facet(str(pk), name, n) for pk, name, n in cursor.fetchall()]
+    researchers, institutions = _people_facets(int_array(listed))
     browsing = not search.q and search.ranked_ids is None
     return {
         "categories": [Facet(code, code, n, title=names.get(code, code)) for code, n in top],

@@ -90,8 +90,18 @@ def sitemap_text(client) -> str:
     return "".join(client.get(path).content.decode() for path in sections)
 
 
-def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(client, smtp_sink):  # noqa: F811
+def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(
+    client,
+    smtp_sink,  # noqa: F811
+    settings,
+    tmp_path,
+):
+    from papers import search_index
     from wove.celery import app
+
+    # The worker keeps the keyword search index; this process's pages read it (issue 28).
+    settings.SEARCH_INDEX_DIR = str(tmp_path / "search-index")
+    settings.SEARCH_INDEX_MAX_LAG = 0
 
     if not Category.objects.filter(code="hep-th").exists():
         load_taxonomy(Category)  # a transactional test before this one flushed the migration's rows
@@ -104,6 +114,7 @@ def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(client, smtp_
             "EMAIL_HOST": "127.0.0.1",
             "EMAIL_PORT": str(smtp_sink),
             "EMAIL_USE_TLS": "0",
+            "SEARCH_INDEX_DIR": settings.SEARCH_INDEX_DIR,
         }
         with celery_worker(broker, env) as worker, app_on_broker(app, broker):
             log = Path(worker.log_path)
@@ -170,6 +181,13 @@ def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(client, smtp_
     assert client.get(f"/papers/{DAY2_DELETED}", follow=True).status_code == 410
     title = Paper.objects.get(arxiv_id=DAY2_DELETED).title
     assert DAY2_DELETED not in client.get("/search", {"q": title}).content.decode()
+    # The worker's search-index stage kept the index in step: current, every day-2 paper
+    # findable by its title words, the deleted one gone.
+    assert search_index.usable() is not None
+    assert search_index.search(f'"{title}"').count == 0
+    for paper in Paper.objects.filter(arxiv_id__in=DAY2_NEW):
+        assert paper.pk in search_index.search(f'"{paper.title}"', limit=50).ids, paper.arxiv_id
+    assert search_index.status()["papers"] == Paper.objects.public().count()
     assert DAY2_DELETED not in client.get("/rss/latest.xml").content.decode()
     assert DAY2_DELETED not in sitemap_text(client)
     # The follower got exactly one digest, holding Sharpe's day-2 paper.
