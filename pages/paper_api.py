@@ -35,7 +35,9 @@ LIST_ERRORS = {400: Error, 404: Error, 422: Error, 429: Error}
 DETAIL_ERRORS = {404: Error, 410: Error, 422: Error, 429: Error}
 
 
-def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[SortKey], PaperSearch]:
+def filter_papers(
+    filters: PaperFilter, *, depth: int = MATCH_CAP
+) -> tuple[QuerySet[Paper], str, list[SortKey], PaperSearch]:
     """Public papers narrowed by ``filters``; returns ``(queryset, order name, sort keys,
     search)``; ``search.ranked_complete`` is False when more papers qualify for a semantic
     or hybrid ranking than it holds (the count is then a lower bound), ``search.index_hits``
@@ -69,7 +71,7 @@ def filter_papers(filters: PaperFilter) -> tuple[QuerySet[Paper], str, list[Sort
         search.institution = institution_resolve(filters.institution, follow_successors=True).institution
         if search.institution is None:
             raise ApiError(404, "not_found", f"No institution matches {filters.institution!r}.")
-    papers, order, keys = keyset_papers(search)
+    papers, order, keys = keyset_papers(search, depth=depth)
     return papers, order, keys, search
 
 
@@ -95,7 +97,10 @@ def list_papers(
     first), ``relevance`` (full-text rank of ``q``). Page with ``page``/``size`` (``count``
     and ``pages`` given) or follow ``next_cursor`` for deep traversal (no count).
     """
-    papers, order, keys, search = filter_papers(filters)
+    # A page reads the index's matches up to its own end (plus one, for "next"); a cursor
+    # may point anywhere in the listed ones.
+    depth = MATCH_CAP if paging.cursor else paging.page * paging.size + 1
+    papers, order, keys, search = filter_papers(filters, depth=depth)
     complete = search.ranked_complete
     known = search.index_hits.count if search.index_hits is not None else None
     mode = order if order in ("hybrid", "semantic") else "keyword"
@@ -109,6 +114,7 @@ def list_papers(
         keys=keys,
         count_cap=SEARCH_COUNT_CAP if filters.q else None,
         known_count=known,
+        known_listed=None if known is None else min(known, MATCH_CAP),
     )
     if filters.q:
         response["X-Search-Mode"] = mode

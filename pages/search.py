@@ -285,9 +285,13 @@ def full_text(queryset: QuerySet[Paper], q: str) -> tuple[QuerySet[Paper], Searc
     return queryset.filter(search_vector=query), query, F("search_vector")
 
 
-def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortKey]]:
+def keyset_papers(
+    search: PaperSearch, *, depth: int = MATCH_CAP
+) -> tuple[QuerySet[Paper], str, list[SortKey]]:
     """Papers matching ``search`` for keyset paging (the API's lists): ``(queryset, order
-    name, sort keys)``, keys from :data:`papers.querysets.PAPER_ORDERS`.
+    name, sort keys)``, keys from :data:`papers.querysets.PAPER_ORDERS`. Where the search
+    index answers, the queryset holds its first ``depth`` (at most :data:`MATCH_CAP`)
+    matches: a page needs the rows up to its end, not all that can be listed.
 
     The filters and the semantic ranking are the search page's (:func:`_filters`,
     :func:`semantic_ranking`, applied with ``sort=relevance`` only); the order name is then
@@ -311,7 +315,7 @@ def keyset_papers(search: PaperSearch) -> tuple[QuerySet[Paper], str, list[SortK
         keys = [SortKey("k_rank", score, True, "float"), *PAPER_ORDERS["newest"]]
         return papers.filter(pk__in=ranking.ids), ranking.mode, keys
     sort = search.sort
-    if search.q and (hits := index_search(search, facets=False)) is not None:
+    if search.q and (hits := index_search(search, limit=min(depth, MATCH_CAP), facets=False)) is not None:
         # The search index's first MATCH_CAP ids in the sort asked for; relevance keeps the
         # index's BM25 order (its position, as a float key for cursors).
         search.index_hits = hits

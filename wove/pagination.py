@@ -194,6 +194,7 @@ def paginate(
     count: bool = True,
     count_cap: int | None = None,
     known_count: int | None = None,
+    known_listed: int | None = None,
 ) -> Paged:
     """Page ``queryset`` in the keyset order ``keys`` (named ``order`` in cursors).
 
@@ -204,7 +205,8 @@ def paginate(
     values of the previous page's last item. Each mode reads ``size + 1`` rows to know
     whether a next page exists. ``known_count``: the number of matches, counted elsewhere
     (the search index), when ``queryset`` holds only the first of them; the meta then gives
-    it as ``count`` and the queryset's size as ``listed``, and pages run to the last listed.
+    it as ``count`` and the queryset's size (or ``known_listed``, when the queryset holds
+    only what this page needs) as ``listed``, and pages run to the last listed.
     Raises :class:`ApiError` 400 for a bad cursor.
     """
     queryset = queryset.annotate(**{k.name: k.expression for k in keys}).order_by(
@@ -223,7 +225,10 @@ def paginate(
             # When this page is the last one, its rows give the total: no COUNT needed.
             last_page_read = len(rows) <= size and (rows or page == 1)
             if known_count is not None:
-                listed = count_cached(queryset) if not last_page_read else offset + len(rows)
+                if known_listed is not None:
+                    listed = known_listed
+                else:
+                    listed = offset + len(rows) if last_page_read else count_cached(queryset)
                 total = known_count
                 if known_count > listed:
                     meta["listed"] = listed
