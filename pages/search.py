@@ -538,11 +538,12 @@ def _index_facets(
     assert hits is not None
     by_category, by_year = hits, hits
     if search.category:
+        low, high = _index_range(search)
         by_category = search_index.search(
             search.q,
             category="",
-            submitted_from=_index_range(search)[0],
-            submitted_until=_index_range(search)[1],
+            submitted_from=low,
+            submitted_until=high,
             limit=0,
             facets=True,
             facet_size=limit,
