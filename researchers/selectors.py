@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from urllib.parse import quote_plus
 
 from django.db import connection
@@ -199,14 +201,28 @@ def make_bars(counts: list[tuple[str, int]], href=None, current: str = "") -> li
     ]
 
 
-def position_counts(researcher: Researcher) -> tuple[list[Bar], int, int]:
-    """First/middle/last author counts over papers where every person slot was matched.
+@dataclass(frozen=True)
+class AuthoredPaper:
+    """One of a researcher's authorships on a public paper, with the paper's facts the
+    researcher page aggregates (:func:`authored_paper_rows`)."""
 
-    Returns ``(bars, K, N)``: K papers with every non-collaboration slot matched, N papers
-    in all. A sole author counts as first. One query.
-    """
+    paper_id: int
+    position: int  # 1-based author position of the researcher's slot
+    authors: int  # the paper's author slots, collaborations included
+    complete: bool  # every person slot of the paper is matched to a researcher
+    primary_category: str | None
+    cited_by_count: int | None
+    submitted_at: datetime | None
+
+
+def authored_paper_rows(researcher: Researcher) -> list[AuthoredPaper]:
+    """The researcher's authorships on public papers (not deleted, not hidden), one
+    :class:`AuthoredPaper` each: a paper appears twice where an editor joined two of its
+    slots to one person. One query; the researcher page's counts, positions, fields,
+    citations and years are all read from these rows (:mod:`researchers.summaries`)."""
     sql = """
-        SELECT a.paper_id, s.position, c.n, c.unmatched = 0 AS complete
+        SELECT a.paper_id, s.position, c.n, c.unmatched = 0 AS complete,
+               p.primary_category_id, p.cited_by_count, p.submitted_at
           FROM researchers_authorship a
           JOIN papers_paperauthor s ON s.id = a.slot_id
           JOIN papers_paper p ON p.id = a.paper_id
@@ -224,17 +240,30 @@ def position_counts(researcher: Researcher) -> tuple[list[Bar], int, int]:
     # (1.5 s at a million papers; issue #11).
     with connection.cursor() as cursor:
         cursor.execute(sql, [researcher.pk])
-        rows = cursor.fetchall()
-    papers = {r[0] for r in rows}
+        return [AuthoredPaper(*row) for row in cursor.fetchall()]
+
+
+def position_counts(
+    researcher: Researcher, rows: list[AuthoredPaper] | None = None
+) -> tuple[list[Bar], int, int]:
+    """First/middle/last author counts over papers where every person slot was matched.
+
+    Returns ``(bars, K, N)``: K papers with every non-collaboration slot matched, N papers
+    in all. A sole author counts as first. One query, none when the researcher's
+    :func:`authored_paper_rows` are given.
+    """
+    if rows is None:
+        rows = authored_paper_rows(researcher)
+    papers = {r.paper_id for r in rows}
     counts: Counter[str] = Counter()
     complete_papers: set[int] = set()
-    for paper_id, position, n, complete in rows:
-        if not complete:
+    for row in rows:
+        if not row.complete:
             continue
-        complete_papers.add(paper_id)
-        if position == 1:
+        complete_papers.add(row.paper_id)
+        if row.position == 1:
             counts["first author"] += 1
-        elif position == n:
+        elif row.position == row.authors:
             counts["last author"] += 1
         else:
             counts["middle author"] += 1
@@ -247,8 +276,9 @@ def identity_sources(researcher: Researcher) -> list[str]:
     """Display names of the registries behind the identity (Semantic Scholar, OpenAlex), or
     ``[]`` when only local evidence holds the record together."""
     wanted = {IdentitySource.SEMANTIC_SCHOLAR, IdentitySource.OPENALEX}
-    found = set(researcher.identities.filter(source__in=wanted).values_list("source", flat=True))
-    found |= set(researcher.authorships.filter(source__in=wanted).values_list("source", flat=True).distinct())
+    held = researcher.identities.filter(source__in=wanted).values_list("source", flat=True)
+    linked = researcher.authorships.filter(source__in=wanted).values_list("source", flat=True)
+    found = set(held.union(linked))  # one query (UNION), not two
     return [label for value, label in IdentitySource.choices if value in found]
 
 
@@ -379,14 +409,15 @@ def network_layout(coauthors: list[list], links: list[list], *, size: int = 320)
     return net
 
 
-def year_rows(papers: QuerySet[Paper]) -> list[list[int]]:
-    """``[[year, papers, citations], ...]`` per submission year (UTC) of ``papers``, oldest
-    first, citations summed over that year's papers; only years with papers. One query."""
+def year_rows(papers: Iterable[tuple[datetime | None, int | None]]) -> list[list[int]]:
+    """``[[year, papers, citations], ...]`` per submission year (UTC) of ``papers``, given as
+    ``(submitted_at, cited_by_count)`` pairs (one per paper), oldest first, citations summed
+    over that year's papers; only years with papers. No query."""
     per_year: dict[int, list[int]] = {}
-    for year, cites in papers.order_by().values_list("submitted_at__year", "cited_by_count"):
-        if year is None:
+    for submitted_at, cites in papers:
+        if submitted_at is None:
             continue
-        entry = per_year.setdefault(year, [0, 0])
+        entry = per_year.setdefault(submitted_at.astimezone(UTC).year, [0, 0])
         entry[0] += 1
         entry[1] += cites or 0
     return [[year, n, c] for year, (n, c) in sorted(per_year.items())]
