@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,6 +158,24 @@ def institution_papers(institution: Institution) -> QuerySet[Paper]:
     return Paper.objects.public().filter(pk__in=slots).select_related("primary_category").newest()
 
 
+def institution_paper_facts(institution: Institution) -> list[tuple[int, str | None, str | None]]:
+    """``(paper id, primary category code, category name)`` of every public paper of
+    ``institution`` (:func:`institution_papers`), newest first. One query: a small
+    institution's page reads its count, newest papers and fields from these rows."""
+    rows = institution_papers(institution).values_list("pk", "primary_category_id", "primary_category__name")
+    return list(rows)
+
+
+def fields_from_facts(
+    facts: list[tuple[int, str | None, str | None]], *, limit: int = 12
+) -> list[dict[str, Any]]:
+    """:func:`institution_fields` counted from :func:`institution_paper_facts` rows, in
+    Python: same shape, same order (most papers first, then by code)."""
+    counted = Counter((code, name) for _pk, code, name in facts if code)
+    rows = sorted(counted.items(), key=lambda item: (-item[1], item[0][0]))[:limit]
+    return [{"code": code, "name": name, "count": n} for (code, name), n in rows]
+
+
 def institution_fields(institution: Institution, *, limit: int = 12) -> list[dict[str, Any]]:
     """The arXiv primary categories of the institution's papers with counts, most first:
     ``[{"code": "astro-ph", "name": "Astrophysics", "count": 3}, ...]``."""
@@ -182,10 +201,11 @@ class ResearcherCount:
     papers: int
 
 
-def institution_researcher_rows(institution: Institution, *, limit: int = 50) -> list[list[int]]:
+def institution_researcher_rows(institution: Institution, *, limit: int | None = 50) -> list[list[int]]:
     """``[[researcher_id, papers], ...]``: researchers (not merged away) whose author slots
     are linked to ``institution``, with their distinct papers, most papers first then by
-    name; at most ``limit``. JSON-able, so institution summaries can keep it. One query."""
+    name; at most ``limit`` (``None``: all). JSON-able, so institution summaries can keep
+    it. One query."""
     rows = (
         Authorship.objects.filter(
             slot__institution_links__institution=institution, researcher__merged_into__isnull=True

@@ -23,7 +23,9 @@ from wove.summaries import summary_read, summary_read_kept, summary_store
 
 from .models import AuthorAffiliation, Institution, InstitutionSummary
 from .selectors import (
+    fields_from_facts,
     institution_fields,
+    institution_paper_facts,
     institution_papers,
     institution_researcher_count,
     institution_researcher_rows,
@@ -37,6 +39,7 @@ SUMMARY_VERSION = 3  # 3: researcher_count
 # The first page's papers are kept as ids (two pages' worth, so papers hidden since the
 # summary still leave a full first page).
 NEWEST_KEPT = 48
+RESEARCHERS_KEPT = 50
 
 
 def link_count(institution: Institution) -> int:
@@ -44,7 +47,7 @@ def link_count(institution: Institution) -> int:
     return AuthorAffiliation.objects.filter(institution=institution).count()
 
 
-def summary_compute(institution: Institution) -> dict[str, Any]:
+def summary_compute(institution: Institution, *, small: bool = False) -> dict[str, Any]:
     """The page aggregates of ``institution``, JSON-able: ``version``; ``paper_count``
     (public papers with a linked slot); ``fields`` (:func:`institutions.selectors.institution_fields`
     rows); ``researchers`` ``[[researcher_id, papers], ...]``
@@ -52,13 +55,26 @@ def summary_compute(institution: Institution) -> dict[str, Any]:
     ``researcher_count`` (all of them, :func:`institutions.selectors.institution_researcher_count`);
     ``newest_ids``: ids of the :data:`NEWEST_KEPT` newest papers, newest first (the first
     page of the list: sorting a small institution's papers by date walked the archive's date
-    index). Five queries."""
+    index). Five queries; with ``small`` (under :data:`SUMMARY_MIN_LINKS` links, computed
+    on a view) two: the papers read once for their count, newest and fields, and every
+    researcher row read once for the list and the count."""
+    if small:
+        facts = institution_paper_facts(institution)
+        researchers = institution_researcher_rows(institution, limit=None)
+        return {
+            "version": SUMMARY_VERSION,
+            "newest_ids": [pk for pk, _code, _name in facts[:NEWEST_KEPT]],
+            "paper_count": len(facts),
+            "fields": fields_from_facts(facts),
+            "researchers": researchers[:RESEARCHERS_KEPT],
+            "researcher_count": len(researchers),
+        }
     return {
         "version": SUMMARY_VERSION,
         "newest_ids": list(institution_papers(institution).values_list("pk", flat=True)[:NEWEST_KEPT]),
         "paper_count": institution_papers(institution).order_by().count(),
         "fields": institution_fields(institution),
-        "researchers": institution_researcher_rows(institution),
+        "researchers": institution_researcher_rows(institution, limit=RESEARCHERS_KEPT),
         "researcher_count": institution_researcher_count(institution),
     }
 
@@ -77,7 +93,7 @@ def institution_summary(institution: Institution, *, links: int | None = None) -
             return kept
         links = link_count(institution)
     if links < SUMMARY_MIN_LINKS:
-        return summary_compute(institution)
+        return summary_compute(institution, small=True)
     data = summary_read(
         InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, version=SUMMARY_VERSION
     )

@@ -6,14 +6,16 @@ threshold to 1 link so its page goes through the stored summary.
 
 from __future__ import annotations
 
+import io
 import re
 from datetime import timedelta
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from institutions import summaries
-from institutions.models import AuthorAffiliation, InstitutionSummary
+from institutions.models import AuthorAffiliation, Institution, InstitutionSummary
 from papers.models import Paper
 from researchers.models import Researcher
 from tests.institutions.test_selectors import _authored
@@ -71,3 +73,17 @@ def test_a_new_link_shows_once_the_pipeline_refreshes_the_row(client, mit, monke
     monkeypatch.setattr(summaries, "SUMMARY_MIN_LINKS", 4)  # MIT's 3 links are now under it
     assert summaries.summaries_refresh() == 0
     assert not InstitutionSummary.objects.exists()
+
+
+def test_a_small_institution_read_once_gives_the_five_queries_figures():
+    """The figures a view computes for an institution under SUMMARY_MIN_LINKS links (papers
+    and researchers each read once) equal the kept path's five queries, for every
+    institution of a 400-paper synthetic corpus (one paper hidden, some uncategorised)."""
+    call_command("generate_corpus", "--papers", "400", "--seed", "3", "--no-progress", stdout=io.StringIO())
+    linked = Paper.objects.filter(authors__institution_links__isnull=False).order_by("pk")
+    Paper.objects.filter(pk=linked.first().pk).update(hidden=True)
+    Paper.objects.filter(pk__in=linked.values("pk")[5:9]).update(primary_category=None)
+    institutions = Institution.objects.filter(author_links__isnull=False).distinct()
+    assert institutions.count() >= 5
+    for institution in institutions:
+        assert summaries.summary_compute(institution, small=True) == summaries.summary_compute(institution)
