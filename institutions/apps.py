@@ -20,3 +20,7 @@ class InstitutionsConfig(AppConfig):
         # The 404 page, llms.txt and /developers (papers and pages) name an institution held
         # here; selectors import models, so they load once the app registry is ready.
         url_example_register("institution", selectors.institution_example)
+        # The search index holds each paper's institutions (the search page's facets).
+        from papers.search_index import register_linked_ids
+
+        register_linked_ids("institutions", selectors.PAPER_INSTITUTIONS_SQL)

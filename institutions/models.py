@@ -8,6 +8,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils.text import slugify
 
+from papers.search_log import search_log_triggers
+
 from .querysets import InstitutionQuerySet
 from .ror import ROR_URL_PREFIX, InvalidRorId, normalize_ror_id
 
@@ -285,6 +287,13 @@ class AuthorAffiliation(models.Model):
             ),
         ]
         indexes = [models.Index(fields=["institution", "slot"], name="authoraff_institution_slot")]
+        # The search index holds each paper's institutions (its facets): a paper whose slots
+        # gain, change or lose an institution link is logged for it.
+        triggers = search_log_triggers(
+            "affiliation_search",
+            paper_ids="SELECT s.paper_id FROM {rows} r JOIN papers_paperauthor s ON s.id = r.slot_id",
+            watched=("institution_id", "slot_id"),
+        )
 
     def __str__(self) -> str:
         return f"slot {self.slot_id} → {self.institution_id} ({self.source})"

@@ -387,13 +387,16 @@ def institution_countries() -> list[tuple[str, str]]:
 
 
 __all__ = [
+    "PAPER_INSTITUTIONS_SQL",
     "Resolution",
+    "fields_from_facts",
     "institution_countries",
     "institution_counts",
     "institution_example",
     "institution_fields",
     "institution_list",
     "institution_names",
+    "institution_paper_facts",
     "institution_papers",
     "institution_relations",
     "institution_researcher_rows",
@@ -439,3 +442,14 @@ def affiliations_backlog() -> Backlog:
         papers=Count("paper_id", distinct=True), oldest=Min("paper__modified_at")
     )
     return Backlog(waiting=row["papers"], unit="papers", oldest=row["oldest"])
+
+
+# The institutions of each paper for the search index (papers.search_index.register_linked_ids):
+# every institution linked to one of the paper's author slots.
+PAPER_INSTITUTIONS_SQL = """
+    SELECT s.paper_id, array_agg(DISTINCT f.institution_id)
+      FROM papers_paperauthor s
+      JOIN institutions_authoraffiliation f ON f.slot_id = s.id
+     WHERE s.paper_id = ANY(%s::bigint[])
+     GROUP BY s.paper_id
+"""

@@ -9,15 +9,12 @@ phrases, ``OR`` and ``-exclusion`` work as in web search engines; relevance is
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
-from django.db import connection
 from django.db.models import Case, Exists, F, FloatField, OuterRef, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
@@ -26,7 +23,7 @@ from django.http import QueryDict
 from institutions.models import AuthorAffiliation, Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
 from papers import search_index
-from papers.models import Category, Paper
+from papers.models import Paper
 from papers.querysets import PAPER_ORDERS
 from papers.search_fold import search_fold
 from papers.selectors import category_canonical
@@ -37,7 +34,7 @@ from researchers.selectors import researchers_matching
 from semantic.embedders import embedder_name
 from semantic.integration import Ranking, rank_if_ready
 from wove.bulk import int_array
-from wove.counts import cached_when_large, count_cached
+from wove.counts import count_cached
 from wove.pagination import SortKey
 
 from .facts import archive_facts
@@ -53,9 +50,9 @@ SEMANTIC_LIMIT = 200
 # the page says "5,000+" and suggests narrowing the query.
 MATCH_CAP = 5_000
 # Where the search index answers, researchers and institutions are counted over the first
-# PEOPLE_FACET_TOP papers of the list, its first five pages (the page says so): counting them
-# over 5,000 papers
-# read their authorships and affiliation links, most of a common word's search time.
+# PEOPLE_FACET_TOP papers of the list, its first five pages (the page says so), from the ids
+# the index holds (pages.search_facets): over 5,000 papers, reading their authorships and
+# affiliation links was most of a common word's search time.
 PEOPLE_FACET_TOP = 100
 TABS = ("papers", "researchers", "institutions")
 YEAR_MIN, YEAR_MAX = 1986, 2100
@@ -399,159 +396,10 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     return papers.order_by("-submitted_at", "-arxiv_id")
 
 
-@dataclass
-class Facet:
-    """One facet value: the value put in the query string, a label and a paper count."""
-
-    value: str
-    label: str
-    count: int
-    title: str = ""
-
-
 def _ids_q(ids: list[int]) -> Q:
     """``id IN (SELECT unnest('{...}'::bigint[]))``: thousands of ids as one array parameter,
     not one bound parameter each (see :func:`wove.bulk.int_array`)."""
     return Q(pk__in=RawSQL("SELECT unnest(%s::bigint[])", (int_array(ids),)))
-
-
-FacetRow = tuple[int, list[str], datetime | None]
-
-
-def _facet_rows(search: PaperSearch, cond: Q) -> list[FacetRow]:
-    """``(id, categories, submitted_at)`` of the papers the facets count under ``cond``:
-    with query text the capped match set (:func:`_matching`); without it, the newest
-    :data:`MATCH_CAP` papers of the filtered archive (browsing a million papers must not
-    aggregate all of them on every view)."""
-    columns = ("id", "categories", "submitted_at")
-    if search.q or search.ranked_ids is not None:
-        if search.q and search.ranked_ids is None:
-            query = web_query(search.q)
-            rows = Paper.objects.public().filter(cond, search_vector=query).order_by()
-            return list(rows.values_list(*columns)[:MATCH_CAP])
-        return list(_matching(search, cond).order_by().values_list(*columns))
-    rows = Paper.objects.public().filter(cond).order_by("-submitted_at", "-arxiv_id")
-    return list(rows.values_list(*columns)[:MATCH_CAP])
-
-
-def _people_facets(ids: str) -> tuple[list[Facet], list[Facet]]:
-    """The top 8 researchers and institutions by papers among ``ids`` (an ``int_array``
-    literal), each as :class:`Facet` ``(id, name, count)``, most papers first, then by name."""
-    with connection.cursor() as cursor:
-        # Counted per researcher first, names read only for the candidates of the top 8
-        # (every researcher tied with the 8th): joining the names of every co-author of
-        # 5,000 papers read the whole researcher table at a million papers.
-        cursor.execute(
-            "SELECT researcher_id, count(DISTINCT paper_id) FROM researchers_authorship"
-            " WHERE paper_id = ANY(%s::bigint[]) GROUP BY researcher_id",
-            [ids],
-        )
-        per_researcher = dict(cursor.fetchall())
-        floor = sorted(per_researcher.values(), reverse=True)[7] if len(per_researcher) > 8 else 0
-        candidates = [pk for pk, n in per_researcher.items() if n > floor]
-        # Of those tied with the 8th, the lowest ids, with spares for merged-away records:
-        # when the 8th has one paper, "tied" is every co-author of the papers counted.
-        tied = sorted(pk for pk, n in per_researcher.items() if n == floor)
-        candidates += tied[: max(0, 8 - len(candidates)) + 16]
-        cursor.execute(
-            "SELECT id, display_name FROM researchers_researcher"
-            " WHERE id = ANY(%s::bigint[]) AND merged_into_id IS NULL",
-            [int_array(candidates)],
-        )
-        named = sorted(
-            ((per_researcher[pk], name, pk) for pk, name in cursor.fetchall()),
-            key=lambda r: (-r[0], r[1], r[2]),
-        )
-        researchers = [Facet(str(pk), name, n) for n, name, pk in named[:8]]
-        cursor.execute(
-            """
-            SELECT f.institution_id, i.name, count(DISTINCT s.paper_id) AS n
-              FROM institutions_authoraffiliation f
-              JOIN papers_paperauthor s ON s.id = f.slot_id
-              JOIN institutions_institution i ON i.id = f.institution_id
-             -- The slot ids as one array (an InitPlan): links are then read through their
-             -- slot index, not by hashing every link of the archive.
-             WHERE f.slot_id = ANY(ARRAY(
-                   SELECT id FROM papers_paperauthor WHERE paper_id = ANY(%s::bigint[])))
-             GROUP BY f.institution_id, i.name
-             ORDER BY n DESC, i.name, f.institution_id
-             LIMIT 8
-            """,
-            [ids],
-        )
-        institutions = [Facet(str(pk), name, n) for pk, name, n in cursor.fetchall()]
-    return researchers, institutions
-
-
-def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
-    """Counts of matching papers by category (primary or cross-list), submission year,
-    researcher and institution. Each facet leaves its own filter out, so the alternatives
-    stay visible. Returns ``{"categories", "years", "researchers", "institutions"}`` (lists
-    of :class:`Facet`) and ``"newest_only"``: :data:`MATCH_CAP` when, without query text,
-    more papers match and the counts cover the newest :data:`MATCH_CAP` of them, else 0;
-    ``"people_among"``: :data:`PEOPLE_FACET_TOP` when the search index answered and more
-    papers match, researchers and institutions then counted over the first that many
-    listed (categories and years always over every match), else 0.
-
-    The matching papers are read once (the rows :func:`tab_counts` kept, else one query);
-    categories and years are counted from those rows, researchers and institutions in one
-    query each over their ids (issue #11: four queries each re-ran the full-text match, and
-    browsing without query text aggregated the whole archive).
-    """
-    if search.index_hits is not None:
-        top, years, listed = _index_facets(search, limit=limit)
-    else:
-        base = search.match_rows if search.match_rows is not None else _facet_rows(search, _filters(search))
-        by_category = _facet_rows(search, _filters(search, skip="category")) if search.category else base
-        by_year = (
-            _facet_rows(search, _filters(search, skip="year")) if search.year_from or search.year_to else base
-        )
-        counted: Counter[str] = Counter(code for _id, codes, _at in by_category for code in codes or ())
-        top = sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-        years = Counter(at.astimezone(UTC).year for _id, _codes, at in by_year if at is not None)
-        listed = [row[0] for row in base]
-    names = dict(Category.objects.filter(code__in=[c for c, _n in top]).values_list("code", "name"))
-    researchers, institutions = _people_facets(int_array(listed))
-    browsing = not search.q and search.ranked_ids is None
-    return {
-        "categories": [Facet(code, code, n, title=names.get(code, code)) for code, n in top],
-        "years": [Facet(str(y), str(y), n) for y, n in sorted(years.items(), reverse=True)],
-        "researchers": researchers,
-        "institutions": institutions,
-        "newest_only": MATCH_CAP if browsing and len(listed) >= MATCH_CAP else 0,
-        # Researchers and institutions counted over the first N listed papers only.
-        "people_among": (
-            PEOPLE_FACET_TOP
-            if search.index_hits is not None and search.index_hits.count > PEOPLE_FACET_TOP
-            else 0
-        ),
-    }
-
-
-def _index_facets(
-    search: PaperSearch, *, limit: int
-) -> tuple[list[tuple[str, int]], Counter[int], list[int]]:
-    """Category and year counts over every match from the search index (each leaving its own
-    filter out, as :func:`paper_facets` does, in one more index search), and the first
-    :data:`PEOPLE_FACET_TOP` listed ids, over which researchers and institutions are counted."""
-    hits = search.index_hits
-    assert hits is not None
-    by_category, by_year = hits, hits
-    if search.category:
-        low, high = _index_range(search)
-        by_category = search_index.search(
-            search.q,
-            category="",
-            submitted_from=low,
-            submitted_until=high,
-            limit=0,
-            facets=True,
-            facet_size=limit,
-        )
-    if search.year_from or search.year_to:
-        by_year = search_index.search(search.q, category=search.category, limit=0, facets=True)
-    top = sorted(by_category.categories, key=lambda kv: (-kv[1], kv[0]))[:limit]
-    return top, Counter(dict(by_year.years)), hits.ids[:PEOPLE_FACET_TOP]
 
 
 def institutions_matching(text: str) -> QuerySet[Institution]:
@@ -584,26 +432,23 @@ def identifier_target(text: str) -> Institution | Researcher | None:
     return Researcher.objects.filter(orcid=orcid, merged_into__isnull=True).first()
 
 
-def facets_for_page(search: PaperSearch) -> dict[str, Any]:
-    """:func:`paper_facets` for the search page. A large search (at least :data:`MATCH_CAP`
-    matches, see :func:`tab_counts`) is the expensive case: aggregates over thousands of
-    papers, two of them joined to authorships. Its facets are kept in Django's
-    cache for ``wove.counts.COUNT_CACHE_SECONDS`` (5 minutes) through
-    :func:`wove.counts.cached_when_large`, keyed by the query text and filters; every other
-    search computes them afresh."""
-    parts = (
-        search.q,
-        search.category,
-        search.year_from,
-        search.year_to,
-        search.researcher.pk if search.researcher else None,
-        search.institution.pk if search.institution else None,
-        MATCH_CAP,
-    )
-    key = "wove:facets:" + hashlib.sha256(repr(parts).encode()).hexdigest()
-    return cached_when_large(
-        key, lambda: paper_facets(search), size=MATCH_CAP if search.large else 0, minimum=MATCH_CAP
-    )
+FacetRow = tuple[int, list[str], datetime | None]
+
+
+def _facet_rows(search: PaperSearch, cond: Q) -> list[FacetRow]:
+    """``(id, categories, submitted_at)`` of the papers the facets count under ``cond``:
+    with query text the capped match set (:func:`_matching`); without it, the newest
+    :data:`MATCH_CAP` papers of the filtered archive (browsing a million papers must not
+    aggregate all of them on every view)."""
+    columns = ("id", "categories", "submitted_at")
+    if search.q or search.ranked_ids is not None:
+        if search.q and search.ranked_ids is None:
+            query = web_query(search.q)
+            rows = Paper.objects.public().filter(cond, search_vector=query).order_by()
+            return list(rows.values_list(*columns)[:MATCH_CAP])
+        return list(_matching(search, cond).order_by().values_list(*columns))
+    rows = Paper.objects.public().filter(cond).order_by("-submitted_at", "-arxiv_id")
+    return list(rows.values_list(*columns)[:MATCH_CAP])
 
 
 def _index_range(search: PaperSearch) -> tuple[date | None, date | None]:
@@ -619,14 +464,15 @@ def _index_range(search: PaperSearch) -> tuple[date | None, date | None]:
 
 
 def index_search(
-    search: PaperSearch, *, limit: int = MATCH_CAP, facets: bool = True
+    search: PaperSearch, *, limit: int = MATCH_CAP, facets: bool = True, linked: int = 0
 ) -> search_index.IndexHits | None:
     """``search``'s keyword matches from the search index (:func:`papers.search_index.search`):
     the exact count, the first ``limit`` ids in the list's order (relevance: BM25; newest,
     oldest, cited: by that field) and, with ``facets``, category and year counts over every
-    match. ``None`` when PostgreSQL answers instead: the index is off, not built or behind
-    (:func:`papers.search_index.usable`), or a researcher or institution filter applies
-    (their papers are few, and the index does not hold authorships)."""
+    match; with ``linked`` N, researcher and institution counts over the first N. ``None``
+    when PostgreSQL answers instead: the index is off, not built or behind
+    (:func:`papers.search_index.usable`), or a researcher or institution filter applies (their
+    papers are few, and the index does not hold authorships)."""
     if search.researcher is not None or search.institution is not None:
         return None
     copy = search_index.usable()
@@ -642,6 +488,7 @@ def index_search(
         sort=search.effective_sort,
         limit=limit,
         facets=facets,
+        linked=linked,
     )
 
 
@@ -678,7 +525,8 @@ class IndexedPapers:
 
 def tab_counts(search: PaperSearch) -> dict[str, int]:
     """Result counts for the three tabs: papers (with filters), researchers, institutions."""
-    if search.q and search.ranked_ids is None and (hits := index_search(search)) is not None:
+    hits = index_search(search, linked=PEOPLE_FACET_TOP) if search.q and search.ranked_ids is None else None
+    if hits is not None:
         search.index_hits = hits
         counts = {"papers": hits.count}
     elif search.q and search.ranked_ids is None:

@@ -16,6 +16,7 @@ from papers.models import ArxivFetch, Paper
 from wove.paginator import SitePaginator
 
 from . import search as site_search
+from . import search_facets
 from .paper_views import category_alias_redirect
 from .sitemaps import sitemap_file, sitemap_index_xml
 
@@ -63,7 +64,7 @@ def search(request: HttpRequest) -> HttpResponse:
         if params.index_hits is None:  # the index's list holds its first MATCH_CAP ids
             paginator.count = counts["papers"]  # already counted for the tabs; saves a query
         context["page"] = paginator.get_page(request.GET.get("page"))
-        context["facets"] = site_search.facets_for_page(params)
+        context["facets"] = search_facets.facets_for_page(params)
     response = render(request, "pages/search.html", context)
     return response
 

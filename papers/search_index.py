@@ -38,12 +38,15 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from wove.bulk import int_array
+
 from .models import Paper, SearchChange, SearchIndexState
 
 logger = logging.getLogger(__name__)
 
 # Bumped when the fields or the analyzer change: a copy of another version is rebuilt.
-SCHEMA_VERSION = 2
+# 3: each paper's researcher and institution ids (LINKED_FIELDS).
+SCHEMA_VERSION = 3
 ANALYZER = "wove_en"
 TEXT_FIELDS = ("title", "authors", "abstract")
 # BM25 per field, boosted as PostgreSQL's ts_rank weighs title A (1.0), authors B (0.4),
@@ -63,6 +66,12 @@ STOP_WORDS = """
 """.split()  # noqa: SIM905 (laid out as the list reads)
 LOG_KEY = "log"
 BATCH = 5_000
+# Ids of the records linked to each paper, held for the search page's facets: field name ->
+# SQL giving ``(paper_id, ids bigint[])`` for the paper ids bound as one array parameter.
+# Registered by the apps that own those links (researchers, institutions: their ``ready``),
+# which also log a paper here when its links change (their ``*_search_*`` triggers).
+LINKED_FIELDS = ("researchers", "institutions")
+_linked_sql: dict[str, str] = {}
 _lock = threading.Lock()
 _opened: dict[str, object] = {}
 
@@ -95,7 +104,20 @@ def _schema():
     builder.add_integer_field("submitted", indexed=True, fast=True)  # seconds since the epoch, UTC
     builder.add_unsigned_field("year", indexed=True, fast=True)
     builder.add_unsigned_field("cited", fast=True)  # citation count + 1; 0 when unknown
+    for name in LINKED_FIELDS:  # several values a paper; stored to read the first papers' own
+        builder.add_unsigned_field(name, stored=True, indexed=True, fast=True)
     return builder.build()
+
+
+def register_linked_ids(field_name: str, sql: str) -> None:
+    """Hold ``field_name`` (one of :data:`LINKED_FIELDS`) for every paper, from ``sql``: a
+    query with one parameter, an array of paper ids (``%s::bigint[]``), returning
+    ``(paper_id, ids)`` rows (``ids`` a ``bigint[]``; a paper without a row holds none).
+    Called from the owning app's ``AppConfig.ready``; the app's triggers must log a paper
+    in ``papers_searchchange`` when those ids change. Raises ``ValueError`` for another name."""
+    if field_name not in LINKED_FIELDS:
+        raise ValueError(f"not a linked field of the search index: {field_name!r}")
+    _linked_sql[field_name] = sql
 
 
 def _register(index) -> None:
@@ -220,7 +242,38 @@ def _paper_rows(ids: Iterable[int] | None) -> Iterable[tuple]:
     return papers.values_list(*columns).iterator(chunk_size=BATCH)
 
 
-def _document(row: tuple):
+def _linked_ids(paper_ids: list[int]) -> dict[str, dict[int, list[int]]]:
+    """``{field: {paper id: ids}}`` of every registered linked field for ``paper_ids``."""
+    out: dict[str, dict[int, list[int]]] = {}
+    with connection.cursor() as cursor:
+        for name, sql in _linked_sql.items():
+            cursor.execute(sql, [int_array(paper_ids)])
+            out[name] = {pk: ids for pk, ids in cursor.fetchall() if ids}
+    return out
+
+
+def _documents(ids: Iterable[int] | None) -> Iterable:
+    """Tantivy documents of the public papers (all, or those of ``ids``), :data:`BATCH` at a
+    time: each batch's linked ids (:func:`register_linked_ids`) read in one query a field."""
+    batch: list[tuple] = []
+
+    def flush():
+        linked = _linked_ids([row[0] for row in batch])
+        docs = [
+            _document(row, {name: held.get(row[0], ()) for name, held in linked.items()}) for row in batch
+        ]
+        batch.clear()
+        return docs
+
+    for row in _paper_rows(ids):
+        batch.append(row)
+        if len(batch) >= BATCH:
+            yield from flush()
+    if batch:
+        yield from flush()
+
+
+def _document(row: tuple, linked: dict[str, Iterable[int]] | None = None):
     tantivy = _tantivy()
     pk, title, authors, abstract, categories, submitted_at, cited = row
     doc = tantivy.Document()
@@ -234,6 +287,9 @@ def _document(row: tuple):
         doc.add_integer("submitted", int(submitted_at.timestamp()))
         doc.add_unsigned("year", submitted_at.astimezone(UTC).year)
     doc.add_unsigned("cited", 0 if cited is None else cited + 1)
+    for name, values in (linked or {}).items():
+        for value in values:
+            doc.add_unsigned(name, value)
     return doc
 
 
@@ -268,8 +324,8 @@ def rebuild(*, progress: Callable[[int], object] | None = None) -> dict:
     writer = index.writer(heap_size=settings.SEARCH_INDEX_HEAP_BYTES, num_threads=1)
     count = 0
     with transaction.atomic():  # the server-side cursor needs a transaction
-        for row in _paper_rows(None):
-            writer.add_document(_document(row))
+        for doc in _documents(None):
+            writer.add_document(doc)
             count += 1
             if progress is not None and count % BATCH == 0:
                 progress(BATCH)
@@ -315,8 +371,8 @@ def sync(*, progress: Callable[[int], object] | None = None) -> dict:
             writer = index.writer(heap_size=settings.SEARCH_INDEX_HEAP_BYTES, num_threads=1)
         ids = sorted({pk for _id, pk in rows})
         writer.delete_documents_by_query(tantivy.Query.term_set_query(index.schema, "id", ids))
-        for row in _paper_rows(ids):
-            writer.add_document(_document(row))
+        for doc in _documents(ids):
+            writer.add_document(doc)
         writer.commit()
         copy.applied = rows[-1][0]
         _write_meta(copy)
@@ -413,6 +469,8 @@ class IndexHits:
     scores: list[float] = field(default_factory=list)  # BM25, beside ids, for sort="relevance"
     categories: list[tuple[str, int]] = field(default_factory=list)
     years: list[tuple[int, int]] = field(default_factory=list)
+    # With ``linked``: {field of LINKED_FIELDS: {id: papers}} over the first hits asked for.
+    linked: dict[str, dict[int, int]] = field(default_factory=dict)
 
 
 SORT_FIELDS = {"newest": ("submitted", False), "oldest": ("submitted", True), "cited": ("cited", False)}
@@ -437,11 +495,15 @@ def search(
     limit: int = 20,
     facets: bool = False,
     facet_size: int = 12,
+    linked: int = 0,
 ) -> IndexHits:
     """Public papers matching ``q`` (web search syntax, :func:`query_text`) in every text
     field (BM25, :data:`FIELD_BOOSTS`), within ``category`` (primary or cross-listed) and
     the inclusive UTC days ``submitted_from``..``submitted_until``; ``sort`` ``relevance``,
-    ``newest``, ``oldest`` or ``cited``; the hits ``offset``..``offset + limit``.
+    ``newest``, ``oldest`` or ``cited``; the hits ``offset``..``offset + limit``. With
+    ``facets``, category and year counts over every match; with ``linked`` N, the papers of
+    each researcher and institution among the first N of those hits (``IndexHits.linked``,
+    read from the stored ids of those N papers).
     Raises :class:`SearchIndexUnavailable` when no copy is usable (:func:`usable`)."""
     copy = copy or usable()
     if copy is None:
@@ -484,6 +546,8 @@ def search(
     hits = IndexHits(searcher.fast_field_values("id", addresses) if addresses else [], found.count)
     if sort not in SORT_FIELDS:
         hits.scores = [float(score) for score, _address in found.hits[:wanted]]
+    if linked:
+        hits.linked = _linked_counts(searcher, [address for _key, address in found.hits[:linked]])
     if facets and found.count:
         spec = {
             "categories": {"terms": {"field": "categories", "size": facet_size}},
@@ -494,6 +558,19 @@ def search(
         years = [(int(b["key"]), b["doc_count"]) for b in result["years"]["buckets"]]
         hits.years = sorted(years, reverse=True)
     return hits
+
+
+def _linked_counts(searcher, addresses: list) -> dict[str, dict[int, int]]:
+    """``{field: {id: papers}}`` of :data:`LINKED_FIELDS` over the documents at ``addresses``
+    (their stored values: a paper holds each id once)."""
+    counts: dict[str, dict[int, int]] = {name: {} for name in LINKED_FIELDS}
+    for address in addresses:
+        doc = searcher.doc(address).to_dict()
+        for name in LINKED_FIELDS:
+            held = counts[name]
+            for value in doc.get(name, ()):
+                held[value] = held.get(value, 0) + 1
+    return counts
 
 
 def status() -> dict:

@@ -17,3 +17,7 @@ class ResearchersConfig(AppConfig):
         from . import selectors
 
         url_example_register("researcher", selectors.researcher_example)
+        # The search index holds each paper's researchers (the search page's facets).
+        from papers.search_index import register_linked_ids
+
+        register_linked_ids("researchers", selectors.PAPER_RESEARCHERS_SQL)

@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models.functions import Upper
 from django.urls import reverse
 
+from papers.search_log import search_log_triggers
 from papers.text import make_slug
 
 from .orcid import InvalidOrcid, normalize_orcid
@@ -218,6 +219,13 @@ class Authorship(models.Model):
                 name="authorship_confidence_range",
             )
         ]
+        # The search index holds each paper's researchers (its facets): a paper whose
+        # authorships are added, moved to another researcher or removed is logged for it.
+        triggers = search_log_triggers(
+            "authorship_search",
+            paper_ids="SELECT paper_id FROM {rows}",
+            watched=("researcher_id", "paper_id"),
+        )
 
     def __str__(self) -> str:
         return f"{self.slot} -> {self.researcher_id} ({self.method})"

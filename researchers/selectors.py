@@ -461,3 +461,13 @@ def researcher_example(examples: dict) -> dict[str, str] | None:
         "query": quote_plus(researcher.display_name),
         "url": researcher.get_absolute_url(),
     }
+
+
+# The researchers of each paper for the search index (papers.search_index.register_linked_ids):
+# every researcher holding one of the paper's authorships (a merge moves them to the survivor).
+PAPER_RESEARCHERS_SQL = """
+    SELECT paper_id, array_agg(DISTINCT researcher_id)
+      FROM researchers_authorship
+     WHERE paper_id = ANY(%s::bigint[])
+     GROUP BY paper_id
+"""

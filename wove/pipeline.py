@@ -75,12 +75,14 @@ def queue_of(task: str) -> str:
 
 
 STAGES: tuple[Stage, ...] = (
-    # First: a harvested paper is findable by its words before the slower stages run.
-    Stage("search-index", "papers.sync_search_index", search_index_stage, search_index_backlog, "change"),
     Stage(
         "affiliations", "institutions.match_affiliations", affiliations_stage, affiliations_backlog, "slot"
     ),
     Stage("authors", "researchers.match_authors", authors_stage, authors_backlog, "slot"),
+    # After the matching stages: the index holds each paper's researchers and institutions
+    # too, so one sync takes in the harvest's papers and their links. Until it has run, the
+    # log is behind and PostgreSQL answers searches (papers.search_index.usable).
+    Stage("search-index", "papers.sync_search_index", search_index_stage, search_index_backlog, "change"),
     Stage("signing", "provenance.sign_records", signing_stage, signing_backlog),
     Stage("embeddings", "semantic.embed_papers", embeddings_stage, embeddings_backlog),
     Stage(

@@ -15,7 +15,8 @@ from collections import Counter
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
 
-from pages.search import PaperSearch, paper_facets, rank, tab_counts
+from pages.search import PaperSearch, rank, tab_counts
+from pages.search_facets import paper_facets
 from papers.models import Paper
 from semantic import services
 

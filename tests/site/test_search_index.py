@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.http import QueryDict
 
 from pages import search as site_search
 from papers import search_index
@@ -186,3 +187,56 @@ def test_hybrid_and_keyword_rankings_read_the_index_within_their_filters(indexed
     assert {pk for pk, _ in in_grqc.hits} == set(order.ids)
     scores = [score for _pk, score in in_grqc.hits]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_people_facets_from_the_index_follow_matching_merges_and_links(client, sample_papers, index_dir):
+    """The index holds each paper's researchers and institutions: the search page counts its
+    researcher and institution facets over the first 100 papers listed from those ids, the
+    same counts PostgreSQL's authorships and links give for the same papers; a merge (the
+    authorships moved to the survivor) and a new institution link reach the index through
+    the log at the next stage run."""
+    from institutions.models import AuthorAffiliation, Institution
+    from pages import search_facets
+    from researchers.models import Authorship
+    from researchers.services import researchers_match_authors
+    from wove.bulk import int_array
+
+    researchers_match_authors(sources=[])
+    mit = Institution.objects.create(ror_id="042nb2s44", name="Massachusetts Institute of Technology")
+    black_hole = Paper.objects.filter(search_vector=site_search.web_query('"black hole"'))
+    slots = [p.authors.order_by("position").first() for p in black_hole.order_by("pk")[:3]]
+    for slot in slots:
+        AuthorAffiliation.objects.create(slot=slot, institution=mit, source="ror-id", confidence=1.0)
+    search_index_stage(trigger="inline")
+
+    search = site_search.parse_search(QueryDict('q="black hole"&mode=keyword'))
+    site_search.tab_counts(search)
+    hits = search.index_hits
+    assert hits is not None and hits.count == 96
+    by_postgres = search_facets._people_counts(int_array(hits.ids[:100]))
+    assert hits.linked["researchers"] == by_postgres["researchers"]
+    assert hits.linked["institutions"] == by_postgres["institutions"]
+    authorships = Authorship.objects.filter(paper_id__in=hits.ids[:100])
+    assert sum(hits.linked["researchers"].values()) == authorships.count()
+    facets = search_facets.paper_facets(search)
+    assert facets["people_among"] == 0  # 96 papers: all of them counted
+    first_listed = {s.paper_id for s in slots} <= set(hits.ids[:100])
+    assert first_listed and ("Massachusetts Institute of Technology", 3) in [
+        (f.label, f.count) for f in facets["institutions"]
+    ]
+
+    # A merge moves the authorships of the busiest researcher to another: one update.
+    top, second = facets["researchers"][0], facets["researchers"][1]
+    Authorship.objects.filter(researcher_id=int(top.value)).update(researcher_id=int(second.value))
+    AuthorAffiliation.objects.filter(institution=mit).delete()
+    result = search_index_stage(trigger="inline")
+    assert result["rebuilt"] is False and result["changes"] >= 1
+    search = site_search.parse_search(QueryDict('q="black hole"&mode=keyword'))
+    site_search.tab_counts(search)
+    linked = search.index_hits.linked
+    assert int(top.value) not in linked["researchers"]
+    survivor = int(second.value)
+    # The survivor holds the papers of both (a paper they wrote together counts once).
+    assert linked["researchers"][survivor] >= top.count
+    assert linked == search_facets._people_counts(int_array(search.index_hits.ids[:100]))
+    assert mit.pk not in linked["institutions"]
