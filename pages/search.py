@@ -54,6 +54,8 @@ MATCH_CAP = 5_000
 # the index holds (pages.search_facets): over 5,000 papers, reading their authorships and
 # affiliation links was most of a common word's search time.
 PEOPLE_FACET_TOP = 100
+# Papers on one page of the search page's list.
+RESULTS_PAGE_SIZE = 20
 TABS = ("papers", "researchers", "institutions")
 YEAR_MIN, YEAR_MAX = 1986, 2100
 # Private-use characters mark highlighted words in ts_headline output; they cannot occur in
@@ -105,9 +107,12 @@ class PaperSearch:
     # Set by parse_search: some public paper has a citation count, so "Most cited" is offered.
     citations: bool = False
     # Set by tab_counts when the search index answered (papers.search_index): the exact
-    # count, category and year facets over every match, and the first MATCH_CAP ids in the
-    # list's order.
+    # count, category and year facets over every match, and the ids in the list's order up
+    # to the end of the page asked for (and the first PEOPLE_FACET_TOP, for the facets).
     index_hits: search_index.IndexHits | None = None
+    # The page of the list asked for (``page``, 1 when absent or not a number): the index
+    # reads its matches up to that page's end, not all MATCH_CAP it may list.
+    page: int = 1
 
     @property
     def effective_sort(self) -> str:
@@ -198,6 +203,8 @@ def parse_search(params: QueryDict) -> PaperSearch:
         search.sort = "relevance"
     mode = params.get("mode", "hybrid")
     search.mode = mode if mode in MODES else "hybrid"
+    page = params.get("page", "").strip()
+    search.page = min(int(page), MATCH_CAP) if page.isdigit() and int(page) > 0 else 1
     return search
 
 
@@ -366,7 +373,7 @@ def search_papers(search: PaperSearch) -> QuerySet[Paper]:
     ranking order for ``relevance``, else the same papers by ``newest`` or ``cited``."""
     ranked_ids = search.ranked_ids
     if search.index_hits is not None:
-        return IndexedPapers(search, search.index_hits.ids)
+        return IndexedPapers(search, search.index_hits)
     if search.match_rows is not None:
         papers = Paper.objects.filter(_ids_q([row[0] for row in search.match_rows]))
     else:
@@ -493,23 +500,30 @@ def index_search(
 
 
 class IndexedPapers:
-    """The search page's result list when the search index answered: ``ids`` in order, each
-    page's papers read from PostgreSQL by id when the paginator slices it, with the same
-    annotations as :func:`search_papers` (``rank`` 0: the index scored them)."""
+    """The search page's result list when the search index answered: as long as the matches
+    it may list (at most :data:`MATCH_CAP`), holding the ids the index read (up to the page
+    asked for); each page's papers read from PostgreSQL by id when the paginator slices it,
+    with the same annotations as :func:`search_papers` (``rank`` 0: the index scored them).
+    A slice past the ids held (a page number past the end, which the paginator turns into
+    the last page) reads the index again, to that depth."""
 
-    def __init__(self, search: PaperSearch, ids: list[int]):
+    def __init__(self, search: PaperSearch, hits: search_index.IndexHits):
         self.search = search
-        self.ids = ids
+        self.ids = hits.ids
+        self.total = min(hits.count, MATCH_CAP)
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return self.total
 
     def count(self) -> int:
-        return len(self.ids)
+        return self.total
 
     def __getitem__(self, key):
         if not isinstance(key, slice):
             return self[key : key + 1][0]
+        stop = self.total if key.stop is None else min(key.stop, self.total)
+        if stop > len(self.ids) and (deeper := index_search(self.search, limit=stop, facets=False)):
+            self.ids = deeper.ids
         ids = self.ids[key]
         papers = Paper.objects.filter(pk__in=ids).select_related("primary_category").defer("search_vector")
         query = web_query(self.search.q)
@@ -525,7 +539,10 @@ class IndexedPapers:
 
 def tab_counts(search: PaperSearch) -> dict[str, int]:
     """Result counts for the three tabs: papers (with filters), researchers, institutions."""
-    hits = index_search(search, linked=PEOPLE_FACET_TOP) if search.q and search.ranked_ids is None else None
+    # The ids up to the end of the page asked for, and at least the facets' first ones.
+    depth = min(max(search.page * RESULTS_PAGE_SIZE, PEOPLE_FACET_TOP), MATCH_CAP)
+    keyword = search.q and search.ranked_ids is None
+    hits = index_search(search, limit=depth, linked=PEOPLE_FACET_TOP) if keyword else None
     if hits is not None:
         search.index_hits = hits
         counts = {"papers": hits.count}

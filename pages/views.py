@@ -20,7 +20,7 @@ from . import search_facets
 from .paper_views import category_alias_redirect
 from .sitemaps import sitemap_file, sitemap_index_xml
 
-PAGE_SIZE = 20
+PAGE_SIZE = site_search.RESULTS_PAGE_SIZE
 
 
 @require_GET

@@ -99,6 +99,22 @@ def test_the_page_lists_the_index_ranking_with_postgres_highlights(client, index
     assert [p["arxiv_id"] for p in api] == list(dict.fromkeys(listed))
 
 
+def test_a_later_page_reads_the_index_to_its_own_end(client, indexed):
+    """The page reads the index's matches up to the end of the page asked for (page 3 of
+    "model": the first 100, for the facets too), and a page past the end shows the last."""
+    ranking = search_index.search("model", limit=5_000).ids
+    assert len(ranking) == 834
+    arxiv = dict(Paper.objects.filter(pk__in=ranking).values_list("pk", "arxiv_id"))
+
+    def listed(page):
+        html = client.get("/search", {"q": "model", "mode": "keyword", "page": page}).content.decode()
+        return re.findall(r'<h3 class="paper-item-title"><a href="/papers/([^"-]+)-', html)
+
+    assert listed(3) == [arxiv[pk] for pk in ranking[40:60]]
+    assert listed(30) == [arxiv[pk] for pk in ranking[580:600]]
+    assert listed(999) == [arxiv[pk] for pk in ranking[820:834]]  # 834 papers: page 42 of 20
+
+
 def test_facets_count_every_match(client, indexed):
     q = '"black hole"'
     hits = search_index.search(q, facets=True)
