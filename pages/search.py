@@ -537,8 +537,21 @@ class IndexedPapers:
         return [by_id[pk] for pk in ids if pk in by_id]
 
 
-def tab_counts(search: PaperSearch) -> dict[str, int]:
-    """Result counts for the three tabs: papers (with filters), researchers, institutions."""
+def name_tab_counts(q: str) -> dict[str, int]:
+    """``{"researchers": n, "institutions": n}``: the names holding ``q``'s words, as the
+    Researchers and Institutions tabs list them (:func:`researchers_matching`,
+    :func:`institutions_matching`); 0 each for blank ``q``. Counted for the tab opened, and
+    for the others by ``/search/counts`` after the page has loaded (:func:`pages.views.search_counts`):
+    at a million papers "wang" matches 15,650 researchers, 0.4 s to count cold."""
+    if not q:
+        return {"researchers": 0, "institutions": 0}
+    return {"researchers": researchers_matching(q).count(), "institutions": institutions_matching(q).count()}
+
+
+def tab_counts(search: PaperSearch) -> dict[str, int | None]:
+    """Result counts for the three tabs: papers (with filters), and researchers or
+    institutions for the tab opened; ``None`` for a name tab not opened (the page asks
+    ``/search/counts`` for it once it has loaded, off the page's own time)."""
     # The ids up to the end of the page asked for, and at least the facets' first ones.
     depth = min(max(search.page * RESULTS_PAGE_SIZE, PEOPLE_FACET_TOP), MATCH_CAP)
     keyword = search.q and search.ranked_ids is None
@@ -558,8 +571,11 @@ def tab_counts(search: PaperSearch) -> dict[str, int]:
     else:
         search.capped = not search.ranked_complete
     search.large = counts["papers"] >= MATCH_CAP
-    counts["researchers"] = researchers_matching(search.q).count() if search.q else 0
-    counts["institutions"] = institutions_matching(search.q).count() if search.q else 0
+    counts["researchers"] = counts["institutions"] = None
+    if search.tab == "researchers":
+        counts["researchers"] = researchers_matching(search.q).count() if search.q else 0
+    elif search.tab == "institutions":
+        counts["institutions"] = institutions_matching(search.q).count() if search.q else 0
     return counts
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from django.contrib.sitemaps.views import x_robots_tag
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -13,6 +16,7 @@ from papers.examples import url_examples
 from papers.fetch import FetchRefused, QueueUnavailable, arxiv_fetch_request
 from papers.identifiers import try_parse_arxiv_id
 from papers.models import ArxivFetch, Paper
+from wove.counts import COUNT_CACHE_SECONDS
 from wove.paginator import SitePaginator
 
 from . import search as site_search
@@ -67,6 +71,21 @@ def search(request: HttpRequest) -> HttpResponse:
         context["facets"] = search_facets.facets_for_page(params)
     response = render(request, "pages/search.html", context)
     return response
+
+
+@require_GET
+def search_counts(request: HttpRequest) -> JsonResponse:
+    """``/search/counts?q=``: ``{"researchers": n, "institutions": n}``, the names holding
+    the words of ``q`` (:func:`pages.search.name_tab_counts`), for the search page's tabs
+    not opened, asked for by site.js once the page has loaded. Kept in Django's cache for
+    ``wove.counts.COUNT_CACHE_SECONDS`` per query text, and cacheable by a CDN as the page is."""
+    q = " ".join(request.GET.get("q", "").split())[:500]
+    key = "wove:name-tabs:" + hashlib.sha256(q.encode()).hexdigest()
+    counts = cache.get(key)
+    if counts is None:
+        counts = site_search.name_tab_counts(q)
+        cache.set(key, counts, COUNT_CACHE_SECONDS)
+    return JsonResponse(counts)
 
 
 @require_GET

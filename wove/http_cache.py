@@ -70,6 +70,7 @@ VIEW_KINDS: dict[str, str] = {
     "pages.paper_views.home": "home",
     "pages.views.search": "search",
     "pages.views.suggest": "search",
+    "pages.views.search_counts": "search",
     "pages.feeds.LatestPapersFeed": "feed",
     "pages.feeds.CategoryFeed": "feed",
     "pages.feeds.ResearcherFeed": "feed",

@@ -166,7 +166,21 @@
     poll();
   }
 
+  // The search page's Researchers and Institutions tab counts, when that tab is not the one
+  // open: asked for once the page has loaded (counting names is slow on a large archive).
+  function setupTabCounts(nav) {
+    fetchJSON(nav.getAttribute("data-tab-counts")).then(function (data) {
+      nav.querySelectorAll("[data-tab-count]").forEach(function (span) {
+        var n = data[span.getAttribute("data-tab-count")];
+        if (typeof n !== "number") { return; }
+        span.textContent = n.toLocaleString("en-US");
+        span.hidden = false;
+      });
+    }).catch(function () { /* the tabs work without their counts */ });
+  }
+
   function init() {
+    document.querySelectorAll("[data-tab-counts]").forEach(setupTabCounts);
     document.querySelectorAll("input[data-suggest]").forEach(setupSuggest);
     document.querySelectorAll("[data-fetch-status]").forEach(setupFetch);
   }

@@ -256,3 +256,26 @@ def test_people_facets_from_the_index_follow_matching_merges_and_links(client, s
     assert linked["researchers"][survivor] >= top.count
     assert linked == search_facets._people_counts(int_array(search.index_hits.ids[:100]))
     assert mit.pk not in linked["institutions"]
+
+
+def test_name_tabs_are_counted_for_the_tab_opened_and_after_load_for_the_others(client, indexed):
+    """The papers tab leaves the Researchers and Institutions counts to ``/search/counts``
+    (site.js fills them once the page has loaded); the tab opened counts its own."""
+    from institutions.models import Institution, InstitutionName
+    from researchers.models import Researcher
+
+    Researcher.objects.create(display_name="Alberto Grunberg", paper_count=2)
+    Researcher.objects.create(display_name="Grunberg Zed", paper_count=1)
+    Researcher.objects.create(display_name="Gruen Berg", paper_count=1)  # not "grunberg"
+    institute = Institution.objects.create(ror_id="042nb2s44", name="Grunberg Institute")
+    InstitutionName.objects.create(
+        institution=institute, value="Grunberg Institute", kind="label", normalized="grunberg institute"
+    )
+    html = client.get("/search", {"q": "Grunberg", "mode": "keyword"}).content.decode()
+    assert 'data-tab-counts="/search/counts?q=Grunberg"' in html
+    assert '<span class="n" data-tab-count="researchers" hidden></span>' in html
+    counts = client.get("/search/counts", {"q": "Grunberg"})
+    assert counts.json() == {"researchers": 2, "institutions": 1}
+    assert "max-age" in counts["Cache-Control"]
+    opened = client.get("/search", {"q": "Grunberg", "type": "researchers"}).content.decode()
+    assert re.search(r'aria-current="page">Researchers<span class="n">2</span>', opened)
