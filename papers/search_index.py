@@ -45,8 +45,8 @@ from .models import Paper, SearchChange, SearchIndexState
 logger = logging.getLogger(__name__)
 
 # Bumped when the fields or the analyzer change: a copy of another version is rebuilt.
-# 3: each paper's researcher and institution ids (LINKED_FIELDS).
-SCHEMA_VERSION = 3
+# 3: each paper's researcher and institution ids (LINKED_FIELDS). 4: category_set.
+SCHEMA_VERSION = 4
 ANALYZER = "wove_en"
 TEXT_FIELDS = ("title", "authors", "abstract")
 # BM25 per field, boosted as PostgreSQL's ts_rank weighs title A (1.0), authors B (0.4),
@@ -101,6 +101,10 @@ def _schema():
         builder.add_text_field(name, tokenizer_name=ANALYZER)
     # Category codes as written (raw): term filters and the facet counts read them.
     builder.add_text_field("categories", tokenizer_name="raw", fast=True)
+    # The paper's category codes as one value ("astro-ph gr-qc", sorted): the category facet
+    # counts these sets and splits them (a column of one value a paper reads ~15 x faster
+    # than the several-valued one: 0.7 against 10.5 ms over 300,000 papers).
+    builder.add_text_field("category_set", tokenizer_name="raw", fast=True)
     builder.add_integer_field("submitted", indexed=True, fast=True)  # seconds since the epoch, UTC
     builder.add_unsigned_field("year", indexed=True, fast=True)
     builder.add_unsigned_field("cited", fast=True)  # citation count + 1; 0 when unknown
@@ -283,6 +287,8 @@ def _document(row: tuple, linked: dict[str, Iterable[int]] | None = None):
     doc.add_text("abstract", abstract or "")
     for code in categories or ():
         doc.add_text("categories", code)
+    if categories:
+        doc.add_text("category_set", " ".join(sorted(set(categories))))
     if submitted_at is not None:
         doc.add_integer("submitted", int(submitted_at.timestamp()))
         doc.add_unsigned("year", submitted_at.astimezone(UTC).year)
@@ -549,15 +555,37 @@ def search(
     if linked:
         hits.linked = _linked_counts(searcher, [address for _key, address in found.hits[:linked]])
     if facets and found.count:
-        spec = {
-            "categories": {"terms": {"field": "categories", "size": facet_size}},
-            "years": {"terms": {"field": "year", "size": 200}},
-        }
-        result = searcher.aggregate(query, spec)
-        hits.categories = [(b["key"], b["doc_count"]) for b in result["categories"]["buckets"]]
-        years = [(int(b["key"]), b["doc_count"]) for b in result["years"]["buckets"]]
-        hits.years = sorted(years, reverse=True)
+        hits.categories, hits.years = _facet_counts(searcher, query, facet_size)
     return hits
+
+
+# Distinct category sets a facet count reads in one pass; more (never on arXiv's ~150
+# categories so far) and the several-valued column is counted instead.
+CATEGORY_SETS_MAX = 65_535
+
+
+def _facet_counts(searcher, query, facet_size: int) -> tuple[list[tuple[str, int]], list[tuple[int, int]]]:
+    """``(categories, years)`` over every match of ``query``: the ``facet_size`` categories
+    with most papers (primary or cross-listed; then by code) and every year, newest first,
+    each as ``(value, papers)``. Exact: the category sets are counted whole and split."""
+    spec = {
+        "sets": {
+            "terms": {"field": "category_set", "size": CATEGORY_SETS_MAX, "segment_size": CATEGORY_SETS_MAX}
+        },
+        "years": {"terms": {"field": "year", "size": 200}},
+    }
+    result = searcher.aggregate(query, spec)
+    counted: dict[str, int] = {}
+    if result["sets"].get("sum_other_doc_count", 0) == 0:
+        for bucket in result["sets"]["buckets"]:
+            for code in bucket["key"].split():
+                counted[code] = counted.get(code, 0) + bucket["doc_count"]
+    else:  # more sets than one pass holds: every category's own count
+        many = {"terms": {"field": "categories", "size": 1000, "segment_size": 1000}}
+        counted = {b["key"]: b["doc_count"] for b in searcher.aggregate(query, {"c": many})["c"]["buckets"]}
+    categories = sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))[:facet_size]
+    years = sorted(((int(b["key"]), b["doc_count"]) for b in result["years"]["buckets"]), reverse=True)
+    return categories, years
 
 
 def _linked_counts(searcher, addresses: list) -> dict[str, dict[int, int]]:

@@ -131,6 +131,16 @@ def test_facets_count_every_match(client, indexed):
     assert sum(n for _year, n in hits.years) == 96
 
 
+def test_category_counts_from_the_category_sets_equal_each_categorys_own(indexed, monkeypatch):
+    """The facet counts the papers' category sets and splits them; with more sets than one
+    pass holds it counts each category's column instead: both give the same numbers."""
+    from_sets = search_index.search("galaxy OR quantum", facets=True, facet_size=40)
+    monkeypatch.setattr(search_index, "CATEGORY_SETS_MAX", 2)
+    from_columns = search_index.search("galaxy OR quantum", facets=True, facet_size=40)
+    assert from_sets.categories == from_columns.categories
+    assert len(from_sets.categories) >= 20 and from_sets.years == from_columns.years
+
+
 def test_filters_narrow_the_index_search_as_they_narrow_postgres(client, indexed):
     q = "galaxy"
     pg = Paper.objects.public().filter(
