@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 SUMMARY_MIN_PAPERS = 100
 SUMMARY_MAX_AGE = timedelta(hours=6)
 # Bump when the shape of ``data`` changes: rows of another version are recomputed on view.
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2  # 2: co-author links over the researcher's own papers
 
 
 def summary_compute(researcher: Researcher) -> dict[str, Any]:

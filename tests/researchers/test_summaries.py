@@ -141,3 +141,21 @@ def test_one_read_of_the_authored_papers_gives_the_aggregates_of_a_query_each(ma
         )
     chablat = Authorship.objects.get(slot__paper__arxiv_id="0705.0856", slot__position=3).researcher
     assert summaries.summary_compute(chablat)["fields"] == [["cs.RO", 8]]
+
+
+def test_coauthor_links_count_only_the_researchers_own_papers(chablat):
+    """The network's lines join co-authors who wrote one of Chablat's papers together: a
+    paper Wenger and Angeles wrote without him adds no line (the links read his papers, not
+    every paper of his busiest co-authors)."""
+    from tests.institutions.test_selectors import _authored
+
+    coauthors = summaries.summary_compute(chablat)["coauthors"]
+    by_name = {row[1]: row[0] for row in coauthors}
+    wenger, angeles = by_name["Philippe Wenger"], by_name["Jorge Angeles"]
+    before = summaries.summary_compute(chablat)["coauthor_links"]
+    shared = next((n for a, b, n in before if {a, b} == {wenger, angeles}), 0)
+    _authored(Researcher.objects.get(pk=wenger), "2601.00001", "2026-01-02T12:00:00Z", 1)
+    _authored(Researcher.objects.get(pk=angeles), "2601.00001", "2026-01-02T12:00:00Z", 2)
+    links = summaries.summary_compute(chablat)["coauthor_links"]
+    assert next((n for a, b, n in links if {a, b} == {wenger, angeles}), 0) == shared
+    assert links == before
