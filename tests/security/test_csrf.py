@@ -56,6 +56,7 @@ READ_ONLY = {
     "accounts:export",
     "pages:search",
     "pages:suggest",
+    "pages:search_counts",
     "pages:feed_latest",
     "pages:feed_category",
     "pages:feed_researcher",
