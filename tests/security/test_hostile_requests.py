@@ -22,6 +22,7 @@ PAGES = [
     "/search?q=quantum&sort={v}&page={v}",
     "/search?category={v}&year_from={v}&mode={v}",
     "/search/suggest?kind=researcher&q={v}",
+    "/search/counts?q={v}",
     "/researchers?q={v}&page={v}",
     "/institutions?q={v}&country={v}",
     "/papers/?category={v}&page={v}",
