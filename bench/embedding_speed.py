@@ -1,10 +1,11 @@
 """Embedding throughput (papers/s) and query latency percentiles per search mode.
 
-    .venv/bin/python bench/embedding_speed.py [--papers 256] [--queries 60]
+    .venv/bin/python bench/embedding_speed.py [--papers 256] [--queries 60] [--backends minilm,minilm-int8]
 
-Throughput: the configured model embeds ``--papers`` sample papers (title + abstract, batches
-of 64, in memory, nothing written), after one warm-up batch; wall time and process CPU time
-are printed (CPU time shows what the work costs when other processes share the cores).
+Throughput: each backend embeds the same ``--papers`` sample papers (title + abstract, batches
+of 64, in memory, nothing written), after one warm-up batch; wall time, process CPU time and
+the ratio to the first backend's rate, measured in the same run, are printed (CPU time shows
+what the work costs when other processes share the cores).
 Latency: each hand-judged query (bench/queries/) is run repeatedly through
 ``semantic.services.search_papers`` in every mode against the database as it is (so the
 sample should be loaded and embedded), and p50/p90/p99 are printed in milliseconds.
@@ -43,6 +44,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=256, help="papers to embed (256)")
     parser.add_argument("--queries", type=int, default=60, help="query runs per mode (60)")
+    parser.add_argument(
+        "--backends",
+        default="minilm,minilm-int8",
+        help="SEMANTIC_MODEL backends to time on the same papers, the first the baseline "
+        "(minilm,minilm-int8)",
+    )
     args = parser.parse_args()
 
     import django
@@ -52,27 +59,30 @@ def main() -> int:
     from semantic import services
     from semantic.embedders import get_embedder
 
-    started = time.monotonic()
-    embedder = get_embedder()
-    if embedder is None:
-        print(f"no embedding model: {services.semantic_status().reason}")
-        return 1
-    print(
-        f"model {embedder.name} loaded in {time.monotonic() - started:.1f} s; cores: {os.cpu_count()}, "
-        f"load average {os.getloadavg()[0]:.1f}"
-    )
     rows = Paper.objects.order_by("pk").values_list("title", "abstract")[: args.papers + 64]
-    texts = [services.paper_text(title=t, abstract=a) for t, a in rows]
-    embedder.embed_passages(texts[:64])  # warm-up: first-call allocations
-    texts = texts[64:] or texts
-    wall, cpu = time.monotonic(), time.process_time()
-    for start in range(0, len(texts), 64):
-        embedder.embed_passages(texts[start : start + 64])
-    wall, cpu = time.monotonic() - wall, time.process_time() - cpu
-    print(
-        f"embedding: {len(texts)} papers in {wall:.1f} s = {len(texts) / wall:.1f} papers/s "
-        f"(CPU {cpu:.1f} s = {1000 * cpu / len(texts):.0f} CPU-ms per paper)"
-    )
+    all_texts = [services.paper_text(title=t, abstract=a) for t, a in rows]
+    print(f"cores: {os.cpu_count()}, load average before {os.getloadavg()[0]:.2f}")
+    baseline = None
+    for backend in args.backends.split(","):
+        started = time.monotonic()
+        embedder = get_embedder(backend)
+        if embedder is None:
+            print(f"{backend}: no embedding model ({services.semantic_status().reason})")
+            continue
+        loaded = time.monotonic() - started
+        embedder.embed_passages(all_texts[:64])  # warm-up: first-call allocations
+        texts = all_texts[64:] or all_texts
+        wall, cpu = time.monotonic(), time.process_time()
+        for start in range(0, len(texts), 64):
+            embedder.embed_passages(texts[start : start + 64])
+        wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+        rate = len(texts) / wall
+        baseline = baseline or rate
+        print(
+            f"{backend:<12} {embedder.name}: loaded in {loaded:.1f} s; {len(texts)} papers in "
+            f"{wall:.1f} s = {rate:.1f} papers/s ({rate / baseline:.2f} x {args.backends.split(',')[0]}; "
+            f"CPU {1000 * cpu / len(texts):.0f} CPU-ms per paper), load {os.getloadavg()[0]:.2f}"
+        )
 
     queries = [
         q["query"] for q in json.loads((ROOT / "bench/queries/sample_relevance.json").read_text())["queries"]

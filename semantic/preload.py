@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from django.db import connection
 
 from . import services
-from .embedders import embedder_error, get_embedder
+from .embedders import embedder_error
+from .search_model import search_embedder
 
 logger = logging.getLogger(__name__)
 
@@ -32,10 +33,11 @@ class PreloadResult:
 def semantic_preload() -> PreloadResult:
     """Load this process's embedder and pay every first-use cost a semantic query would.
 
-    Runs, in order: :func:`~semantic.embedders.get_embedder` (imports torch and
-    sentence-transformers and reads the weights: 10-17 s on two busy cores), one
-    ``embed_query`` (torch's thread pool, tokenizer and kernels start on the first call, a
-    further 0.2-0.3 s), then one nearest-neighbour search through
+    Runs, in order: :func:`~semantic.search_model.search_embedder` (the model searches read:
+    the configured one, or the previous one while the archive is re-embedded; the int8 ONNX
+    graph loads in about a second, the PyTorch model in 10-17 s on two busy cores), one
+    ``embed_query`` (the runtime's thread pool, tokenizer and kernels start on the first call),
+    then one nearest-neighbour search through
     :func:`semantic.services.search_papers` (the vector-column check, the filter SQL, the
     HNSW walk) on this thread's database connection, which is closed afterwards unless a
     transaction is open on it (request threads open their own). Call it in a worker process
@@ -46,7 +48,14 @@ def semantic_preload() -> PreloadResult:
     mode, as it would have); a failing database step is logged and leaves the model loaded.
     """
     started = time.monotonic()
-    embedder = get_embedder()
+    try:
+        embedder = search_embedder()
+    except Exception as exc:  # the database is down at boot: the name of the model is unknown
+        logger.warning("semantic preload: could not read the search model (%s)", exc)
+        return PreloadResult(False, time.monotonic() - started, reason=f"search model unknown: {exc}")
+    finally:
+        if not connection.in_atomic_block:
+            connection.close()
     if embedder is None:
         return PreloadResult(False, time.monotonic() - started, reason=embedder_error())
     try:

@@ -6,12 +6,13 @@ import hashlib
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F, Min, Q, QuerySet
+from django.db.models import Count, Exists, Min, OuterRef, QuerySet
+from django.utils import timezone
 
 from papers import search_index
 from papers.models import Paper
@@ -19,9 +20,10 @@ from papers.search_fold import search_fold
 from wove.backlog import Backlog
 from wove.bulk import int_array
 
-from .embedders import DIMENSIONS, Embedder, embedder_error, embedder_name, get_embedder
+from .embedders import DIMENSIONS, Embedder, embedder_error, embedder_name, get_embedder, min_similarity
 from .models import PaperEmbedding
 from .schema import TABLE, ensure_vector_schema, vector_column_exists
+from .search_model import search_embedder, search_model, switch_when_covered
 
 logger = logging.getLogger(__name__)
 
@@ -43,14 +45,17 @@ class SemanticStatus:
 def semantic_status() -> SemanticStatus:
     """Check model and pgvector: ``SemanticStatus(available, reason, model)``.
 
-    Costs one catalog query (plus loading the model once per process). ``reason`` is a
-    sentence for logs and for a page's "semantic search is unavailable" note.
+    ``model`` is the model searches read (:func:`semantic.search_model.search_model`: the
+    configured one, or the previous one while the archive is re-embedded). Costs one catalog
+    query (plus loading the model once per process, and reading the search model's name once a
+    minute). ``reason`` is a sentence for logs and for a page's "semantic search is
+    unavailable" note.
     """
     if not vector_column_exists():
         return SemanticStatus(False, "the database has no pgvector extension")
-    embedder = get_embedder()
+    embedder = search_embedder()
     if embedder is None:
-        return SemanticStatus(False, embedder_error())
+        return SemanticStatus(False, embedder_error() or f"the model {search_model()!r} is not installed")
     return SemanticStatus(True, "", embedder.name)
 
 
@@ -88,6 +93,8 @@ class EmbedResult:
     available: bool = True
     reason: str = ""
     model: str = ""
+    # What switch_when_covered did after a full run ({} after a partial one).
+    switch: dict = field(default_factory=dict)
 
 
 def embeddings_update(
@@ -98,6 +105,7 @@ def embeddings_update(
     pending_only: bool = False,
     embedder: Embedder | None = None,
     progress=None,
+    total=None,
 ) -> EmbedResult:
     """Embed every paper that has no vector yet, or whose title/abstract (or model) changed.
 
@@ -111,7 +119,11 @@ def embeddings_update(
     the model is retried alone, and if it fails again it is logged and skipped.
     Vectors of deleted papers are removed (``removed``). Returns an :class:`EmbedResult`;
     ``available`` is False (nothing done) without model or
-    pgvector. ``progress`` is called with the number of papers done after each batch.
+    pgvector. ``progress`` is called with the number of papers done after each batch, and
+    ``total`` once with the number of papers to embed (a progress bar's rate and ETA).
+
+    Vectors are stored beside other models' (one row per paper and model); when the run leaves
+    no paper waiting for ``model``, searches switch to it (:func:`switch_when_covered`).
     """
     started = time.monotonic()
     if not ensure_vector_schema():
@@ -128,19 +140,14 @@ def embeddings_update(
     )
     if paper_ids is not None:
         papers = papers.filter(pk__in=list(paper_ids))
-    current = dict(PaperEmbedding.objects.filter(paper__in=papers).values_list("paper_id", "text_hash"))
-    todo: list[tuple[int, str, str]] = []
-    for pk, title, abstract in papers.values_list("pk", "title", "abstract").iterator(chunk_size=2000):
-        text = paper_text(title=title or "", abstract=abstract or "")
-        digest = _text_hash(model, text)
-        if current.get(pk) == digest:
-            result.unchanged += 1
-        elif not text.strip(". "):
-            result.skipped += 1
-        else:
-            todo.append((pk, text, digest))
+    # A vector is as new as the text it was made from: a paper changed after this read has a
+    # later modified_at, so embeddings_pending finds it again.
+    read_at = timezone.now()
+    todo = _texts_to_embed(papers, model, result, mark_unchanged_at=read_at if pending_only else None)
     if limit is not None:
         todo = todo[:limit]
+    if total:
+        total(len(todo))
     if todo and embedder is None:
         embedder = get_embedder()  # loaded only when there is something to embed
         if embedder is None:
@@ -149,12 +156,46 @@ def embeddings_update(
         batch = todo[start : start + batch_size]
         rows = _embed_batch(embedder, batch)
         result.skipped += len(batch) - len(rows)
-        _store(rows, model)
+        _store(rows, model, read_at)
         result.embedded += len(rows)
         if progress:
             progress(len(batch))
+    if paper_ids is None and limit is None:
+        # A full run: the model may now cover every paper the searches' model covers (or an
+        # old model's rows may be due to go). Partial runs leave that to the next full one.
+        result.switch = switch_when_covered(model)
     result.seconds = time.monotonic() - started
     return result
+
+
+def _texts_to_embed(
+    papers: QuerySet[Paper], model: str, result: EmbedResult, *, mark_unchanged_at
+) -> list[tuple[int, str, str]]:
+    """``[(paper_id, text, text_hash)]`` of ``papers`` whose ``model`` vector is missing or was
+    made from another text; counts the others in ``result`` (unchanged, skipped as empty).
+    With ``mark_unchanged_at`` (the stage's run), unchanged vectors get that ``embedded_at``."""
+    current = dict(
+        PaperEmbedding.objects.filter(paper__in=papers, model=model).values_list("paper_id", "text_hash")
+    )
+    todo: list[tuple[int, str, str]] = []
+    unchanged: list[int] = []
+    for pk, title, abstract in papers.values_list("pk", "title", "abstract").iterator(chunk_size=2000):
+        text = paper_text(title=title or "", abstract=abstract or "")
+        digest = _text_hash(model, text)
+        if current.get(pk) == digest:
+            result.unchanged += 1
+            unchanged.append(pk)
+        elif not text.strip(". "):
+            result.skipped += 1
+        else:
+            todo.append((pk, text, digest))
+    for start in range(0, len(unchanged) if mark_unchanged_at else 0, 10_000):
+        # A paper changed elsewhere (its authors, say) keeps its vector; marked current, it
+        # leaves the stage's backlog instead of being read again every sweep. (A full run
+        # reads every paper: nearly all unchanged, and left alone.)
+        chunk = unchanged[start : start + 10_000]
+        PaperEmbedding.objects.filter(paper_id__in=chunk, model=model).update(embedded_at=mark_unchanged_at)
+    return todo
 
 
 def embeddings_pending(model: str | None = None) -> QuerySet[Paper]:
@@ -163,12 +204,9 @@ def embeddings_pending(model: str | None = None) -> QuerySet[Paper]:
     vector was written. A superset of what :func:`embeddings_update` embeds: a change that
     left title and abstract alone is found here and skipped there by its text hash."""
     model = model or embedder_name() or ""
-    stale = (
-        Q(embedding__isnull=True)
-        | ~Q(embedding__model=model)
-        | Q(embedding__embedded_at__lt=F("modified_at"))
-    )
-    return Paper.objects.filter(deleted=False).filter(stale)
+    vectors = PaperEmbedding.objects.filter(paper=OuterRef("pk"), model=model)
+    current = vectors.filter(embedded_at__gte=OuterRef("modified_at"))
+    return Paper.objects.filter(deleted=False).filter(~Exists(current))
 
 
 def embeddings_backlog() -> Backlog:
@@ -197,17 +235,17 @@ def _embed_batch(embedder: Embedder, batch: list[tuple[int, str, str]]) -> list[
         return rows
 
 
-def _store(rows: list[tuple[int, str, str]], model: str) -> None:
+def _store(rows: list[tuple[int, str, str]], model: str, read_at) -> None:
     if not rows:
         return
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.executemany(
             f"INSERT INTO {TABLE} (paper_id, model, text_hash, embedded_at, embedding) "  # noqa: S608
-            "VALUES (%s, %s, %s, now(), %s::vector) "
-            "ON CONFLICT (paper_id) DO UPDATE SET model = EXCLUDED.model, "
+            "VALUES (%s, %s, %s, %s, %s::vector) "
+            "ON CONFLICT (paper_id, model) DO UPDATE SET "
             "text_hash = EXCLUDED.text_hash, embedded_at = EXCLUDED.embedded_at, "
             "embedding = EXCLUDED.embedding",
-            [(pk, model, digest, vec) for pk, digest, vec in rows],
+            [(pk, model, digest, read_at, vec) for pk, digest, vec in rows],
         )
 
 
@@ -306,21 +344,29 @@ def keyword_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> li
 
 
 def _vector_ranking(
-    *, target_sql: str, target_params: list, limit: int, restrict: tuple[str, list], exclude: int | None
+    *,
+    target_sql: str,
+    target_params: list,
+    model: str,
+    limit: int,
+    restrict: tuple[str, list],
+    exclude: int | None,
 ) -> list[tuple[int, float]]:
+    # Only ``model``'s rows: while the archive is re-embedded a paper holds two models' vectors,
+    # and cosines across models mean nothing.
     sql, params = restrict
     ef_search = max(settings.SEMANTIC_EF_SEARCH, limit)
     statement = (
         # The inner query walks the HNSW index (ORDER BY distance LIMIT); filters are applied
         # during the walk with pgvector's iterative scan, so a narrow filter still fills `limit`.
         f"SELECT id, 1 - d FROM (SELECT e.paper_id AS id, e.embedding <=> ({target_sql}) AS d "  # noqa: S608
-        f"FROM {TABLE} e WHERE e.paper_id IN ({sql}) AND e.paper_id <> %s "
+        f"FROM {TABLE} e WHERE e.model = %s AND e.paper_id IN ({sql}) AND e.paper_id <> %s "
         "ORDER BY d LIMIT %s) hits ORDER BY d, id"
     )
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
         cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        cursor.execute(statement, [*target_params, *params, exclude or 0, limit])
+        cursor.execute(statement, [*target_params, model, *params, exclude or 0, limit])
         return [(pk, float(score)) for pk, score in cursor.fetchall()]
 
 
@@ -328,7 +374,8 @@ def semantic_ranking(
     *, query: str, limit: int, restrict: tuple[str, list], embedder: Embedder
 ) -> list[tuple[int, float]]:
     """Nearest papers to the query's embedding: ``[(paper_id, cosine similarity)]``, best first,
-    at most ``limit``, none below ``settings.SEMANTIC_MIN_SIMILARITY``.
+    at most ``limit``, none below the model's floor (:func:`semantic.embedders.min_similarity`),
+    over the vectors of ``embedder``'s model only.
 
     Nearest neighbours always exist, so without a floor every query would list the whole
     archive. The floor is chosen on the hand-judged sample queries by
@@ -338,11 +385,12 @@ def semantic_ranking(
     hits = _vector_ranking(
         target_sql="%s::vector",
         target_params=[_vector_literal(vector)],
+        model=embedder.name,
         limit=limit,
         restrict=restrict,
         exclude=None,
     )
-    floor = settings.SEMANTIC_MIN_SIMILARITY
+    floor = min_similarity(embedder.name)
     return [(pk, score) for pk, score in hits if score >= floor]
 
 
@@ -395,7 +443,7 @@ def rank_papers(
     """:func:`search_papers` with its completeness: the :class:`SearchResult` of ``query``.
 
     ``keyword`` finds the papers matching the words; ``semantic`` the papers at or above the
-    similarity floor (``settings.SEMANTIC_MIN_SIMILARITY``); ``hybrid`` the union of both,
+    similarity floor (:func:`semantic.embedders.min_similarity`); ``hybrid`` the union of both,
     ordered by reciprocal-rank fusion (k=60) of the two lists, each read to
     ``max(limit, candidates)`` (default ``settings.SEMANTIC_HYBRID_CANDIDATES``). Each list is
     read one row deeper than kept, so ``complete`` is exact: False when a list had more rows or
@@ -412,7 +460,7 @@ def rank_papers(
     embedder = None
     if mode != "keyword":
         status = semantic_status()
-        embedder = get_embedder() if status.available else None
+        embedder = search_embedder() if status.available else None
         if embedder is None:
             _warn_fallback(status.reason)
             mode = "keyword"
@@ -466,19 +514,19 @@ def search_papers(
 
 
 def embedding_coverage() -> tuple[int, int]:
-    """``(papers with a vector of the current model, public papers)``, for "2,100 of 2,800
+    """``(papers with a vector of the model searches read, public papers)``, for "2,100 of 2,800
     papers searchable by meaning". Two counts; on an archive of more than
     :data:`COVERAGE_CACHE_FROM` papers they are kept in Django's cache for a minute (they move
     only when the embeddings stage runs, and counting millions of rows per search is not
     free); a smaller archive counts afresh, so a note never lags its own papers."""
     from django.core.cache import cache
 
-    model = embedder_name() or ""
+    model = search_model()
     key = f"wove:embedding-coverage:{model}"
     found = cache.get(key)
     if found is None:
         public = Paper.objects.filter(deleted=False, hidden=False)
-        embedded = public.filter(embedding__model=model).count()
+        embedded = public.filter(embeddings__model=model).count()
         found = (embedded, public.count())
         if found[1] > COVERAGE_CACHE_FROM:
             cache.set(key, found, 60)
@@ -498,12 +546,14 @@ def similar_papers(
     """
     if limit <= 0 or not vector_column_exists():
         return []
-    if not PaperEmbedding.objects.filter(paper_id=paper_id).exists():
+    model = search_model()
+    if not PaperEmbedding.objects.filter(paper_id=paper_id, model=model).exists():
         return []  # not embedded yet: the worker's next embed_papers run will add it
     restrict = _candidates(within=within, category=category, submitted_from=None, submitted_to=None)
     hits = _vector_ranking(
-        target_sql=f"SELECT embedding FROM {TABLE} WHERE paper_id = %s",  # noqa: S608
-        target_params=[paper_id],
+        target_sql=f"SELECT embedding FROM {TABLE} WHERE paper_id = %s AND model = %s",  # noqa: S608
+        target_params=[paper_id, model],
+        model=model,
         limit=limit,
         restrict=restrict,
         exclude=paper_id,

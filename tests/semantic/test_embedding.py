@@ -85,13 +85,28 @@ def test_embed_papers_command_and_task(semantic_ready, tiny_papers):
     out = StringIO()
     call_command("embed_papers", "--no-progress", stdout=out)
     assert out.getvalue().startswith("embed_papers: 6 embedded, 0 already current, 0 skipped")
+    # The stage's task finds nothing waiting: the six vectors are newer than the papers.
     assert embed_papers.run() | {"seconds": 0} == {
         "status": "ok",
         "available": True,
         "embedded": 0,
-        "unchanged": 6,
+        "unchanged": 0,
         "skipped": 0,
         "removed": 0,
         "seconds": 0,
         "reason": "",
     }
+
+
+def test_a_paper_changed_elsewhere_leaves_the_backlog_without_a_new_vector(semantic_ready, tiny_papers):
+    # Before issue 29 such a paper stayed in the stage's backlog for good (its vector kept an
+    # older embedded_at than the paper's modified_at), read again at every sweep.
+    from django.utils import timezone
+
+    services.embeddings_update()
+    paper = tiny_papers["0000.00003"]
+    Paper.objects.filter(pk=paper.pk).update(cited_by_count=12, modified_at=timezone.now())
+    assert services.embeddings_backlog().waiting == 1
+    result = services.embeddings_update(pending_only=True)
+    assert (result.embedded, result.unchanged) == (0, 1)
+    assert services.embeddings_backlog().waiting == 0

@@ -19,11 +19,13 @@ def test_similar_papers_for_a_long_grb_progenitor_paper(semantic_ready, sample_p
     assert result.embedded == 21
     arxiv_of = {pk: a for a, pk in ids.items()}
     similar = [arxiv_of[pk] for pk in services.similar_papers(paper_id=ids["0704.0659"], limit=7)]
-    # Read by hand: the four nearest are the papers on what explodes as a long GRB (progenitor
-    # stars of Ibc supernovae and long GRBs; supernovae from fallback GRBs; magnetar birth;
-    # the GRB/XRF-to-Ibc-supernova continuum), ahead of the GRB observation papers.
-    assert similar[0] == "0801.4362"
-    assert set(similar[:4]) == {"0801.4362", "0705.0716", "0704.0675", "0801.4325"}
+    # Read by hand: the four nearest are long-GRB papers, and no graphene paper is among the
+    # seven. (Which GRB papers, and the rest of the seven, are the model's: the PyTorch model
+    # put the papers on what explodes as a long GRB first, 0801.4362 nearest, and all seven
+    # were GRB papers; the int8 model of issue 29, reading 96 word pieces, mixes two GRB
+    # observation papers into the four and one planet paper, 0705.0126, into the seven.)
+    assert set(similar[:4]) <= set(GRB)
+    assert not set(similar) & set(GRAPHENE)
     assert "0704.0659" not in similar
 
 

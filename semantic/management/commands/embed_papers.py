@@ -33,7 +33,9 @@ class Command(BaseCommand):
         # stderr is not a terminal). Never test it for truth: tqdm without a total raises then.
         bar = tqdm(unit="paper", desc="embed", disable=no_progress or None, leave=False)
         try:
-            result = services.embeddings_update(batch_size=batch_size, limit=limit, progress=bar.update)
+            result = services.embeddings_update(
+                batch_size=batch_size, limit=limit, progress=bar.update, total=lambda n: _set_total(bar, n)
+            )
         finally:
             bar.close()
         if not result.available:
@@ -44,3 +46,9 @@ class Command(BaseCommand):
             f"embed_papers: {result.embedded} embedded, {result.unchanged} already current, "
             f"{result.skipped} skipped in {result.seconds:.1f} s ({rate:.1f} papers/s) with {result.model}"
         )
+
+
+def _set_total(bar, papers: int) -> None:
+    # Known once the papers are read: the bar then shows a percentage and an ETA.
+    bar.total = papers
+    bar.refresh()

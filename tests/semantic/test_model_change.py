@@ -1,0 +1,119 @@
+"""A model change re-embeds in the stage while searches read one model's vectors (issue 29),
+and the int8 ONNX model gives each text one vector whatever it is embedded with."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from semantic import search_model as search_model_module
+from semantic import services
+from semantic.embedders import get_embedder, reset_embedders
+from semantic.models import EmbeddingState, PaperEmbedding
+from semantic.search_model import forget_search_model, search_model
+from semantic.tasks import embeddings_stage
+
+from .conftest import TINY
+
+QUERY = "secret keys sent with single photons"
+
+
+def _configure(settings, backend: str):
+    settings.SEMANTIC_MODEL = backend
+    reset_embedders()
+    forget_search_model()
+
+
+@pytest.fixture
+def clean_models():
+    yield
+    reset_embedders()  # the settings fixture puts SEMANTIC_MODEL back
+    forget_search_model()
+
+
+def _cosine(embedder, paper) -> float:
+    text = services.paper_text(title=paper.title, abstract=paper.abstract)
+    return float(embedder.embed_query(QUERY) @ embedder.embed_passages([text])[0])
+
+
+def test_a_model_change_reembeds_while_searches_read_the_old_model(
+    semantic_ready, tiny_papers, settings, monkeypatch, clean_models
+):
+    settings.SEMANTIC_MIN_SIMILARITY = -1.0  # every paper is a neighbour: the count is the rows read
+    _configure(settings, "minilm")
+    old = get_embedder()
+    assert services.embeddings_update().embedded == 6
+    assert search_model() == old.name
+
+    _configure(settings, "minilm-int8")
+    new = get_embedder()
+    assert services.embeddings_backlog().waiting == 6  # the stage sees the whole archive to redo
+    papers = sorted(tiny_papers.values(), key=lambda p: p.arxiv_id)
+    services.embeddings_update(paper_ids=[p.pk for p in papers[:3]])  # the stage, part way
+    assert PaperEmbedding.objects.filter(model=new.name).count() == 3
+    # Half the archive has new vectors: searches still embed with the old model and read its
+    # six rows, never the three new ones.
+    assert (search_model(), services.semantic_status().model) == (old.name, old.name)
+    hits = services.search_papers(query=QUERY, mode="semantic", limit=10)
+    assert len(hits) == 6
+    best = tiny_papers["0000.00006"]  # "Eavesdropping on quantum cryptography protocols"
+    score = dict(hits)[best.pk]
+    assert score == pytest.approx(_cosine(old, best), abs=1e-5)
+    assert score != pytest.approx(_cosine(new, best), abs=1e-3)
+
+    # The stage's next run finishes the new model's vectors and switches searches to them.
+    result = embeddings_stage()
+    assert (result["status"], result["embedded"]) == ("ok", 3)
+    assert search_model() == new.name and services.semantic_status().model == new.name
+    assert EmbeddingState.objects.get().switched_at is not None
+    hits = dict(services.search_papers(query=QUERY, mode="semantic", limit=10))
+    assert len(hits) == 6 and hits[best.pk] == pytest.approx(_cosine(new, best), abs=1e-5)
+    assert PaperEmbedding.objects.count() == 12  # the old rows wait out the grace period
+
+    monkeypatch.setattr(search_model_module, "SWITCH_GRACE", 0)
+    assert embeddings_stage()["embedded"] == 0
+    assert set(PaperEmbedding.objects.values_list("model", flat=True)) == {new.name}
+    assert PaperEmbedding.objects.count() == 6
+    assert services.embeddings_backlog().waiting == 0
+
+
+def test_an_archive_from_before_the_change_reads_the_model_it_holds(
+    semantic_ready, tiny_papers, settings, clean_models
+):
+    # A database embedded before issue 29 has vectors and no state row: searches read the
+    # model holding them (recorded then), not the newly configured one.
+    _configure(settings, "minilm")
+    old = get_embedder()
+    services.embeddings_update(paper_ids=[p.pk for p in tiny_papers.values()])  # partial: no switch
+    assert not EmbeddingState.objects.exists()
+    _configure(settings, "minilm-int8")
+    assert search_model() == old.name
+    assert EmbeddingState.objects.get().search_model == old.name
+
+
+def test_the_int8_model_gives_a_text_one_vector(semantic_ready):
+    texts = [services.paper_text(title=t, abstract=a) for _, t, a in TINY]
+    int8 = get_embedder("minilm-int8")
+    alone = int8.embed_passages(texts[:1])
+    together = int8.embed_passages(texts)
+    reversed_ = int8.embed_passages(texts[::-1])
+    assert together.shape == (6, 384) and together.dtype == np.float32
+    # The same bytes alone, among others and in another order, and as a query.
+    assert np.array_equal(alone[0], together[0]) and np.array_equal(together, reversed_[::-1])
+    assert np.array_equal(int8.embed_query(texts[0]), together[0])
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    # Close to the PyTorch model's vectors of the same texts (all shorter than 96 word pieces,
+    # so only the int8 arithmetic differs).
+    full = get_embedder("minilm").embed_passages(texts)
+    assert (together * full).sum(axis=1).min() > 0.95
+
+
+def test_install_built_the_graph_from_the_packaged_weights(semantic_ready):
+    out = subprocess.run(
+        [sys.executable, "-m", "semantic.onnx_minilm"], capture_output=True, text=True, timeout=120
+    ).stdout
+    assert out.startswith("semantic model: ") and out.rstrip().endswith("MB, current)")
+    assert "all-MiniLM-L6-v2-int8.onnx" in out
