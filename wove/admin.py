@@ -45,7 +45,12 @@ class StageRunAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request: HttpRequest, extra_context=None):
         rows = [
-            {"status": row, "oldest": format_age(row.oldest_age), "counts": format_counts(row.counts or {})}
+            {
+                "status": row,
+                "oldest": format_age(row.oldest_age),
+                "eta": format_age(row.eta),
+                "counts": format_counts(row.counts or {}),
+            }
             for row in pipeline_status()
         ]
         extra_context = {**(extra_context or {}), "pipeline_rows": rows, "title": "Pipeline"}

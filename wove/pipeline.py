@@ -55,13 +55,16 @@ logger = logging.getLogger(__name__)
 class Stage:
     """One stage: its ``name`` (the run log's and the lock's), the Celery ``task`` that runs
     it, the ``run`` function the task and the inline pipeline call (keyword ``trigger`` and
-    ``progress``), what it waits for (``backlog``) and the ``unit`` its progress counts."""
+    ``progress``), what it waits for (``backlog``), the ``unit`` its progress counts and
+    ``done``, the key of its run counts that says how many of those a run worked off (for the
+    rate and the estimated time to empty its backlog)."""
 
     name: str
     task: str
     run: Callable[..., dict]
     backlog: Callable[[], Backlog]
     unit: str = "paper"
+    done: str = ""
 
     @property
     def queue(self) -> str:
@@ -76,21 +79,35 @@ def queue_of(task: str) -> str:
 
 STAGES: tuple[Stage, ...] = (
     Stage(
-        "affiliations", "institutions.match_affiliations", affiliations_stage, affiliations_backlog, "slot"
+        "affiliations",
+        "institutions.match_affiliations",
+        affiliations_stage,
+        affiliations_backlog,
+        "slot",
     ),
-    Stage("authors", "researchers.match_authors", authors_stage, authors_backlog, "slot"),
+    # Rates in the backlog's unit: the authors stage counts the papers it took ("papers");
+    # the affiliations stage counts slots and strings only, so it shows no rate.
+    Stage("authors", "researchers.match_authors", authors_stage, authors_backlog, "slot", done="papers"),
     # After the matching stages: the index holds each paper's researchers and institutions
     # too, so one sync takes in the harvest's papers and their links. Until it has run, the
     # log is behind and PostgreSQL answers searches (papers.search_index.usable).
-    Stage("search-index", "papers.sync_search_index", search_index_stage, search_index_backlog, "change"),
-    Stage("signing", "provenance.sign_records", signing_stage, signing_backlog),
-    Stage("embeddings", "semantic.embed_papers", embeddings_stage, embeddings_backlog),
+    Stage(
+        "search-index",
+        "papers.sync_search_index",
+        search_index_stage,
+        search_index_backlog,
+        "change",
+        done="applied",
+    ),
+    Stage("signing", "provenance.sign_records", signing_stage, signing_backlog, done="papers_signed"),
+    Stage("embeddings", "semantic.embed_papers", embeddings_stage, embeddings_backlog, done="embedded"),
     Stage(
         "researcher-summaries",
         "researchers.refresh_summaries",
         researcher_summaries_stage,
         researcher_summaries_backlog,
         "researcher",
+        done="computed",
     ),
     Stage(
         "institution-summaries",
@@ -98,6 +115,7 @@ STAGES: tuple[Stage, ...] = (
         institution_summaries_stage,
         institution_summaries_backlog,
         "institution",
+        done="computed",
     ),
     Stage(
         "archive-facts", "pages.refresh_archive_facts", archive_facts_stage, archive_facts_backlog, "archive"
@@ -222,6 +240,25 @@ class StageStatus:
     failing: bool = False
     last_error: str = ""
     last_error_at: datetime | None = None
+    # Units worked off per second by the latest finished run that worked any off (None before).
+    rate: float | None = None
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds to empty the backlog at :attr:`rate` (0 when nothing waits), else None."""
+        if self.backlog is None or self.backlog.waiting is None:
+            return None
+        if self.backlog.waiting == 0:
+            return 0.0
+        return self.backlog.waiting / self.rate if self.rate else None
+
+    @property
+    def rate_text(self) -> str:
+        """``"135 papers/s"``, ``"0.4 slots/s"``, or ``"-"`` before any run worked."""
+        if not self.rate:
+            return "-"
+        unit = self.backlog.unit if self.backlog is not None else "records"
+        return f"{self.rate:,.0f} {unit}/s" if self.rate >= 10 else f"{self.rate:.2g} {unit}/s"
 
     @property
     def oldest_age(self) -> float | None:
@@ -254,6 +291,10 @@ def _harvest_status() -> StageStatus:
     )
     if last is not None:
         status.started_at, status.finished_at, status.outcome = last.started_at, last.finished_at, last.status
+        status.rate = _rate(
+            (r.records_written, r.started_at, r.finished_at)
+            for r in runs.exclude(finished_at=None).filter(records_written__gt=0)[:1]
+        )
         status.counts = {
             "kind": last.kind,
             "seen": last.records_seen,
@@ -290,11 +331,28 @@ def stage_status(stage: Stage) -> StageStatus:
             last.outcome,
         )
         status.counts = last.counts
+        if stage.done:
+            # The latest of the last ten finished runs that worked something off: sweeps that
+            # found nothing would read as a rate of 0.
+            recent = runs.filter(outcome=StageRun.Outcome.OK).exclude(finished_at=None)[:10]
+            status.rate = _rate(
+                (r.counts.get(stage.done), r.started_at, r.finished_at)
+                for r in recent
+                if isinstance(r.counts.get(stage.done), int | float) and r.counts.get(stage.done) > 0
+            )
         if last.outcome == StageRun.Outcome.RUNNING and not lock_held_elsewhere(f"stage:{stage.name}"):
             # Nobody holds the stage's lock: the process running it died (its next run says
             # "interrupted"; beat's sweep sends one within 15 minutes).
             status.outcome = "interrupted (no process holds it)"
     return status
+
+
+def _rate(runs) -> float | None:
+    """Units per second of the first ``(units, started_at, finished_at)`` in ``runs``."""
+    for units, started, finished in runs:
+        seconds = (finished - started).total_seconds()
+        return units / seconds if seconds > 0 else None
+    return None
 
 
 def pipeline_status() -> list[StageStatus]:

@@ -369,3 +369,37 @@ def test_a_stage_task_that_fails_for_good_lets_the_chain_go_on(db):
     result = chain(failing_stage.si(), next_stage.si()).apply()
     assert result.get() == "ran"
     assert result.parent.get() == {"status": "failed", "error": "OSError: signing key unreadable"}
+
+
+def test_status_gives_each_stage_its_rate_and_the_time_to_empty_its_backlog(taxonomy):
+    # Issue 29: an operator reads how fast a stage works and when its backlog will be empty.
+    harvest_files(paths=[DAY1_ARXIV])  # 11 papers wait for the signing stage
+    assert status_of("signing").rate is None  # never run: no rate, no estimate
+    assert status_of("signing").eta is None
+    day = "2026-12-01T10:00:{:02d}Z"
+    # The latest run that signed anything decides; a later sweep that found nothing does not.
+    StageRun.objects.create(
+        stage="signing",
+        outcome="ok",
+        started_at=day.format(0),
+        finished_at=day.format(20),
+        counts={"papers_signed": 100},
+    )
+    StageRun.objects.create(
+        stage="signing",
+        outcome="ok",
+        started_at=day.format(30),
+        finished_at=day.format(31),
+        counts={"papers_signed": 0},
+    )
+    row = status_of("signing")
+    assert (row.rate, row.backlog.waiting, row.eta) == (5.0, 11, 2.2)
+    assert row.rate_text == "5 papers/s"
+    out = StringIO()
+    call_command("pipeline_status", stdout=out)
+    signing = next(line for line in out.getvalue().splitlines() if line.startswith("signing "))
+    assert re.search(r"11 papers\s+\S+ min\s+5 papers/s\s+2 s", signing) or re.search(
+        r"11 papers\s+\d+ s\s+5 papers/s\s+2 s", signing
+    ), signing
+    # A stage whose counts say nothing of its backlog's unit shows no rate.
+    assert status_of("affiliations").rate is None

@@ -10,7 +10,8 @@ from wove.pipeline import format_age, format_counts, pipeline_status
 class Command(BaseCommand):
     help = (
         "Per pipeline stage: the last run (start, end, outcome, counts), what waits and since "
-        "when, the last error; FAILING marks a stage whose last three runs failed. Exit status 1 "
+        "when, the rate of its latest run that worked and the time to empty its backlog at that "
+        "rate, the last error; FAILING marks a stage whose last three runs failed. Exit status 1 "
         "when a stage is failing (for monitoring)."
     )
 
@@ -19,7 +20,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         rows = pipeline_status()
-        header = ("stage", "queue", "last run", "outcome", "waiting", "oldest", "")
+        header = ("stage", "queue", "last run", "outcome", "waiting", "oldest", "rate", "empty in", "")
         table = [header]
         for row in rows:
             when = "-"
@@ -34,6 +35,8 @@ class Command(BaseCommand):
                     row.outcome or "never run",
                     row.waiting,
                     format_age(row.oldest_age),
+                    row.rate_text,
+                    format_age(row.eta),
                     "FAILING" if row.failing else "",
                 )
             )
