@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from corpus import synthetic
+from corpus import snapshot, synthetic
 from institutions import summaries as institution_summaries
 from pages.facts import archive_facts_refresh
 from researchers import summaries as researcher_summaries
@@ -27,6 +28,13 @@ class Command(BaseCommand):
             "--batch-size", type=int, default=synthetic.BATCH_SIZE, help="papers per transaction"
         )
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument(
+            "--kaggle",
+            metavar="PATH",
+            help="write the corpus as a Kaggle metadata snapshot (JSON Lines) at PATH instead of "
+            "into the database, for `harvest_arxiv --kaggle PATH` (the same papers as the same "
+            "--papers and --seed would store; no affiliations: the format has none)",
+        )
 
     def handle(self, *args, **options) -> None:
         if options["papers"] < 0 or options["batch_size"] < 1:
@@ -34,6 +42,23 @@ class Command(BaseCommand):
         bar = tqdm(
             total=options["papers"], unit="paper", disable=options["no_progress"] or None, desc="generate"
         )
+        if options["kaggle"]:
+            started = time.perf_counter()
+            try:
+                written = snapshot.corpus_write_kaggle(
+                    Path(options["kaggle"]),
+                    papers=options["papers"],
+                    seed=options["seed"],
+                    progress=bar.update,
+                )
+            finally:
+                bar.close()
+            elapsed = time.perf_counter() - started
+            self.stdout.write(
+                f"wovepaper: {written:,} papers written to {options['kaggle']} as a Kaggle snapshot "
+                f"in {elapsed:.1f} s ({written / max(elapsed, 1e-9):,.0f} papers/s)"
+            )
+            return
         try:
             summary = synthetic.corpus_generate(
                 papers=options["papers"],
