@@ -1,0 +1,236 @@
+"""Pipeline throughput from an empty database: every stage's rate, from the real entry point.
+
+    .venv/bin/python bench/pipeline_throughput.py [--papers 10000 --papers 100000] [--db wove_pipeline]
+
+For each ``--papers`` N (issue 29): a synthetic corpus of N papers is written as arXiv's Kaggle
+metadata snapshot (``generate_corpus --kaggle``, not timed), the bench database is emptied
+and migrated, then, timed one after another in this process as the inline pipeline runs them:
+the harvest (``harvest_arxiv --kaggle``) and every pipeline stage (affiliations, authors,
+search index when ``SEARCH_INDEX_DIR`` is set, signing, embeddings, summaries, archive facts,
+digests). Per stage it prints the work done (the stage's own counts), wall seconds, the rate,
+the peak resident memory of this process during the stage (PostgreSQL's own is not counted),
+and, where one is measured in the same run, the ratio to the stage's floor:
+
+- signing: a bare ed25519 loop (``cryptography``) over as many 32-byte digests as the stage
+  made signatures;
+- embeddings: today's model before issue 29 (all-MiniLM-L6-v2 in PyTorch, ``minilm``) on 256
+  of the corpus's papers, reported as how many times faster the configured model is.
+
+The ingest floor (COPY and the search vector) and the matching floor (one researcher per
+name) have their own benches (``bench/harvest_ingest.py``, ``bench/matching_speed.py``).
+Last, the time all of arXiv (2.5 M papers, 3.7 M versions, 7.5 M author slots) would take at
+the largest N's rates, and each stage's rate at the largest N over its rate at the smallest
+(issue 29 asks for at least 0.8: nothing grows faster than the work).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from _setup import django_with_bench_db
+
+ARXIV = {"papers": 2_500_000, "versions": 3_700_000, "slots": 7_500_000}
+
+
+class PeakRss:
+    """Peak resident set size (MB) of this process while the ``with`` block runs, sampled
+    every 50 ms from /proc/self/status."""
+
+    def __enter__(self):
+        self.peak = self._rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._rss())
+
+    def _watch(self):
+        while not self._stop.wait(0.05):
+            self.peak = max(self.peak, self._rss())
+
+    @staticmethod
+    def _rss() -> float:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
+
+
+def empty_database(connection) -> None:
+    """Drop and recreate the bench database, migrated, as a new operator starts."""
+    connection.close()
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+
+
+def signing_floor(signatures: int) -> float:
+    """Signatures per second of a bare ed25519 loop over ``signatures`` 32-byte digests."""
+    import hashlib
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.generate()
+    digests = [hashlib.sha256(str(i).encode()).digest() for i in range(max(1, signatures))]
+    started = time.perf_counter()
+    for digest in digests:
+        key.sign(digest)
+    return len(digests) / (time.perf_counter() - started)
+
+
+def embedding_baseline(texts: list[str]) -> float | None:
+    """Papers per second of today's model before issue 29 (PyTorch ``minilm``) on ``texts``."""
+    from semantic.embedders import get_embedder
+
+    model = get_embedder("minilm")
+    if model is None:
+        return None
+    model.embed_passages(texts[:32])
+    started = time.perf_counter()
+    model.embed_passages(texts)
+    return len(texts) / (time.perf_counter() - started)
+
+
+def run_once(connection, papers: int, seed: int) -> dict[str, dict]:
+    """Empty database, snapshot harvest, every stage: ``{stage: {"work", "unit", "seconds",
+    "rate", "peak_mb", "floor"}}``."""
+    from django.db import connection as db
+
+    from corpus.snapshot import corpus_write_kaggle
+    from papers.harvest import harvest_kaggle
+    from papers.models import Paper, PaperAuthor, PaperVersion
+    from semantic import services
+    from wove import pipeline
+
+    figures: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="wove-pipeline-") as tmp:
+        snapshot = Path(tmp) / "snapshot.json"
+        written = corpus_write_kaggle(snapshot, papers=papers, seed=seed)
+        empty_database(connection)  # no ROR registry: the snapshot format has no affiliations
+        with PeakRss() as rss:
+            started = time.perf_counter()
+            run = harvest_kaggle(path=snapshot)
+            seconds = time.perf_counter() - started
+        figures["harvest"] = {
+            "work": run.records_written,
+            "unit": "papers",
+            "seconds": seconds,
+            "peak_mb": rss.peak,
+        }
+        assert run.records_written == written, (run.records_written, written)
+    counts = {
+        "papers": Paper.objects.count(),
+        "versions": PaperVersion.objects.count(),
+        "slots": PaperAuthor.objects.count(),
+    }
+    for stage in pipeline.STAGES:
+        with PeakRss() as rss:
+            started = time.perf_counter()
+            result = stage.run(trigger="bench")
+            seconds = time.perf_counter() - started
+        key = stage.done or {"affiliations": "slots"}.get(stage.name, "")
+        work = result.get(key) if key else None
+        unit = stage.backlog().unit if key else ""
+        if stage.name == "signing":
+            work, unit = (
+                result.get("records_created", 0) * 3 + result.get("authorships_recorded", 0),
+                "signatures",
+            )
+        figures[stage.name] = {
+            "work": work if isinstance(work, int | float) else None,
+            "unit": unit,
+            "seconds": seconds,
+            "peak_mb": rss.peak,
+            "result": result,
+        }
+    signing = figures["signing"]
+    if signing["work"]:
+        signing["floor"] = signing_floor(int(signing["work"]))
+    texts = [
+        services.paper_text(title=t, abstract=a)
+        for t, a in Paper.objects.order_by("pk").values_list("title", "abstract")[:288]
+    ]
+    baseline = embedding_baseline(texts[32:]) if figures["embeddings"]["work"] else None
+    if baseline:
+        figures["embeddings"]["baseline"] = baseline
+    figures["_counts"] = counts
+    db.close()
+    return figures
+
+
+def report(papers: int, figures: dict[str, dict]) -> None:
+    counts = figures["_counts"]
+    print(
+        f"\n{papers:,} papers ({counts['versions']:,} versions, {counts['slots']:,} author slots); "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    print(f"{'stage':<22} {'work':>12} {'unit':<12} {'s':>8} {'rate/s':>10} {'peak MB':>8}  floor")
+    for name, f in figures.items():
+        if name.startswith("_"):
+            continue
+        rate = f["work"] / f["seconds"] if f["work"] and f["seconds"] else None
+        f["rate"] = rate
+        floor = ""
+        if f.get("floor") and rate:
+            floor = f"{rate / f['floor']:.2f} x bare ed25519 ({f['floor']:,.0f}/s)"
+        if f.get("baseline") and rate:
+            floor = f"{rate / f['baseline']:.2f} x the PyTorch model ({f['baseline']:.1f} papers/s)"
+        work = f"{f['work']:,}" if f["work"] is not None else "-"
+        print(
+            f"{name:<22} {work:>12} {f['unit']:<12} {f['seconds']:>8.1f} "
+            f"{(f'{rate:,.0f}' if rate else '-'):>10} {f['peak_mb']:>8.0f}  {floor}"
+        )
+
+
+def extrapolate(figures: dict[str, dict]) -> None:
+    """Print the time all of arXiv would take at these rates (stages with a rate)."""
+    counts = figures["_counts"]
+    total = 0.0
+    print("\nall of arXiv at these rates (2.5 M papers, 3.7 M versions, 7.5 M slots):")
+    for name, f in figures.items():
+        if name.startswith("_") or not f.get("work") or not f["seconds"]:
+            continue
+        share = ARXIV["papers"] / max(1, counts["papers"])
+        seconds = f["seconds"] * share  # the stage's work scales with the papers
+        total += seconds
+        print(f"  {name:<22} {seconds / 3600:>6.2f} h")
+    print(f"  {'total':<22} {total / 3600:>6.2f} h")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, action="append", help="corpus sizes (10000 and 100000)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--db", default="wove_pipeline", help="bench database (emptied each run)")
+    args = parser.parse_args()
+    sizes = sorted(args.papers or [10_000, 100_000])
+    print(f"cores: {os.cpu_count()}, load average before {os.getloadavg()[0]:.2f}")
+    connection = django_with_bench_db(args.db)
+    from django.conf import settings
+
+    settings.PIPELINE_INLINE_DEFER = []  # every stage here, embeddings included
+    if settings.SEARCH_INDEX_DIR:  # a copy of its own, never the development one
+        settings.SEARCH_INDEX_DIR = tempfile.mkdtemp(prefix="wove-pipeline-index-")
+    runs = {}
+    for papers in sizes:
+        runs[papers] = run_once(connection, papers, args.seed)
+        report(papers, runs[papers])
+    extrapolate(runs[sizes[-1]])
+    if len(sizes) > 1:
+        small, large = runs[sizes[0]], runs[sizes[-1]]
+        print(f"\nrate at {sizes[-1]:,} / rate at {sizes[0]:,} (issue 29: at least 0.8):")
+        for name, f in large.items():
+            if not name.startswith("_") and f.get("rate") and small[name].get("rate"):
+                print(f"  {name:<22} {f['rate'] / small[name]['rate']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
