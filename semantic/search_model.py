@@ -9,6 +9,7 @@ the configured model in the stage run that finds no paper waiting for it, and th
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from datetime import timedelta
 
@@ -34,7 +35,9 @@ DELETE_BATCH = 20_000
 def _cache_key() -> str:
     # The configured model is part of the key: a process (a test) that switches models by
     # settings never reads another configuration's answer.
-    return f"wove:semantic:search-model:{embedder_name() or '-'}"
+    # Hashed: model names hold spaces, which Django's cache warns of (memcached refuses them).
+    configured = hashlib.sha256((embedder_name() or "-").encode()).hexdigest()[:16]
+    return f"wove:semantic:search-model:{configured}"
 
 
 def search_model() -> str:

@@ -522,7 +522,7 @@ def embedding_coverage() -> tuple[int, int]:
     from django.core.cache import cache
 
     model = search_model()
-    key = f"wove:embedding-coverage:{model}"
+    key = f"wove:embedding-coverage:{_text_hash(model, '')[:16]}"  # no spaces in cache keys
     found = cache.get(key)
     if found is None:
         public = Paper.objects.filter(deleted=False, hidden=False)
