@@ -165,6 +165,7 @@ def run_once(connection, papers: int, seed: int) -> dict[str, dict]:
         # and writing the vectors.
         figures["embeddings"]["baseline"] = model_rate("minilm", texts[32:])
         figures["embeddings"]["model"] = model_rate(None, texts[32:])
+        figures["embeddings"]["texts"] = len(texts[32:])
     figures["_counts"] = counts
     db.close()
     return figures
@@ -188,7 +189,7 @@ def report(papers: int, figures: dict[str, dict]) -> None:
         if f.get("baseline") and f.get("model"):
             floor = (
                 f"model alone {f['model']:.0f} papers/s = {f['model'] / f['baseline']:.2f} x the "
-                f"PyTorch model ({f['baseline']:.1f} papers/s) on the same 256 papers"
+                f"PyTorch model ({f['baseline']:.1f} papers/s) on the same {f['texts']} papers"
             )
         work = f"{f['work']:,}" if f["work"] is not None else "-"
         print(
