@@ -48,8 +48,9 @@ class EmbeddingState(models.Model):
     ``search_model`` stays the old model while the embeddings stage writes a new model's
     vectors, and becomes the new one in the stage run that finds no paper waiting for it
     (``switched_at``); rows of other models are deleted by a run at least
-    ``semantic.services.SWITCH_GRACE`` seconds later, so a process that still reads the old
-    name from its cache never finds its rows gone.
+    ``semantic.search_model.SWITCH_GRACE`` seconds later, so a process that still reads the old
+    name from its cache never finds its rows gone; ``switched_at`` is then cleared (no old rows
+    left to look for).
     """
 
     search_model = models.CharField(max_length=100)

@@ -174,9 +174,8 @@ class MiniLMInt8Embedder:
         import numpy as np
 
         texts = list(texts)
-        if len(texts) <= 1:
-            vectors = [self.embed_query(t) for t in texts]
-            return np.array(vectors, dtype=np.float32).reshape(len(texts), self.dimensions)
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
 

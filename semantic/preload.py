@@ -49,13 +49,18 @@ def semantic_preload() -> PreloadResult:
     """
     started = time.monotonic()
     try:
+        return _preload(started)
+    finally:
+        if not connection.in_atomic_block:  # a caller's transaction (a test's) is left open
+            connection.close()
+
+
+def _preload(started: float) -> PreloadResult:
+    try:
         embedder = search_embedder()
     except Exception as exc:  # the database is down at boot: the name of the model is unknown
         logger.warning("semantic preload: could not read the search model (%s)", exc)
         return PreloadResult(False, time.monotonic() - started, reason=f"search model unknown: {exc}")
-    finally:
-        if not connection.in_atomic_block:
-            connection.close()
     if embedder is None:
         return PreloadResult(False, time.monotonic() - started, reason=embedder_error())
     try:
@@ -69,7 +74,4 @@ def semantic_preload() -> PreloadResult:
     except Exception as exc:  # e.g. the database is down at boot: pages answer 503 until it is back
         logger.warning("semantic preload: the warm-up search failed (%s); the model is loaded", exc)
         reason = f"warm-up search failed: {exc.__class__.__name__}"
-    finally:
-        if not connection.in_atomic_block:  # a caller's transaction (a test's) is left open
-            connection.close()
     return PreloadResult(True, time.monotonic() - started, embedder.name, reason)

@@ -3,8 +3,8 @@
 A paper may hold vectors of two models while the embeddings stage re-embeds the archive after
 ``SEMANTIC_MODEL`` changed. Every query embeds its text with the model named here and reads
 only that model's rows, so two models' vectors never meet in one ranking; the name moves to
-the configured model in the stage run that finds no paper waiting for it, and the old rows go
-:data:`SWITCH_GRACE` seconds later.
+the configured model in the first full run that finds it covering every paper the old model
+covers, and the old rows go :data:`SWITCH_GRACE` seconds later.
 """
 
 from __future__ import annotations
@@ -90,17 +90,20 @@ def switch_when_covered(model: str) -> dict:
     paper the search model covers (one anti-join over the unique (paper, model) index, run
     only while they differ), and drop other models' rows once the switch is
     :data:`SWITCH_GRACE` seconds old. Papers with no vector of either (an empty abstract and
-    title) do not hold the switch back.
+    title) do not hold the switch back. Once the old rows are gone ``switched_at`` is cleared,
+    so a steady archive's runs never look for other models' rows again (that look reads the
+    whole table: it has no index by model alone).
 
     Returns ``{"search_model", "switched": bool, "removed": rows of old models deleted}``.
     Idempotent; safe beside searches (they read the name, then one model's rows).
     """
-    result = {"search_model": search_model(), "switched": False, "removed": 0}
+    result = {"search_model": model, "switched": False, "removed": 0}
     if not model:
         return result
     with transaction.atomic():
+        # A first row counts as a switch: rows of a model embedded before it are cleared once.
         state, created = EmbeddingState.objects.select_for_update().get_or_create(
-            pk=1, defaults={"search_model": model}
+            pk=1, defaults={"search_model": model, "switched_at": timezone.now()}
         )
         if state.search_model != model and not _uncovered(old=state.search_model, new=model):
             logger.info("searches now read %s vectors (were %s)", model, state.search_model)
@@ -110,10 +113,13 @@ def switch_when_covered(model: str) -> dict:
     if created or result["switched"]:
         cache.delete(_cache_key())
     result["search_model"] = state.search_model
-    if state.search_model == model and (
-        state.switched_at is None or timezone.now() - state.switched_at >= timedelta(seconds=SWITCH_GRACE)
+    if (
+        state.search_model == model
+        and state.switched_at is not None
+        and timezone.now() - state.switched_at >= timedelta(seconds=SWITCH_GRACE)
     ):
         result["removed"] = _delete_other_models(model)
+        EmbeddingState.objects.filter(pk=1, search_model=model).update(switched_at=None)
     return result
 
 

@@ -199,9 +199,9 @@ def _texts_to_embed(
 
 
 def embeddings_pending(model: str | None = None) -> QuerySet[Paper]:
-    """Live papers the embeddings stage waits for: no vector, a vector of another model than
-    ``model`` (default: the configured one), or a paper changed (``modified_at``) after its
-    vector was written. A superset of what :func:`embeddings_update` embeds: a change that
+    """Live papers the embeddings stage waits for: no vector of ``model`` (default: the
+    configured one; other models' vectors do not count), or a paper changed (``modified_at``)
+    after its vector was written. A superset of what :func:`embeddings_update` embeds: a change that
     left title and abstract alone is found here and skipped there by its text hash."""
     model = model or embedder_name() or ""
     vectors = PaperEmbedding.objects.filter(paper=OuterRef("pk"), model=model)
