@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from .embedders import Embedder, backend_for_model, embedder_name, get_embedder
 from .models import EmbeddingState, PaperEmbedding
+from .schema import model_indexes_drop_except
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +120,7 @@ def switch_when_covered(model: str) -> dict:
         and timezone.now() - state.switched_at >= timedelta(seconds=SWITCH_GRACE)
     ):
         result["removed"] = _delete_other_models(model)
+        model_indexes_drop_except(model)  # their graphs, now empty
         EmbeddingState.objects.filter(pk=1, search_model=model).update(switched_at=None)
     return result
 
