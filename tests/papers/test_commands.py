@@ -42,3 +42,21 @@ def test_missing_file_is_a_clear_error():
 def test_bad_day_is_a_usage_error():
     with pytest.raises(CommandError, match="not a day"):
         call_command("harvest_arxiv", "--from", "2024-13-01")
+
+
+def test_the_progress_bars_total_is_the_records_the_files_hold(tmp_path):
+    """harvest_arxiv --file / --kaggle give the bar a total (rate and ETA): the records in the
+    recorded pages and the lines of the snapshot, counted by a byte scan."""
+    from papers.management.commands.harvest_arxiv import records_in_files
+    from tests.conftest import SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
+
+    # The two recorded 1,000-record ListRecords pages of the sample, and a 3-record page.
+    pages = [SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW, FIXTURES / "arxiv/oai/hepcrawl_arxiv-physics-hep-th.xml"]
+    assert records_in_files(pages, b"<record>") == 2_003
+    assert records_in_files([SAMPLE_KAGGLE], b"\n") == 800  # lines 1-800 of the recorded snapshot
+    # A marker cut by the 16 MB read boundary is counted once.
+    edge = tmp_path / "edge.xml"
+    edge.write_bytes(b"x" * ((1 << 24) - 3) + b"<record></record><record>")
+    assert records_in_files([edge], b"<record>") == 2
+    with pytest.raises(FileNotFoundError):
+        records_in_files([tmp_path / "missing.xml"], b"<record>")

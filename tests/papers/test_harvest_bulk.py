@@ -251,3 +251,43 @@ def test_a_bulk_load_killed_mid_way_ends_like_an_uninterrupted_one():
     harvest.harvest_files(paths=paths)
     assert everything() == interrupted
     assert not HarvestRun.objects.exclude(deferred_indexes=[]).exists()
+
+
+@pytest.mark.django_db
+def test_a_bulk_kaggle_load_writes_what_the_normal_path_writes():
+    """The snapshot path (harvest_arxiv --kaggle) in bulk: the same rows and search results
+    as line by line into kept indexes, and every index back after."""
+    from tests.conftest import SAMPLE_KAGGLE
+
+    before = indexes()
+    normal_run = harvest.harvest_kaggle(path=SAMPLE_KAGGLE, bulk=False)
+    normal = everything()
+    normal_search = [search(q) for q in QUERIES]
+    wipe()
+
+    bulk_run = harvest.harvest_kaggle(path=SAMPLE_KAGGLE, bulk=True)
+
+    assert counts(bulk_run) == counts(normal_run)
+    assert bulk_run.records_written == 800  # lines 1-800 of the recorded snapshot
+    assert everything() == normal
+    assert [search(q) for q in QUERIES] == normal_search
+    assert indexes() == before
+
+
+@pytest.mark.django_db
+def test_a_kaggle_load_is_bulk_when_larger_than_the_archive(monkeypatch):
+    from tests.conftest import SAMPLE_KAGGLE
+
+    loads = []
+    real = harvest.bulk_load
+
+    def spy(run):
+        loads.append(run.pk)
+        return real(run)
+
+    monkeypatch.setattr(harvest, "bulk_load", spy)
+    first = harvest.harvest_kaggle(path=SAMPLE_KAGGLE)  # into an empty archive: bulk
+    assert loads == [first.pk]
+    harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
+    harvest.harvest_kaggle(path=SAMPLE_KAGGLE)  # 800 lines into ~2,600 papers: kept indexes
+    assert loads == [first.pk]

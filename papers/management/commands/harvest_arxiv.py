@@ -35,6 +35,25 @@ def _day(value: str) -> date:
     return moment.date()
 
 
+def records_in_files(paths, marker: bytes) -> int:
+    """How many times ``marker`` occurs in the files at ``paths`` (``b"<record>"`` in OAI-PMH
+    pages, ``b"\\n"`` in a Kaggle JSON Lines snapshot): a progress bar's total, so it shows a
+    rate and an ETA. A byte scan 16 MB at a time (about a second a gigabyte), never a parse.
+    Raises ``FileNotFoundError`` for a missing file."""
+    found = 0
+    for path in paths:
+        tail = b""
+        with open(path, "rb") as stream:
+            while chunk := stream.read(1 << 24):
+                block = tail + chunk
+                found += block.count(marker)
+                # A marker cut by the chunk boundary is counted in the next block; one wholly
+                # inside the kept tail was counted already, and a tail shorter than the
+                # marker cannot hold one.
+                tail = block[-(len(marker) - 1) :] if len(marker) > 1 else b""
+    return found
+
+
 class Command(BaseCommand):
     help = (
         "Harvest arXiv metadata: from the OAI-PMH endpoint (incremental by default), from "
@@ -69,8 +88,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--bulk",
             action="store_true",
-            help="with --file, for large or initial loads: parse in a second process, drop the "
-            "secondary indexes for the load and rebuild them once at the end",
+            help="with --file or --kaggle, for large or initial loads: drop the secondary indexes "
+            "for the load and rebuild them once at the end (--file: parse in a second process); "
+            "--kaggle does this by itself when the snapshot has more lines than the archive papers",
         )
         parser.add_argument("--kaggle", metavar="FILE", help="Kaggle arxiv-metadata-oai-snapshot JSON Lines")
         parser.add_argument("--endpoint", default=settings.ARXIV_OAI_ENDPOINT, help="OAI-PMH base URL")
@@ -83,14 +103,23 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options) -> None:
-        if options["bulk"] and not options["files"]:
-            raise CommandError("--bulk applies to recorded responses (--file) only")
+        if options["bulk"] and not (options["files"] or options["kaggle"]):
+            raise CommandError("--bulk applies to recorded responses (--file) or a snapshot (--kaggle) only")
         bar = tqdm(unit="rec", disable=options["no_progress"] or None, desc="harvest", leave=False)
         try:
+            if not bar.disable and (options["files"] or options["kaggle"]):
+                bar.total = (
+                    records_in_files(options["files"], b"<record>")
+                    if options["files"]
+                    else records_in_files([options["kaggle"]], b"\n")
+                )
+                bar.refresh()
             if options["files"]:
                 run = harvest.harvest_files(paths=options["files"], progress=bar.update, bulk=options["bulk"])
             elif options["kaggle"]:
-                run = harvest.harvest_kaggle(path=options["kaggle"], progress=bar.update)
+                run = harvest.harvest_kaggle(
+                    path=options["kaggle"], progress=bar.update, bulk=True if options["bulk"] else None
+                )
             else:
                 client = OaiClient(
                     options["endpoint"],
