@@ -10,7 +10,7 @@ import re
 import pytest
 from django.db import connection
 
-from papers.search_fold import FOLD_FROM, FOLD_MULTI, FOLD_TO, search_fold
+from papers.search_fold import FOLD_FROM, FOLD_MULTI, FOLD_TO, fold_function_sql, search_fold
 
 pytestmark = pytest.mark.django_db
 
@@ -43,3 +43,17 @@ def test_the_database_folds_as_python_does(db):
             assert cursor.fetchone()[0] == search_fold(text)
     assert search_fold(FOLD_FROM) == FOLD_TO
     assert search_fold("Grünberg, Łódź, Straße, 3×4") == "Grunberg, Lodz, Strasse, 3×4"
+
+
+def test_the_fold_function_is_the_one_migrated(db):
+    """papers.search_fold builds the statement migration 0017 ran (ASCII returned as it is):
+    the function in the database is that one, and ASCII and NULL pass unchanged."""
+    import importlib
+
+    migration = importlib.import_module("papers.migrations.0017_search_fold_ascii")
+    assert fold_function_sql() == migration.FOLD_FUNCTION
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_functiondef('wove_search_fold(text)'::regprocedure)")
+        assert "WHEN octet_length($1) = length($1) THEN $1" in cursor.fetchone()[0]
+        cursor.execute("SELECT wove_search_fold(%s), wove_search_fold(NULL)", ["Dark matter at 3 K: ~50%"])
+        assert cursor.fetchone() == ("Dark matter at 3 K: ~50%", None)
