@@ -162,7 +162,10 @@ def embeddings_update(
     considered = papers.count()
     if total:
         total(considered if limit is None else min(considered, limit))
-    deferred = full_run and _index_deferred(model, considered)
+    # The index decision counts the papers waiting (the stage's backlog), not those read: a
+    # full run over an embedded archive reads every paper and embeds almost none.
+    waiting = considered if pending_only else embeddings_pending(model).count() if full_run else 0
+    deferred = full_run and _index_deferred(model, waiting)
     # A vector is as new as the text it was made from: a paper changed after this read has a
     # later modified_at, so embeddings_pending finds it again.
     read_at = timezone.now()
@@ -207,7 +210,7 @@ def _embed_chunk(
             progress(len(batch))
 
 
-# A full run with at least this many papers to consider, and at least as many as its model has
+# A full run with at least this many papers waiting, and at least as many as its model has
 # vectors, writes them with no index and builds the model's index once at its end (issue 29):
 # on two cores an insert into a 100,000-vector HNSW graph costs 1.8 ms, a build 0.2 ms a vector.
 BULK_INDEX_FROM = 20_000
@@ -215,18 +218,19 @@ BULK_INDEX_FROM = 20_000
 CHUNK = 2_000
 
 
-def _index_deferred(model: str, considered: int) -> bool:
+def _index_deferred(model: str, waiting: int) -> bool:
     """Whether this full run writes ``model``'s vectors with no index (dropping it if present):
-    :data:`BULK_INDEX_FROM` papers or more, and no fewer than the model's stored vectors. Until
+    ``waiting`` (papers :func:`embeddings_pending` holds) is :data:`BULK_INDEX_FROM` or more,
+    and no fewer than the model's stored vectors. Until
     the build at the run's end, the model's searches answer in keyword mode once the table is
     past :data:`semantic.schema.EXACT_SCAN_BYTES` (a first fill, a model change: semantic
     search covers at most half the archive then anyway)."""
-    if considered < BULK_INDEX_FROM:
+    if waiting < BULK_INDEX_FROM:
         return False
-    if considered < PaperEmbedding.objects.filter(model=model).count():
+    if waiting < PaperEmbedding.objects.filter(model=model).count():
         return False
     if model_index_exists(model):
-        logger.info("writing %s %s vectors before one index build: the index is dropped", considered, model)
+        logger.info("writing %s %s vectors before one index build: the index is dropped", waiting, model)
         model_index_drop(model)
     return True
 

@@ -187,3 +187,23 @@ def test_the_migration_gives_each_stored_model_its_index(semantic_ready, tiny_pa
     with connection.schema_editor() as editor:
         migration.one_index(apps, editor)
     assert _indexes() == {schema.LEGACY_INDEX}
+
+
+def test_a_full_run_over_an_embedded_archive_keeps_the_index(semantic_ready, tiny_papers, monkeypatch):
+    """`manage.py embed_papers` (a full run reading every paper) on an archive whose vectors
+    are current: nothing waits, so the searched index is neither dropped nor rebuilt, even
+    though every paper is read."""
+    services.embeddings_update()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s)::oid", [model_index_name(semantic_ready.name)])
+        before = cursor.fetchone()[0]
+    monkeypatch.setattr(services, "BULK_INDEX_FROM", 4)  # six papers read would be a "large backlog"
+    tiny_papers["0000.00001"].title = "A hot Jupiter seen in transit photometry"
+    tiny_papers["0000.00001"].save()
+    spy = Spy(semantic_ready)
+    result = services.embeddings_update(batch_size=2, embedder=spy)
+    assert (result.embedded, result.unchanged, result.index_built) == (1, 5, False)
+    assert spy.seen == [(True, True, "")]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s)::oid", [model_index_name(semantic_ready.name)])
+        assert cursor.fetchone()[0] == before
