@@ -162,10 +162,7 @@ def embeddings_update(
     considered = papers.count()
     if total:
         total(considered if limit is None else min(considered, limit))
-    # The index decision counts the papers waiting (the stage's backlog), not those read: a
-    # full run over an embedded archive reads every paper and embeds almost none.
-    waiting = considered if pending_only else embeddings_pending(model).count() if full_run else 0
-    deferred = full_run and _index_deferred(model, waiting)
+    deferred = full_run and _index_deferred(model, considered if pending_only else None)
     # A vector is as new as the text it was made from: a paper changed after this read has a
     # later modified_at, so embeddings_pending finds it again.
     read_at = timezone.now()
@@ -218,13 +215,17 @@ BULK_INDEX_FROM = 20_000
 CHUNK = 2_000
 
 
-def _index_deferred(model: str, waiting: int) -> bool:
+def _index_deferred(model: str, waiting: int | None) -> bool:
     """Whether this full run writes ``model``'s vectors with no index (dropping it if present):
-    ``waiting`` (papers :func:`embeddings_pending` holds) is :data:`BULK_INDEX_FROM` or more,
-    and no fewer than the model's stored vectors. Until
+    ``waiting`` (papers :func:`embeddings_pending` holds; counted here when None) is
+    :data:`BULK_INDEX_FROM` or more, and no fewer than the model's stored vectors. The papers
+    waiting, not those read: a full run over an embedded archive reads every paper and
+    embeds almost none. Until
     the build at the run's end, the model's searches answer in keyword mode once the table is
     past :data:`semantic.schema.EXACT_SCAN_BYTES` (a first fill, a model change: semantic
     search covers at most half the archive then anyway)."""
+    if waiting is None:
+        waiting = embeddings_pending(model).count()
     if waiting < BULK_INDEX_FROM:
         return False
     if waiting < PaperEmbedding.objects.filter(model=model).count():
