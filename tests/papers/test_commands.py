@@ -47,7 +47,7 @@ def test_bad_day_is_a_usage_error():
 def test_the_progress_bars_total_is_the_records_the_files_hold(tmp_path):
     """harvest_arxiv --file / --kaggle give the bar a total (rate and ETA): the records in the
     recorded pages and the lines of the snapshot, counted by a byte scan."""
-    from papers.management.commands.harvest_arxiv import records_in_files
+    from papers.harvest import records_in_files
     from tests.conftest import SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
 
     # The two recorded 1,000-record ListRecords pages of the sample, and a 3-record page.
