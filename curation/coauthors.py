@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.db import connection
+from django.db import connections
+
+from wove.replicas import read_alias
 
 # A co-author: ("researcher", id) for a slot someone holds, ("name", folded spelling) otherwise.
 CoauthorKey = tuple[str, int | str]
@@ -50,7 +52,7 @@ def coauthor_keys(researcher_ids: Iterable[int]) -> dict[int, dict[CoauthorKey, 
     out: dict[int, dict[CoauthorKey, str]] = defaultdict(dict)
     if not ids:
         return {}
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(_COAUTHORS_SQL, [ids])
         rows = cursor.fetchall()
     for rid, other, spelled in sorted(rows, key=lambda row: (row[0], row[2])):

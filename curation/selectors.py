@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from django.db import connection
+from django.db import connections
 from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber
 from django.urls import reverse
@@ -15,6 +15,7 @@ from institutions.selectors import institutions_for_researcher
 from papers.models import Paper, PaperAuthor
 from provenance.models import Event
 from researchers.models import Authorship, Researcher
+from wove.replicas import read_alias
 
 from .coauthors import coauthor_keys, coauthors_shared
 from .models import CurationRecord, PairDecision
@@ -81,7 +82,7 @@ def _coauthors(researcher_ids: Sequence[int]) -> dict[int, list[tuple[int, str, 
          ORDER BY 4 DESC, 3, 2
     """
     out: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, [list(researcher_ids)])
         for rid, other, name, shared in cursor.fetchall():
             out[rid].append((other, name, shared))
@@ -98,7 +99,7 @@ def _facts(researcher_ids: Sequence[int]) -> dict[int, dict]:
     out: dict[int, dict] = {
         rid: {"categories": Counter(), "years": [], "papers": set()} for rid in researcher_ids
     }
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, [list(researcher_ids)])
         for rid, pid, categories, year in cursor.fetchall():
             facts = out[rid]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connection
+from django.db import connections
 from django.utils import timezone
 
 from institutions.models import Institution
@@ -24,6 +24,7 @@ from researchers.services import authors_backlog
 from semantic.schema import vector_column_exists
 from semantic.search_model import search_model
 from wove.backlog import Backlog
+from wove.replicas import read_alias
 
 from .models import ArchiveFacts
 
@@ -67,7 +68,7 @@ def category_counts() -> dict[str, int]:
     """``{category code: public papers filed under it, primary or cross-list}``: what
     ``/papers?category=`` and the search page's category filter count. One pass over the
     papers' category arrays."""
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             "SELECT code, count(*) FROM papers_paper, unnest(categories) AS code"
             " WHERE NOT deleted AND NOT hidden GROUP BY code"

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
-from django.db import connection
+from django.db import connections
 
 from papers import search_index
 from papers.models import Category
 from wove.bulk import int_array
 from wove.counts import cached_when_large
+from wove.replicas import read_alias
 
 from . import search as site_search
 from .search import PaperSearch, _facet_rows, _filters, _index_range
@@ -61,7 +62,7 @@ def _top_named(kind: str, counts: dict[int, int]) -> list[Facet]:
     tied = sorted(pk for pk, n in counts.items() if n == floor)
     candidates += tied[: max(0, PEOPLE_SHOWN - len(candidates)) + 16]
     table, column, condition = _NAMED[kind]
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             f"SELECT id, {column} FROM {table} WHERE id = ANY(%s::bigint[]) {condition}",  # noqa: S608 (constants)
             [int_array(candidates)],
@@ -74,7 +75,7 @@ def _top_named(kind: str, counts: dict[int, int]) -> list[Facet]:
 def _people_counts(ids: str) -> dict[str, dict[int, int]]:
     """``{"researchers": {id: papers}, "institutions": {id: papers}}`` among the papers
     ``ids`` (an ``int_array`` literal), from their authorships and affiliation links."""
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             "SELECT researcher_id, count(DISTINCT paper_id) FROM researchers_authorship"
             " WHERE paper_id = ANY(%s::bigint[]) GROUP BY researcher_id",

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import quote_plus
 
-from django.db import connection
+from django.db import connections
 from django.db.models import F, Q, QuerySet
 
 from papers.models import Paper, PaperAuthor
+from wove.replicas import read_alias
 
 from .models import Authorship, IdentitySource, Researcher, SlotReview
 
@@ -238,7 +239,7 @@ def authored_paper_rows(researcher: Researcher) -> list[AuthoredPaper]:
     # Per paper through the (paper, position) and slot indexes: as NOT EXISTS, PostgreSQL
     # hashed every author slot of the archive for a researcher with thousands of papers
     # (1.5 s at a million papers; issue #11).
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, [researcher.pk])
         return [AuthoredPaper(*row) for row in cursor.fetchall()]
 
@@ -314,13 +315,13 @@ def coauthor_rows(researcher: Researcher) -> tuple[list[list], list[list]]:
          ORDER BY shared DESC, r.display_name, b.researcher_id
          LIMIT %s
     """
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, [researcher.pk, COAUTHORS_SHOWN])
         rows = [list(r) for r in cursor.fetchall()]
     if not rows:
         return [], []
     ids = [r[0] for r in rows]
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             """
             SELECT a.researcher_id, b.researcher_id, count(DISTINCT a.paper_id)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.db.models import Count, Exists, Min, OuterRef, QuerySet
 from django.utils import timezone
 
@@ -19,6 +19,7 @@ from papers.models import Paper
 from papers.search_fold import search_fold
 from wove.backlog import Backlog
 from wove.bulk import int_array
+from wove.replicas import read_alias
 
 from .embedders import DIMENSIONS, Embedder, embedder_error, embedder_name, get_embedder, min_similarity
 from .models import PaperEmbedding
@@ -355,7 +356,7 @@ def _has_search_vector() -> bool:
     # The site's stored, GIN-indexed tsvector (issue 7), once its migration has run.
     if "search_vector" not in {f.name for f in Paper._meta.get_fields()}:
         return False
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('papers_paper') "
             "AND attname = 'search_vector' AND NOT attisdropped"
@@ -381,7 +382,7 @@ def _index_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> lis
     if not hits.ids:
         return []
     sql, params = restrict
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(
             f"SELECT id FROM papers_paper WHERE id = ANY(%s::bigint[]) AND id IN ({sql})",  # noqa: S608
             [int_array(hits.ids), *params],
@@ -416,7 +417,7 @@ def keyword_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> li
         "websearch_to_tsquery('english', %s) q "
         f"WHERE {vector} @@ q AND p.id IN ({sql}) ORDER BY r DESC, p.id LIMIT %s"
     )
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(statement, [search_fold(query), *params, limit])
         return [(pk, float(r)) for pk, r in cursor.fetchall()]
 
@@ -441,7 +442,8 @@ def _vector_ranking(
         f"FROM {TABLE} e WHERE e.model = %s AND e.paper_id IN ({sql}) AND e.paper_id <> %s "
         "ORDER BY d LIMIT %s) hits ORDER BY d, id"
     )
-    with transaction.atomic(), connection.cursor() as cursor:
+    alias = read_alias()
+    with transaction.atomic(using=alias), connections[alias].cursor() as cursor:
         cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
         cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
         cursor.execute(statement, [*target_params, model, *params, exclude or 0, limit])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -98,3 +99,60 @@ def gunicorn(
             proc.wait(10)
         print(Path(log.name).read_text()[-4000:])
         os.unlink(log.name)
+
+
+class ThrowawayCluster:
+    """A PostgreSQL cluster in a temporary directory on 127.0.0.1:``port`` (trust auth,
+    fsync off), run as the ``postgres`` system user when the tests run as root."""
+
+    def __init__(self, bindir: Path, root: Path):
+        self.bindir, self.data, self.port = bindir, root / "data", free_port()
+        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if self.as_user:
+            shutil.chown(root, "postgres")
+
+    def _run(self, *argv: str) -> None:
+        subprocess.run([*self.as_user, *argv], check=True, capture_output=True, timeout=60)  # noqa: S603
+
+    def init(self) -> None:
+        self._run(
+            str(self.bindir / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        )
+
+    def start(self) -> None:
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off"
+        self._run(
+            str(self.bindir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-w",
+            "-l",
+            str(self.data.parent / "log"),
+            "start",
+        )
+
+    def clone_standby_of(self, primary: ThrowawayCluster) -> None:
+        """Make this cluster's data directory a hot standby streaming from ``primary``:
+        ``pg_basebackup -R`` writes ``standby.signal`` and ``primary_conninfo`` (PostgreSQL
+        manual, "pg_basebackup"); :meth:`start` then starts it replaying."""
+        self._run(
+            str(self.bindir / "pg_basebackup"),
+            *("-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres"),
+            *("-D", str(self.data), "-R", "-X", "stream", "--checkpoint=fast", "--no-sync"),
+        )
+
+    def stop(self) -> None:
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def url(self, name: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"

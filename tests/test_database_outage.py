@@ -5,8 +5,6 @@ restarting the app."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -19,7 +17,7 @@ import pytest
 from django.db import connection
 
 from tests import celery_helpers
-from tests.servers import free_port, gunicorn
+from tests.servers import ThrowawayCluster, gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,53 +52,6 @@ def postgres_bindir() -> Path:
         if (bindir / "pg_ctl").exists() and _major_of(bindir) == major:
             return bindir
     pytest.skip(f"no PostgreSQL {major} server binaries in {', '.join(map(str, candidates))}")
-
-
-class ThrowawayCluster:
-    """A PostgreSQL cluster in a temporary directory on 127.0.0.1:``port`` (trust auth,
-    fsync off), run as the ``postgres`` system user when the tests run as root."""
-
-    def __init__(self, bindir: Path, root: Path):
-        self.bindir, self.data, self.port = bindir, root / "data", free_port()
-        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        if self.as_user:
-            shutil.chown(root, "postgres")
-
-    def _run(self, *argv: str) -> None:
-        subprocess.run([*self.as_user, *argv], check=True, capture_output=True, timeout=60)  # noqa: S603
-
-    def init(self) -> None:
-        self._run(
-            str(self.bindir / "initdb"),
-            "-D",
-            str(self.data),
-            "-U",
-            "postgres",
-            "--auth=trust",
-            "-E",
-            "UTF8",
-            "--no-sync",
-        )
-
-    def start(self) -> None:
-        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off"
-        self._run(
-            str(self.bindir / "pg_ctl"),
-            "-D",
-            str(self.data),
-            "-o",
-            options,
-            "-w",
-            "-l",
-            str(self.data.parent / "log"),
-            "start",
-        )
-
-    def stop(self) -> None:
-        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
-
-    def url(self, name: str = "postgres") -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
 
 @contextmanager

@@ -7,6 +7,7 @@ from django.http import HttpRequest
 
 from .models import StageRun
 from .pipeline import format_age, format_counts, pipeline_status
+from .replicas import describe_replica, replica_status
 
 
 @admin.register(StageRun)
@@ -53,5 +54,11 @@ class StageRunAdmin(admin.ModelAdmin):
             }
             for row in pipeline_status()
         ]
-        extra_context = {**(extra_context or {}), "pipeline_rows": rows, "title": "Pipeline"}
+        replicas = [{"health": health, "text": describe_replica(health)} for health in replica_status()]
+        extra_context = {
+            **(extra_context or {}),
+            "pipeline_rows": rows,
+            "replica_rows": replicas,
+            "title": "Pipeline",
+        }
         return super().changelist_view(request, extra_context=extra_context)

@@ -9,6 +9,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from wove.replicas import replica_databases
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -118,6 +120,10 @@ MIDDLEWARE = [
     # anonymous visitor, private once signed in or once a cookie or CSRF token is involved.
     # Outside the session, CSRF and auth middleware so that it sees what they set.
     "wove.http_cache.CachePolicyMiddleware",
+    # Reads of GET/HEAD requests go to a read replica when DATABASE_REPLICA_URLS names any
+    # (wove/replicas.py); outside the session and auth middleware, so that a request whose
+    # replica fails is answered again, whole, from the primary.
+    "wove.replicas.ReplicaReadsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -175,6 +181,24 @@ DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
 )
 if os.environ.get("WOVE_TEST_DB"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["WOVE_TEST_DB"]}
+# Read replicas (issue 30; wove/replicas.py, README "Read replicas"): hot standbys of the
+# primary that serve the requests' reads, each an alias replica_1, replica_2, ...
+DATABASES.update(
+    replica_databases(
+        env_list("DATABASE_REPLICA_URLS"),
+        connect_timeout=int(os.environ.get("DATABASE_REPLICA_CONNECT_TIMEOUT", "2")),
+    )
+)
+DATABASE_ROUTERS = ["wove.replicas.ReplicaRouter"]
+DATABASE_REPLICA_MAX_LAG = float(os.environ.get("DATABASE_REPLICA_MAX_LAG", "10"))
+DATABASE_REPLICA_CHECK_INTERVAL = float(os.environ.get("DATABASE_REPLICA_CHECK_INTERVAL", "5"))
+# A client that wrote reads from the primary this long: a replica may be MAX_LAG behind at
+# its check and age one CHECK_INTERVAL more before the next.
+DATABASE_READ_YOUR_WRITES = int(
+    os.environ.get(
+        "DATABASE_READ_YOUR_WRITES", str(int(DATABASE_REPLICA_MAX_LAG + DATABASE_REPLICA_CHECK_INTERVAL))
+    )
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

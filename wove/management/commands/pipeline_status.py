@@ -5,14 +5,15 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandParser
 
 from wove.pipeline import format_age, format_counts, pipeline_status
+from wove.replicas import describe_replica, replica_status
 
 
 class Command(BaseCommand):
     help = (
         "Per pipeline stage: the last run (start, end, outcome, counts), what waits and since "
         "when, the rate of its latest run that worked and the time to empty its backlog at that "
-        "rate, the last error; FAILING marks a stage whose last three runs failed. Exit status 1 "
-        "when a stage is failing (for monitoring)."
+        "rate, the last error; each read replica's lag; FAILING marks a stage whose last three "
+        "runs failed. Exit status 1 when a stage is failing (for monitoring)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -50,6 +51,8 @@ class Command(BaseCommand):
                 error = row.last_error if options["errors"] else row.last_error.splitlines()[0][:200]
                 when = f" at {row.last_error_at:%Y-%m-%d %H:%M:%S}" if row.last_error_at else ""
                 self.stdout.write(f"{row.name} last error{when}: {error}")
+        for replica in replica_status():
+            self.stdout.write(f"read replica {replica.alias} ({replica.host}): {describe_replica(replica)}")
         failing = [row.name for row in rows if row.failing]
         waiting = sum(
             row.backlog.waiting or 0 for row in rows if row.backlog and row.backlog.unit == "papers"

@@ -1,0 +1,38 @@
+"""``DATABASE_REPLICA_URLS`` parsed into database aliases (issue 30; wove/replicas.py)."""
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from wove.replicas import read_alias, reads_from_replicas, replica_databases
+
+
+def test_each_replica_url_is_an_alias_mirroring_the_primary_in_tests():
+    databases = replica_databases(
+        [
+            "postgres://reader@10.0.0.2:5433/wove",
+            "postgresql://reader@replica-2.internal/wove?connect_timeout=9",
+        ]
+    )
+    assert list(databases) == ["replica_1", "replica_2"]
+    first, second = databases["replica_1"], databases["replica_2"]
+    assert (first["HOST"], first["PORT"], first["NAME"], first["USER"]) == (
+        "10.0.0.2",
+        5433,
+        "wove",
+        "reader",
+    )
+    assert first["OPTIONS"] == {"connect_timeout": 2}
+    assert second["OPTIONS"] == {"connect_timeout": 9}  # the URL's own wins
+    assert first["TEST"] == {"MIRROR": "default"}
+    assert first["CONN_MAX_AGE"] == 60 and first["CONN_HEALTH_CHECKS"] is True
+
+
+def test_a_replica_url_that_is_not_postgresql_is_refused():
+    with pytest.raises(ImproperlyConfigured, match="replica 2 is not a postgres:// URL"):
+        replica_databases(["postgres://a@b/c", "mysql://a@b/c"])
+
+
+def test_without_replicas_every_read_goes_to_the_primary():
+    assert read_alias() == "default"
+    with reads_from_replicas():
+        assert read_alias() == "default"

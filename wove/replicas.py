@@ -1,0 +1,342 @@
+"""Read replicas: page, feed and API reads go to PostgreSQL streaming replicas (issue 30).
+
+Settings (environment, README "Read replicas"):
+
+* ``DATABASE_REPLICA_URLS``: comma-separated ``postgres://`` URLs of hot standbys of the
+  primary (``DATABASE_URL``), made by ``pg_basebackup -R`` or any streaming replication. Each
+  becomes a Django database alias ``replica_1``, ``replica_2``, ... (:func:`replica_databases`).
+* ``DATABASE_REPLICA_MAX_LAG``: seconds a replica may be behind the primary and still serve
+  reads (default 10).
+* ``DATABASE_REPLICA_CHECK_INTERVAL``: seconds between two checks of a replica's lag by one
+  process (default 5).
+* ``DATABASE_READ_YOUR_WRITES``: seconds a client's reads stay on the primary after it wrote
+  (default: the largest lag plus one check interval, 15).
+
+Who reads where:
+
+* Only requests read from replicas: :class:`ReplicaReadsMiddleware` opens the door for one
+  request at a time. Celery tasks and management commands read from the primary, unless a
+  task says otherwise with :func:`reads_from_replicas`.
+* Every write goes to the primary, and so does every read inside a transaction on it, every
+  read of the session table (a sign-in must hold on the next request) and every read of a
+  client that wrote in the last ``DATABASE_READ_YOUR_WRITES`` seconds (a cookie,
+  ``wove_primary``, set on the answer to any POST, PUT, PATCH or DELETE).
+* One request reads from one replica (chosen at random among the usable ones), so a page
+  never mixes two replicas' moments.
+* A replica is usable when it answers and is at most ``DATABASE_REPLICA_MAX_LAG`` seconds
+  behind: it has replayed the primary's WAL position read at the check, or else its last
+  replayed transaction is that recent (PostgreSQL manual, "Hot Standby" and
+  ``pg_last_xact_replay_timestamp``). When none is, reads go to the primary.
+* A replica that fails while a request reads from it (stopped, restarted, cut off): the
+  request is answered again from the primary, so no request fails because a replica went
+  away; a replica that does not answer is left out until its next check.
+
+This is Django's own multi-database routing (``DATABASE_ROUTERS``; Django docs, "Multiple
+databases", "Automatic database routing"), with nothing but a lag check added.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.http import HttpRequest, HttpResponse
+
+logger = logging.getLogger(__name__)
+
+REPLICA_PREFIX = "replica_"
+# Models read from the primary always: the session a sign-in just wrote must be found on the
+# very next request, whatever the replicas' lag.
+PRIMARY_ONLY_APPS = frozenset({"sessions"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+PRIMARY_COOKIE = "wove_primary"
+
+
+def replica_databases(urls: list[str], *, connect_timeout: int = 2) -> dict[str, dict]:
+    """``DATABASES`` entries for the replica URLs: ``{"replica_1": {...}, ...}`` in order.
+
+    Each is a PostgreSQL alias with persistent, health-checked connections, a short
+    ``connect_timeout`` (seconds; a replica that does not answer costs a request that long
+    once per check interval, not the primary's 5 s) and ``TEST.MIRROR`` on the default
+    database (tests run against one database). Raises ``ImproperlyConfigured`` for a URL
+    that is not PostgreSQL.
+    """
+    import dj_database_url
+    from django.core.exceptions import ImproperlyConfigured
+
+    databases = {}
+    for number, url in enumerate(urls, start=1):
+        config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+        if not config["ENGINE"].endswith("postgresql"):
+            raise ImproperlyConfigured(f"DATABASE_REPLICA_URLS: replica {number} is not a postgres:// URL")
+        config.setdefault("OPTIONS", {}).setdefault("connect_timeout", connect_timeout)
+        config["TEST"] = {"MIRROR": DEFAULT_DB_ALIAS}
+        databases[f"{REPLICA_PREFIX}{number}"] = config
+    return databases
+
+
+def replica_aliases() -> list[str]:
+    """The configured replicas' database aliases, ``["replica_1", ...]``; empty without any."""
+    return [alias for alias in settings.DATABASES if alias.startswith(REPLICA_PREFIX)]
+
+
+# --- the replicas' health, per process -------------------------------------------------
+
+
+@dataclass
+class ReplicaHealth:
+    """One replica as its latest check saw it.
+
+    ``lag`` is in seconds behind the primary (0.0 when it has replayed the primary's WAL
+    position), ``None`` when unknown (the replica or the primary did not answer, or it has
+    replayed no transaction yet). ``usable`` means reads may go there. ``checked_at`` is
+    ``time.monotonic()`` at the check; ``error`` the reason it is not usable.
+    """
+
+    alias: str
+    usable: bool
+    lag: float | None
+    error: str = ""
+    checked_at: float = 0.0
+    host: str = field(default="")
+
+
+_health: dict[str, ReplicaHealth] = {}
+_health_lock = threading.Lock()
+
+# The primary's WAL position and the replica's replay against it: 0 when caught up, else the
+# age of its last replayed transaction (a replica whose replay is paused, or cut off from the
+# primary, ages by the second while the primary writes).
+_LAG_SQL = """
+SELECT pg_is_in_recovery(),
+       pg_last_wal_replay_lsn() >= %s::pg_lsn,
+       EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp())::float8
+"""
+
+
+def _primary_wal_position() -> str | None:
+    try:
+        with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+            cursor.execute("SELECT pg_current_wal_lsn()::text")
+            return cursor.fetchone()[0]
+    except DatabaseError:
+        return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
+def _host_of(alias: str) -> str:
+    config = settings.DATABASES[alias]
+    return f"{config.get('HOST') or 'localhost'}:{config.get('PORT') or 5432}"
+
+
+def check_replica(alias: str) -> ReplicaHealth:
+    """Measure ``alias`` now: connect (or health-check its connection), read its lag against
+    the primary's current WAL position, and store the result for this process.
+
+    Never raises for a replica that is down: it comes back ``usable=False`` with the error.
+    """
+    max_lag = float(settings.DATABASE_REPLICA_MAX_LAG)
+    primary_lsn = _primary_wal_position()
+    health = _unusable(alias, "")
+    try:
+        connection = connections[alias]
+        connection.close_if_health_check_failed()
+        with connection.cursor() as cursor:
+            cursor.execute(_LAG_SQL, [primary_lsn or "0/0"])
+            in_recovery, caught_up, since_replay = cursor.fetchone()
+    except DatabaseError as exc:
+        connections[alias].close()
+        health.error = f"unreachable: {_first_line(exc)}"
+    else:
+        if not in_recovery or (primary_lsn and caught_up):
+            health.lag, health.usable = 0.0, True
+        elif primary_lsn is None:
+            # The primary is away: the replica still serves what it has (better than a 503).
+            health.usable, health.error = True, "primary unreachable: lag unknown"
+        elif since_replay is None:
+            health.error = "no transaction replayed yet"
+        else:
+            health.lag = max(since_replay, 0.0)
+            health.usable = health.lag <= max_lag
+            if not health.usable:
+                health.error = f"{health.lag:.1f} s behind (DATABASE_REPLICA_MAX_LAG {max_lag:g} s)"
+    with _health_lock:
+        _health[alias] = health
+    return health
+
+
+def mark_failed(alias: str, error: str) -> None:
+    """Leave ``alias`` out of reads until its next check (it failed under a request)."""
+    with _health_lock:
+        _health[alias] = _unusable(alias, error)
+
+
+def _unusable(alias: str, error: str) -> ReplicaHealth:
+    now = time.monotonic()
+    return ReplicaHealth(alias, usable=False, lag=None, error=error, checked_at=now, host=_host_of(alias))
+
+
+def _checked(alias: str) -> ReplicaHealth:
+    health = _health.get(alias)
+    interval = float(settings.DATABASE_REPLICA_CHECK_INTERVAL)
+    if health is None or time.monotonic() - health.checked_at >= interval:
+        return check_replica(alias)
+    return health
+
+
+def describe_replica(health: ReplicaHealth) -> str:
+    """One line for people: ``"lag 0.0 s, serving reads"`` or ``"not serving reads: 42.0 s behind (...)"``."""
+    lag = "lag unknown" if health.lag is None else f"lag {health.lag:.1f} s"
+    if health.usable:
+        return f"{lag}, serving reads" + (f" ({health.error})" if health.error else "")
+    return f"{lag}, not serving reads: {health.error}"
+
+
+def replica_status(*, refresh: bool = True) -> list[ReplicaHealth]:
+    """Every configured replica's :class:`ReplicaHealth`, checked now when ``refresh`` (for
+    ``pipeline_status`` and the admin's pipeline page); empty without replicas."""
+    return [check_replica(alias) if refresh else _checked(alias) for alias in replica_aliases()]
+
+
+# --- routing -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Reads:
+    """Where the current request (or opted-in task) reads: ``alias`` once chosen."""
+
+    alias: str | None = None
+
+
+_reads: ContextVar[_Reads | None] = ContextVar("wove_replica_reads", default=None)
+
+
+def _choose() -> str:
+    usable = [alias for alias in replica_aliases() if _checked(alias).usable]
+    random.shuffle(usable)
+    for alias in usable:
+        connection = connections[alias]
+        try:
+            # Django's per-request health check, done here so that a replica gone since its
+            # last check is left out before the request's first query rather than failing it.
+            connection.close_if_health_check_failed()
+            connection.ensure_connection()
+        except DatabaseError as exc:
+            connection.close()
+            mark_failed(alias, f"unreachable: {_first_line(exc)}")
+            continue
+        return alias
+    return DEFAULT_DB_ALIAS
+
+
+def read_alias(model=None) -> str:
+    """The database alias a read should use now: a usable replica inside a request (or a
+    :func:`reads_from_replicas` block), else ``"default"``. For raw SQL on a page's path:
+    ``connections[read_alias()].cursor()``."""
+    reads = _reads.get()
+    if reads is None:
+        return DEFAULT_DB_ALIAS
+    if model is not None and model._meta.app_label in PRIMARY_ONLY_APPS:
+        return DEFAULT_DB_ALIAS
+    if connections[DEFAULT_DB_ALIAS].in_atomic_block:
+        # Inside a transaction on the primary the code may read what it just wrote.
+        return DEFAULT_DB_ALIAS
+    if reads.alias is None:
+        reads.alias = _choose()
+    return reads.alias
+
+
+@contextmanager
+def reads_from_replicas() -> Iterator[None]:
+    """Let the reads inside the block go to a usable replica (a Celery task that only reads
+    and can take ``DATABASE_REPLICA_MAX_LAG`` seconds of staleness opts in with this)."""
+    token = _reads.set(_Reads())
+    try:
+        yield
+    finally:
+        _reads.reset(token)
+
+
+class ReplicaRouter:
+    """Django database router (``DATABASE_ROUTERS``): reads by :func:`read_alias`, every
+    write and migration on the primary."""
+
+    def db_for_read(self, model, **hints) -> str:
+        return read_alias(model)
+
+    def db_for_write(self, model, **hints) -> str:
+        return DEFAULT_DB_ALIAS
+
+    def allow_relation(self, obj1, obj2, **hints) -> bool:
+        return True  # the replicas hold the primary's rows
+
+    def allow_migrate(self, db: str, app_label: str, model_name: str | None = None, **hints) -> bool:
+        return db == DEFAULT_DB_ALIAS
+
+
+def _pinned_to_primary(request: HttpRequest) -> bool:
+    try:
+        return float(request.COOKIES.get(PRIMARY_COOKIE, "0")) > time.time()
+    except ValueError:
+        return False
+
+
+class ReplicaReadsMiddleware:
+    """Send a request's reads to a replica (see the module docstring for who reads where).
+
+    * A GET, HEAD or OPTIONS without a recent write reads from a replica, when one is usable.
+    * After any other method the answer sets ``wove_primary`` (the time until which this
+      client reads from the primary) for ``DATABASE_READ_YOUR_WRITES`` seconds.
+    * When the replica failed under the request (Django flags a connection on which an
+      error occurred), the request is answered again from the primary and the replica is
+      left out until its next check.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method not in SAFE_METHODS:
+            response = self.get_response(request)
+            seconds = int(settings.DATABASE_READ_YOUR_WRITES)
+            if replica_aliases() and seconds > 0:
+                response.set_cookie(
+                    PRIMARY_COOKIE,
+                    f"{time.time() + seconds:.0f}",
+                    max_age=seconds,
+                    secure=settings.SESSION_COOKIE_SECURE,
+                    httponly=True,
+                    samesite="Lax",
+                )
+            return response
+        if not replica_aliases() or _pinned_to_primary(request):
+            return self.get_response(request)
+        reads = _Reads()
+        token = _reads.set(reads)
+        try:
+            response = self.get_response(request)
+        finally:
+            _reads.reset(token)
+        alias = reads.alias
+        if alias and alias != DEFAULT_DB_ALIAS and connections[alias].errors_occurred:
+            connection = connections[alias]
+            usable = connection.connection is not None and connection.is_usable()
+            if not usable:
+                connection.close()
+                mark_failed(alias, "failed under a request")
+            logger.warning("replica %s failed under %s; answered from the primary", alias, request.path)
+            # The first answer is dropped unsent: closing it would fire request_finished mid-request.
+            response = self.get_response(request)
+        return response
