@@ -132,3 +132,47 @@ def test_two_workers_given_the_same_stages_end_with_one_run_of_rows(sample):
     # same): one authorship per person slot, researchers as local matching clusters them.
     assert rows() == UNINTERRUPTED
     assert records_sign().records_created == 0
+
+
+# Issue 30: the stages' queues split between two workers, as on two hosts.
+QUEUES_A = "celery,harvest,search-index,affiliations,authors"
+QUEUES_B = "signing,embeddings,summaries,digests"
+
+
+def test_workers_on_separate_queues_and_one_that_joins_and_dies_end_with_one_run_of_rows(sample):
+    """Two workers share the stages' queues between them (each could be on its own host: all
+    they share is the broker and the primary); a third, consuming every queue, joins once the
+    chain runs and is killed (SIGKILL) as soon as it holds a task. What it held comes back
+    after the visibility timeout to the worker of that queue. The rows are one run's."""
+    from wove.celery import app
+
+    with (
+        redis_server() as broker,
+        celery_worker(broker, ENV, queues=QUEUES_A) as a,
+        celery_worker(broker, ENV, queues=QUEUES_B) as b,
+    ):
+        send_sweep(app, broker)
+        assert wait_for(finished("affiliations"), timeout=300), Path(a.log_path).read_text()[-3000:]
+        with celery_worker(broker, ENV) as c:
+            log_c = Path(c.log_path)
+            holding = wait_for(lambda: " received" in log_c.read_text(), timeout=120, interval=0.05)
+            os.killpg(c.pid, signal.SIGKILL)
+            c.wait(10)
+            joined = log_c.read_text()
+        done = wait_for(finished("digests"), timeout=300)
+        logs = Path(a.log_path).read_text() + Path(b.log_path).read_text()
+        assert done, logs[-3000:]
+    print(
+        "the joining worker held:" if holding else "the joining worker held nothing:",
+        re.findall(r"Task ([\w.]+)\[[\w-]+\] received", joined),
+    )
+    assert " raised unexpected" not in logs and "IntegrityError" not in logs, logs[-3000:]
+    # Each worker ran only its own queues' stages.
+    ran_a = set(re.findall(r"Task ([\w.]+)\[[\w-]+\] succeeded", Path(a.log_path).read_text()))
+    ran_b = set(re.findall(r"Task ([\w.]+)\[[\w-]+\] succeeded", Path(b.log_path).read_text()))
+    assert "researchers.match_authors" in ran_a and "provenance.sign_records" in ran_b
+    assert not ran_a & {"provenance.sign_records", "accounts.send_digests"}
+    assert not ran_b & {"researchers.match_authors", "institutions.match_affiliations"}
+    assert not unmatched_slots().exists() and not papers_to_sign().exists()
+    assert rows() == UNINTERRUPTED
+    assert records_sign().records_created == 0
