@@ -156,3 +156,58 @@ class ThrowawayCluster:
 
     def url(self, name: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+
+
+# A caching proxy that trusts the origin as a CDN does: every GET and HEAD is looked up, with
+# or without cookies, so users are kept apart only by the answers' Cache-Control ("private")
+# and Vary: Cookie. Varnish's built-in rules still apply to the answers (Set-Cookie, private,
+# no-store: not cached).
+VARNISH_VCL = """vcl 4.1;
+backend default {{ .host = "127.0.0.1"; .port = "{port}"; }}
+sub vcl_recv {{
+    if (req.method != "GET" && req.method != "HEAD") {{ return (pass); }}
+    return (hash);
+}}
+"""
+
+
+@contextmanager
+def varnish(backend: str) -> Iterator[str]:
+    """Debian's Varnish (``varnishd``) on a free 127.0.0.1 port in front of ``backend`` (a
+    base URL), with :data:`VARNISH_VCL` and no grace beyond an answer's own
+    ``stale-while-revalidate``; yields its base URL. Skips the test without ``varnishd``."""
+    import pytest
+
+    binary = shutil.which("varnishd") or (
+        "/usr/sbin/varnishd" if Path("/usr/sbin/varnishd").exists() else None
+    )
+    if binary is None:
+        pytest.skip("no varnishd (Debian package varnish); .ci/run installs it")
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="wove-varnish-") as tmp:
+        vcl = Path(tmp) / "wove.vcl"
+        vcl.write_text(VARNISH_VCL.format(port=backend.rsplit(":", 1)[1]))
+        Path(tmp).chmod(0o755)  # varnishd's child runs as its own user and reads the VCL
+        log = Path(tmp) / "varnishd.log"
+        argv = [binary, "-F", "-f", str(vcl), "-a", f"127.0.0.1:{port}", "-n", str(Path(tmp) / "work")]
+        argv += ["-s", "malloc,32m", "-p", "default_grace=0", "-p", "default_ttl=0"]
+        with log.open("wb") as out:
+            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)  # noqa: S603 - fixed argv
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    httpx.get(base + "/robots.txt", timeout=5)
+                    break
+                except httpx.TransportError:
+                    assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+                    time.sleep(0.2)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)

@@ -256,6 +256,10 @@ CONTENT_SECURITY_POLICY = os.environ.get(
 )
 
 # Celery: CELERY_BROKER_URL when set, else the embedded Redis on a Unix socket under var/.
+# Per kind of page, Cache-Control seconds in place of wove/http_cache.py's table, e.g.
+# "paper=300/3600/86400,search=30/60/120" (max-age/s-maxage/stale-while-revalidate).
+HTTP_CACHE_POLICIES = os.environ.get("HTTP_CACHE_POLICIES", "")
+
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 if not CELERY_BROKER_URL:
     from wove.embedded import embedded_broker_url

@@ -1,4 +1,4 @@
-"""``DATABASE_REPLICA_URLS`` parsed into database aliases (issue 30; wove/replicas.py)."""
+"""Settings for more than one machine (issue 30): replica URLs as aliases, HTTP_CACHE_POLICIES."""
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -36,3 +36,26 @@ def test_without_replicas_every_read_goes_to_the_primary():
     assert read_alias() == "default"
     with reads_from_replicas():
         assert read_alias() == "default"
+
+
+def test_http_cache_policies_replace_a_kinds_seconds():
+    from wove.http_cache import CachePolicy, policies_from_text
+
+    assert policies_from_text("") == {}
+    assert policies_from_text("paper=1/2/0, search = 30/60/120") == {
+        "paper": CachePolicy(max_age=1, s_maxage=2, stale_while_revalidate=0),
+        "search": CachePolicy(max_age=30, s_maxage=60, stale_while_revalidate=120),
+    }
+    assert policies_from_text("paper=1/2/0")["paper"].header() == (
+        "public, max-age=1, s-maxage=2, stale-while-revalidate=0"
+    )
+
+
+@pytest.mark.parametrize("text", ["papers=1/2/3", "paper=1/2", "paper=1/2/x", "paper"])
+def test_http_cache_policies_that_do_not_parse_are_refused(text):
+    from wove.http_cache import policies_from_text
+
+    with pytest.raises(
+        ImproperlyConfigured, match="is not <kind>=<max-age>/<s-maxage>/<stale-while-revalidate>"
+    ):
+        policies_from_text(text)
