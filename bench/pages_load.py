@@ -176,10 +176,12 @@ def sample_ids(db: str, *, count: int = 400, seed: int = 1) -> dict[str, list[st
     }
 
 
-def _server_env(db: str) -> dict[str, str]:
+def _server_env(db: str, replica: str = "") -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         DATABASE_URL=f"postgresql://postgres@127.0.0.1:5432/{db}",
+        # --replica: the standby's URL for this database (wove/replicas.py), else none.
+        DATABASE_REPLICA_URLS=replica.format(db=db),
         WOVE_LOCAL="1",
         DEBUG="0",
         SECURE_COOKIES="0",
@@ -211,8 +213,9 @@ def _wait_up(url: str, timeout: float = 60) -> None:
     raise RuntimeError(f"gunicorn did not answer at {url}")
 
 
-def _start_server(db: str, port: int) -> subprocess.Popen:
-    """gunicorn serving ``db`` on ``port`` (2 workers, 4 threads), static files collected."""
+def _start_server(db: str, port: int, replica: str = "") -> subprocess.Popen:
+    """gunicorn serving ``db`` on ``port`` (2 workers, 4 threads), static files collected;
+    with ``replica`` (a URL template, ``{db}`` for the database) its reads go there."""
     # DEBUG off serves hashed static names from the manifest: collect once (idempotent).
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
@@ -234,7 +237,7 @@ def _start_server(db: str, port: int) -> subprocess.Popen:
             "warning",
         ],
         cwd=ROOT,
-        env=_server_env(db),
+        env=_server_env(db, replica),
         start_new_session=True,
     )
 
@@ -313,6 +316,43 @@ def first_view(base: str, sample: dict, *, per_kind: int, seed: int = 1) -> dict
     }
 
 
+def _tree_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds (user + system) of ``pid`` and each of its descendants, by pid."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return {}
+    out = {}
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        out[process.pid] = times.user + times.system
+    return out
+
+
+def postmaster_pid(port: int) -> int | None:
+    """The PostgreSQL postmaster listening on 127.0.0.1:``port`` (its ``postmaster.pid``)."""
+    import psycopg
+
+    try:
+        with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres") as conn:
+            data = conn.execute("SHOW data_directory").fetchone()[0]
+        return int(Path(data, "postmaster.pid").read_text().split()[0])
+    except (OSError, psycopg.Error, ValueError):
+        return None
+
+
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds spent between two :func:`_tree_cpu` samples (a process that started in
+    between counts from zero; one that ended in between is lost, so keep connections open)."""
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
+
+
 def load_average() -> float:
     """The 1-minute load average (``os.getloadavg``)."""
     return os.getloadavg()[0]
@@ -367,20 +407,34 @@ def _read_stats(prefix: Path) -> dict[str, dict[str, float]]:
 
 
 def run_one(
-    db: str, *, port: int, users: int, seconds: int, warmup: int, first_view_urls: int, workdir: Path
+    db: str,
+    *,
+    port: int,
+    users: int,
+    seconds: int,
+    warmup: int,
+    first_view_urls: int,
+    workdir: Path,
+    replica: str = "",
 ) -> dict[str, dict]:
     """Serve ``db`` with gunicorn, measure its first views, then load it with locust.
 
     Returns ``{"first_view": {kind: {p50, p95, n}}, "load": {kind: {p50, p95, p99, rps,
     requests, failures}}, "loadavg": {"first_view": (before, after), "load": (before,
-    after)}}`` (milliseconds, requests per second); a skipped mode's entries are empty."""
+    after)}, "cpu": {"app" | "primary" | "replica": CPU seconds during the measured closed
+    loop}}`` (milliseconds, requests per second); a skipped mode's entries are empty. With
+    ``replica`` (a URL template, ``{db}`` for the database) gunicorn reads from it."""
     sample = sample_ids(db)
     sample_file = workdir / f"{db}-sample.json"
     sample_file.write_text(json.dumps(sample))
-    server = _start_server(db, port)
+    server = _start_server(db, port, replica)
     base = f"http://127.0.0.1:{port}"
-    prefix = workdir / db
-    out: dict[str, dict] = {"first_view": {}, "load": {}, "loadavg": {}}
+    label = f"{db}-replica" if replica else db
+    prefix = workdir / label
+    out: dict[str, dict] = {"first_view": {}, "load": {}, "loadavg": {}, "cpu": {}}
+    trees = {"app": server.pid, "primary": postmaster_pid(5432)}
+    if replica:
+        trees["replica"] = postmaster_pid(int(replica.split("@127.0.0.1:")[1].split("/")[0]))
     try:
         _wait_up(base + TRIVIAL)
         if first_view_urls > 0:
@@ -398,10 +452,15 @@ def run_one(
             if run_seconds <= 0:
                 continue
             csv_prefix = str(prefix) + ("-warmup" if name == "warmup" else "")
-            log = workdir / f"{db}-{name}.log"
+            log = workdir / f"{label}-{name}.log"
+            cpu_before = {kind: _tree_cpu(pid) for kind, pid in trees.items() if pid}
             _locust(
                 base, users=users, seconds=run_seconds, csv_prefix=csv_prefix, seed=seed, env=env, log=log
             )
+            if name == "run":
+                out["cpu"] = {
+                    kind: cpu_used(cpu_before[kind], _tree_cpu(pid)) for kind, pid in trees.items() if pid
+                }
         out["loadavg"]["load"] = (out["loadavg"]["load"][0], load_average())
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -453,6 +512,22 @@ def _print_load(db: str, result: dict, args: argparse.Namespace) -> None:
                 f"{r['rps']:>8.1f}{r['requests']:>7}{r['failures']:>6}"
                 f"{_ratio(r['p50'], trivial.get('p50', 0)):>12}{_ratio(r['p99'], trivial.get('p99', 0)):>12}"
             )
+    requests = stats.get("all", {}).get("requests", 0)
+    if result.get("cpu") and requests:
+        cpu = result["cpu"].items()
+        shares = ", ".join(f"{kind} {seconds * 1000 / requests:.1f}" for kind, seconds in cpu)
+        print(f"CPU ms per request ({requests} requests): {shares}")
+
+
+def _print_replica(db: str, results: dict) -> None:
+    """Throughput with the replica against the primary alone, and where the CPU went."""
+    alone, with_replica = results[db]["load"].get("all"), results[f"{db}-replica"]["load"].get("all")
+    if alone and with_replica:
+        print(
+            f"\n{db}: closed-loop throughput with the replica {with_replica['rps']:.1f} req/s against "
+            f"{alone['rps']:.1f} alone ({with_replica['rps'] / alone['rps']:.2f} x); "
+            f"failures {with_replica['failures']} and {alone['failures']}"
+        )
 
 
 def _print_growth(base: str, db: str, results: dict) -> None:
@@ -488,11 +563,18 @@ def main() -> None:
         "--first-view", type=int, default=100, help="URLs per kind opened once by one client (0: skip)"
     )
     parser.add_argument("--port", type=int, default=8041)
+    parser.add_argument(
+        "--replica",
+        default="",
+        help="also measure each database served with this read replica "
+        "(e.g. postgresql://postgres@127.0.0.1:5433/{db}; bench/replica_standby.py makes one)",
+    )
     args = parser.parse_args()
     results = {}
+    runs = [(db, "") for db in args.db] + ([(db, args.replica) for db in args.db] if args.replica else [])
     with tempfile.TemporaryDirectory(prefix="pages-load-") as tmp:
-        for db in args.db:
-            results[db] = run_one(
+        for db, replica in runs:
+            results[f"{db}-replica" if replica else db] = run_one(
                 db,
                 port=args.port,
                 users=args.users,
@@ -500,14 +582,19 @@ def main() -> None:
                 warmup=args.warmup,
                 first_view_urls=args.first_view,
                 workdir=Path(tmp),
+                replica=replica,
             )
     print(f"pages_load: gunicorn 2 workers x 4 threads; trivial view {TRIVIAL} served by the same gunicorn")
-    for db in args.db:
-        print(f"\n== {db} ({papers_in(db):,} papers)")
-        if results[db]["first_view"]:
-            _print_first_view(db, results[db])
-        if results[db]["load"]:
-            _print_load(db, results[db], args)
+    for label in results:
+        db = label.removesuffix("-replica")
+        print(f"\n== {label} ({papers_in(db):,} papers)")
+        if results[label]["first_view"]:
+            _print_first_view(label, results[label])
+        if results[label]["load"]:
+            _print_load(label, results[label], args)
+    if args.replica:
+        for db in args.db:
+            _print_replica(db, results)
     for db in args.db[1:]:
         _print_growth(args.db[0], db, results)
 
