@@ -406,6 +406,14 @@ def _read_stats(prefix: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def _empty_cache() -> None:
+    """Empty the Django cache the servers share (CACHE_REDIS_URL), so that every run starts
+    from the same state: a run after another would find its counts and facets cached."""
+    import redis
+
+    redis.Redis.from_url(_server_env("postgres")["CACHE_REDIS_URL"]).flushdb()
+
+
 def run_one(
     db: str,
     *,
@@ -424,6 +432,7 @@ def run_one(
     after)}, "cpu": {"app" | "primary" | "replica": CPU seconds during the measured closed
     loop}}`` (milliseconds, requests per second); a skipped mode's entries are empty. With
     ``replica`` (a URL template, ``{db}`` for the database) gunicorn reads from it."""
+    _empty_cache()
     sample = sample_ids(db)
     sample_file = workdir / f"{db}-sample.json"
     sample_file.write_text(json.dumps(sample))
