@@ -7,7 +7,7 @@ from typing import Literal
 from django.contrib.postgres.search import SearchRank
 from django.db.models import FloatField
 from django.db.models.functions import Cast
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Query, Router, Schema
 from pydantic import Field
 
@@ -19,6 +19,7 @@ from researchers.schemas import ResearcherOut
 from researchers.selectors import researchers_matching
 from wove.errors import Error
 
+from .feeds import search_feed_link
 from .search import MATCH_CAP, PaperSearch, full_text, index_search
 
 router = Router(tags=["search"])
@@ -78,12 +79,14 @@ class SearchOut(Schema):
     summary="Search papers, researchers, institutions",
     operation_id="wove_search_api_search",
 )
-def search(request: HttpRequest, params: Query[SearchParams]):
-    """The top ``limit`` hits of each kind asked for, with counts (two queries per kind)."""
+def search(request: HttpRequest, response: HttpResponse, params: Query[SearchParams]):
+    """The top ``limit`` hits of each kind asked for, with counts (two queries per kind).
+    The ``Link`` header names the RSS feed of the papers' search (``rel="alternate"``)."""
     q = params.q.strip()
     out: dict = {"q": q}
     if not q:
         return out
+    response["Link"] = search_feed_link(PaperSearch(q=q, mode="keyword"))
     hits = None
     if "papers" in params.kinds:
         hits = index_search(PaperSearch(q=q), limit=params.limit, facets=False)

@@ -1,4 +1,5 @@
-"""RSS 2.0 feeds (Django syndication): the latest papers, per category, per researcher.
+"""RSS 2.0 feeds (Django syndication): the latest papers, per category, per researcher, and
+per search (any query and filters the search page takes).
 
 Each is a :class:`papers.feeds.PaperFeed`, whose :func:`~papers.feeds.feed_text` every string
 goes through.
@@ -15,6 +16,8 @@ from papers.feeds import PaperFeed, feed_text
 from papers.models import Category
 from papers.selectors import category_canonical
 from researchers.models import Researcher
+
+from . import search as site_search
 
 FEED_SIZE = 50
 
@@ -88,3 +91,79 @@ class ResearcherFeed(PaperFeed):
         changed = Greatest(F("modified_at"), Value(obj.modified_at, output_field=DateTimeField()))
         papers = self._papers().filter(authorships__researcher_id__in=ids).distinct()
         return papers.annotate(feed_changed_at=changed)[:FEED_SIZE]
+
+
+class SearchFeed(PaperFeed):
+    """``/search/feed.xml?<the search page's query string>``: the 50 newest papers the search
+    page lists for the same query and filters (``q``, ``category``, ``from``, ``to``,
+    ``researcher``, ``institution``, ``mode``), so that anyone can follow any search (issue
+    31). Semantic and hybrid searches list the papers above the similarity floor, as the page
+    does; ``sort``, ``page`` and ``type`` are ignored (a feed is newest first, and of papers).
+    The channel title and description say what is searched, and which mode ran."""
+
+    def get_object(self, request: HttpRequest) -> site_search.PaperSearch:
+        search = site_search.parse_search(request.GET)
+        search.sort, search.tab, search.page = "newest", "papers", 1
+        site_search.rank(search)
+        site_search.tab_counts(search)
+        search.feed_items = list(site_search.search_papers(search)[:FEED_SIZE])
+        return search
+
+    def title(self, obj: site_search.PaperSearch) -> str:
+        return feed_text(f"wovepaper search: {describe_search(obj)}")
+
+    def link(self, obj: site_search.PaperSearch) -> str:
+        return f"/search?{search_query_string(obj)}"
+
+    def description(self, obj: site_search.PaperSearch) -> str:
+        mode = obj.applied_mode if obj.q else "keyword"
+        text = f"The newest papers for {describe_search(obj)} ({mode} search"
+        if obj.q and obj.mode != "keyword" and mode == "keyword":
+            text += f"; {obj.mode} search unavailable, the keyword search of the same words"
+        return feed_text(text + ").")
+
+    def items(self, obj: site_search.PaperSearch) -> list:
+        return obj.feed_items
+
+
+def search_query_string(search: site_search.PaperSearch) -> str:
+    """The query string naming ``search``'s words and filters, for its page and its feed:
+    ``q=dark+matter&category=astro-ph.CO&from=2020``, in that order, empty values left out."""
+    from urllib.parse import urlencode
+
+    params = {
+        "q": search.q,
+        "category": search.category,
+        "from": search.year_from or "",
+        "to": search.year_to or "",
+        "researcher": search.researcher.pk if search.researcher else "",
+        "institution": search.institution.pk if search.institution else "",
+        "mode": search.mode if search.q and search.mode != "hybrid" else "",
+    }
+    return urlencode({key: value for key, value in params.items() if value})
+
+
+def search_feed_link(search: site_search.PaperSearch) -> str:
+    """An HTTP ``Link`` header value (RFC 8288) naming ``search``'s feed, for the API's search
+    answers: ``<https://…/search/feed.xml?q=…>; rel="alternate"; type="application/rss+xml"``.
+    The API's submission dates are left out: a feed follows what is new."""
+    from django.conf import settings
+
+    url = f"{settings.SITE_URL}/search/feed.xml?{search_query_string(search)}".rstrip("?")
+    return f'<{url}>; rel="alternate"; type="application/rss+xml"'
+
+
+def describe_search(search: site_search.PaperSearch) -> str:
+    """``search`` in words: ``“dark matter” in astro-ph.CO by Ada Lovelace, 2020–2024``;
+    ``all papers`` without words or filters."""
+    text = f"“{search.q}”" if search.q else "all papers"
+    if search.category:
+        text += f" in {search.category}"
+    if search.researcher:
+        text += f" by {search.researcher.display_name}"
+    if search.institution:
+        text += f" from {search.institution.name}"
+    if search.year_from or search.year_to:
+        same = search.year_from == search.year_to
+        text += f", {search.year_from}" if same else f", {search.year_from or '…'}–{search.year_to or '…'}"
+    return text

@@ -26,6 +26,7 @@ from researchers.selectors import researcher_resolve
 from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
+from .feeds import search_feed_link
 from .schemas import BatchIn, BatchOut, PaperDetailOut, PaperFilter
 from .search import MATCH_CAP, PaperSearch, keyset_papers
 
@@ -118,6 +119,8 @@ def list_papers(
     )
     if filters.q:
         response["X-Search-Mode"] = mode
+    if search.q or search.has_filters:
+        response["Link"] = search_feed_link(search)
     if not complete and paged.meta.get("count") is not None:
         paged.meta["count_capped"] = True  # more papers are close in meaning than were ranked
     return {"items": paged.items, **paged.meta}

@@ -10,6 +10,7 @@ urlpatterns = [
     path("search", views.search, name="search"),
     path("search/suggest", views.suggest, name="suggest"),
     path("search/counts", views.search_counts, name="search_counts"),
+    path("search/feed.xml", feeds.SearchFeed(), name="feed_search"),
     path("rss/latest.xml", feeds.LatestPapersFeed(), name="feed_latest"),
     path("rss/category/<str:code>.xml", feeds.CategoryFeed(), name="feed_category"),
     path("rss/researchers/<int:pk>.xml", feeds.ResearcherFeed(), name="feed_researcher"),

@@ -21,6 +21,7 @@ from wove.paginator import SitePaginator
 
 from . import search as site_search
 from . import search_facets
+from .feeds import describe_search, search_query_string
 from .paper_views import category_alias_redirect
 from .sitemaps import sitemap_file, sitemap_index_xml
 
@@ -55,6 +56,11 @@ def search(request: HttpRequest) -> HttpResponse:
         "sorts": site_search.SORTS,
         "modes": site_search.MODES,
         "hide_header_search": True,
+        # Anyone can follow any search (issue 31): its feed, linked from the page's head and list.
+        "search_feed": {
+            "url": f"/search/feed.xml?{search_query_string(params)}".rstrip("?"),
+            "title": f"wovepaper search: {describe_search(params)}",
+        },
     }
     if params.tab == "researchers":
         rows = site_search.researchers_matching(params.q)

@@ -40,7 +40,8 @@ READ_CACHE_CONTROL = CACHE_POLICIES["api"].header()
 CORS_HEADERS = {
     "Access-Control-Allow-Origin": "*",
     "Access-Control-Expose-Headers": (
-        "ETag, Last-Modified, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
+        "ETag, Last-Modified, Link, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, "
+        "X-RateLimit-Reset, X-Search-Mode"
     ),
 }
 PREFLIGHT_HEADERS = {

@@ -98,6 +98,7 @@ VIEW_KINDS: dict[str, str] = {
     "pages.feeds.LatestPapersFeed": "feed",
     "pages.feeds.CategoryFeed": "feed",
     "pages.feeds.ResearcherFeed": "feed",
+    "pages.feeds.SearchFeed": "feed",
     "pages.views.sitemap_index": "feed",
     "pages.views.sitemap_section": "feed",
     "pages.views.robots_txt": "file",

@@ -59,6 +59,7 @@ READ_ONLY = {
     "pages:search_counts",
     "pages:feed_latest",
     "pages:feed_category",
+    "pages:feed_search",
     "pages:feed_researcher",
     "pages:sitemap",
     "pages:sitemap_section",
