@@ -25,6 +25,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop_process(proc: subprocess.Popen, timeout: float = 20) -> None:
+    """SIGTERM ``proc``, and SIGKILL it if it has not ended within ``timeout`` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
 class Served(str):
     """The base URL of a server under test; ``log_path`` is the file its output goes to."""
 
@@ -91,12 +101,7 @@ def gunicorn(
         served.log_path = log.name
         yield served
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop_process(proc)
         print(Path(log.name).read_text()[-4000:])
         os.unlink(log.name)
 
@@ -154,6 +159,17 @@ class ThrowawayCluster:
     def stop(self) -> None:
         self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
 
+    def createdb(self, name: str) -> None:
+        """An empty database ``name`` in this (started) cluster."""
+        argv = [str(self.bindir / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"]
+        argv.append(name)
+        subprocess.run(argv, check=True, timeout=60)  # noqa: S603
+
+    def kill(self) -> None:
+        """Stop at once (``-m immediate``), whether or not it runs: for a test's cleanup."""
+        argv = [*self.as_user, str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"]
+        subprocess.run(argv, capture_output=True, timeout=60)  # noqa: S603
+
     def url(self, name: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
@@ -205,9 +221,4 @@ def varnish(backend: str) -> Iterator[str]:
                     time.sleep(0.2)
             yield base
         finally:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+            stop_process(proc)

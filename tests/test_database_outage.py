@@ -63,20 +63,7 @@ def throwaway_copy_of_test_database() -> Iterator[ThrowawayCluster]:
         cluster.init()
         cluster.start()
         try:
-            subprocess.run(  # noqa: S603
-                [
-                    str(bindir / "createdb"),
-                    "-h",
-                    "127.0.0.1",
-                    "-p",
-                    str(cluster.port),
-                    "-U",
-                    "postgres",
-                    "wove",
-                ],
-                check=True,
-                timeout=60,
-            )
+            cluster.createdb("wove")
             dump = subprocess.run(  # noqa: S603
                 [str(bindir / "pg_dump"), "--no-owner", "-d", celery_helpers.test_database_url()],
                 check=True,
@@ -92,19 +79,7 @@ def throwaway_copy_of_test_database() -> Iterator[ThrowawayCluster]:
             )
             yield cluster
         finally:
-            subprocess.run(  # noqa: S603
-                [
-                    *cluster.as_user,
-                    str(bindir / "pg_ctl"),
-                    "-D",
-                    str(cluster.data),
-                    "-m",
-                    "immediate",
-                    "stop",
-                ],
-                capture_output=True,
-                timeout=60,
-            )
+            cluster.kill()
 
 
 URLS = ["/", "/search?q=quantum", "/papers/0801.3673", "/api/v1/papers?size=5", "/api/v1/researchers"]

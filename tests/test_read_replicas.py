@@ -109,20 +109,7 @@ def pair() -> Iterator[Pair]:
         primary.init()
         primary.start()
         try:
-            subprocess.run(  # noqa: S603
-                [
-                    str(bindir / "createdb"),
-                    "-h",
-                    "127.0.0.1",
-                    "-p",
-                    str(primary.port),
-                    "-U",
-                    "postgres",
-                    "wove",
-                ],
-                check=True,
-                timeout=60,
-            )
+            primary.createdb("wove")
             url = primary.url("wove")
             manage(url, "migrate", "-v0")
             manage(
@@ -149,19 +136,7 @@ def pair() -> Iterator[Pair]:
             yield pair
         finally:
             for cluster in (standby, primary):
-                subprocess.run(  # noqa: S603
-                    [
-                        *cluster.as_user,
-                        str(bindir / "pg_ctl"),
-                        "-D",
-                        str(cluster.data),
-                        "-m",
-                        "immediate",
-                        "stop",
-                    ],
-                    capture_output=True,
-                    timeout=60,
-                )
+                cluster.kill()
 
 
 def served(pair: Pair, *, max_lag: float):
