@@ -126,7 +126,7 @@ def pair() -> Iterator[Pair]:
                 "from django.contrib.auth import get_user_model; "
                 "from allauth.account.models import EmailAddress; "
                 f"u = get_user_model().objects.create_user('reader', {EMAIL!r}, {PASSWORD!r}); "
-                "u.is_staff = True; u.save(); "
+                "u.is_staff = u.is_superuser = True; u.save(); "
                 f"EmailAddress.objects.create(user=u, email={EMAIL!r}, verified=True, primary=True)",
             )
             standby.clone_standby_of(primary)
@@ -139,14 +139,16 @@ def pair() -> Iterator[Pair]:
                 cluster.kill()
 
 
-def served(pair: Pair, *, max_lag: float):
-    """gunicorn on the primary with the standby as its one replica, each replica checked
-    every 0.3 s, and ``max_lag`` seconds of lag allowed."""
+def served(pair: Pair, *, max_lag: float, replica_url: str = ""):
+    """gunicorn on the primary with the standby (or ``replica_url``) as its one replica, each
+    replica checked every 0.3 s, ``max_lag`` seconds of lag allowed, a replica query cut
+    after 1 s."""
     return gunicorn(
         pair.primary.url("wove"),
         threads=4,
         extra_env={
-            "DATABASE_REPLICA_URLS": pair.standby.url("wove"),
+            "DATABASE_REPLICA_URLS": replica_url or pair.standby.url("wove"),
+            "DATABASE_REPLICA_QUERY_TIMEOUT": "1",
             "DATABASE_REPLICA_MAX_LAG": str(max_lag),
             "DATABASE_REPLICA_CHECK_INTERVAL": "0.3",
             "DATABASE_READ_YOUR_WRITES": "60",
@@ -234,7 +236,7 @@ def test_a_replica_lagging_past_the_limit_is_skipped(pair):
         )
 
 
-def manage_status(pair: Pair, *, max_lag: float) -> str:
+def manage_status(pair: Pair, *, max_lag: float, replica_url: str = "") -> str:
     env_url = pair.primary.url("wove")
     out = subprocess.run(  # noqa: S603
         [sys.executable, "manage.py", "pipeline_status"],
@@ -243,7 +245,7 @@ def manage_status(pair: Pair, *, max_lag: float) -> str:
             "PATH": "/usr/bin:/bin",
             "HOME": "/tmp",
             "DATABASE_URL": env_url,
-            "DATABASE_REPLICA_URLS": pair.standby.url("wove"),
+            "DATABASE_REPLICA_URLS": replica_url or pair.standby.url("wove"),
             "DATABASE_REPLICA_MAX_LAG": str(max_lag),
             "SECRET_KEY": "replica-test-" + "x" * 40,
             "WOVE_TESTING": "1",
@@ -312,3 +314,75 @@ def test_a_replica_stopped_under_load_fails_no_request_and_is_used_again_once_ba
                 assert title_shown(visitor) == "Served by the primary while the replica is down"
             finally:
                 pair.resume_and_catch_up()
+
+
+def standby_processes(pair: Pair) -> list[int]:
+    """The standby's postmaster and all its children."""
+    import psutil
+
+    postmaster = int((pair.standby.data / "postmaster.pid").read_text().split()[0])
+    root = psutil.Process(postmaster)
+    return [root.pid, *(child.pid for child in root.children(recursive=True))]
+
+
+def test_a_replica_that_stops_answering_costs_seconds_not_the_site(pair):
+    """The standby's processes stopped (SIGSTOP): its host still accepts TCP, nothing
+    answers. Replica queries are cut after DATABASE_REPLICA_QUERY_TIMEOUT (1 s) and answered
+    from the primary; new connections give up after the connect timeout (2 s)."""
+    import os
+    import signal
+
+    pair.resume_and_catch_up()
+    with served(pair, max_lag=3600) as base, httpx.Client(base_url=base, timeout=30) as visitor:
+        assert visitor.get(f"/api/v1/papers/{PAPER}").status_code == 200  # connections open
+        stopped = standby_processes(pair)
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            pair.set_title("Answered while the replica hangs")
+            started, results = time.monotonic(), []
+            for url in [*URLS, *URLS]:
+                begin = time.monotonic()
+                response = visitor.get(url, follow_redirects=True)
+                results.append((url, response.status_code, time.monotonic() - begin))
+            assert title_shown(visitor) == "Answered while the replica hangs"
+            elapsed = time.monotonic() - started
+        finally:
+            for pid in stopped:
+                os.kill(pid, signal.SIGCONT)
+    assert {status for _, status, _ in results} == {200}, results
+    assert max(seconds for *_, seconds in results) < 5, results
+    assert elapsed < 20, results
+
+
+def test_a_replica_url_that_is_not_a_standby_of_the_primary_is_never_read(pair):
+    """The replica URL names another database of the primary's own server: never read, and
+    said so by pipeline_status; the pages are right and the log holds no error."""
+    pair.resume_and_catch_up()
+    other = pair.primary.url("postgres")
+    with (
+        served(pair, max_lag=3600, replica_url=other) as base,
+        httpx.Client(base_url=base, timeout=20) as visitor,
+    ):
+        statuses = {url: visitor.get(url, follow_redirects=True).status_code for url in URLS}
+        log = Path(base.log_path).read_text()
+    assert set(statuses.values()) == {200}, statuses
+    assert "failed under" not in log and "Traceback" not in log, log[-3000:]
+    status = manage_status(pair, max_lag=10, replica_url=other)
+    assert "not serving reads: not a standby of this primary (another cluster or database)" in status, status
+
+
+def test_editors_tools_read_from_the_primary(pair):
+    pair.resume_and_catch_up()
+    with served(pair, max_lag=3600) as base, httpx.Client(base_url=base, timeout=20) as editor:
+        sign_in(editor)
+        editor.cookies.delete("wove_primary")  # no recent write: only the path decides
+        pair.pause()
+        try:
+            pair.set_title("Seen by editors at once")
+            assert title_shown(editor) != "Seen by editors at once"  # a public page: the replica
+            admin = editor.get("/admin/papers/paper/", params={"q": PAPER})
+            assert admin.status_code == 200
+            assert "Seen by editors at once" in admin.text
+        finally:
+            pair.resume_and_catch_up()

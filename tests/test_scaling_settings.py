@@ -59,3 +59,45 @@ def test_http_cache_policies_that_do_not_parse_are_refused(text):
         ImproperlyConfigured, match="is not <kind>=<max-age>/<s-maxage>/<stale-while-revalidate>"
     ):
         policies_from_text(text)
+
+
+@pytest.mark.parametrize("text", ["abc", "nan", "inf", "-5", ""])
+def test_seconds_settings_that_do_not_parse_are_refused_by_name(text):
+    from wove.replicas import seconds_setting
+
+    with pytest.raises(
+        ImproperlyConfigured, match=r"^DATABASE_REPLICA_MAX_LAG=.*: expected a number of seconds"
+    ):
+        seconds_setting("DATABASE_REPLICA_MAX_LAG", text)
+    assert seconds_setting("DATABASE_REPLICA_MAX_LAG", "0.5") == 0.5
+
+
+def test_lag_is_read_from_the_primarys_positions_not_from_commit_times():
+    from wove import replica_health
+
+    positions = replica_health._positions
+    saved = list(positions)
+    positions.clear()
+    try:
+        # The primary at 1,000 bytes at t=100 s and at 3,000 bytes at t=110 s (WAL written
+        # steadily, committed or not).
+        positions.extend([(100.0, 1000), (110.0, 3000)])
+        assert replica_health.lag_behind(3000, now=110.0) == 0.0  # replayed the newest
+        assert replica_health.lag_behind(5000, now=111.0) == 0.0
+        assert replica_health.lag_behind(2000, now=110.0) == 5.0  # where the primary stood at 105 s
+        assert replica_health.lag_behind(1000, now=112.0) == 12.0
+        assert replica_health.lag_behind(999, now=112.0) is None  # older than anything seen
+        # An idle primary: the same position seen again; a replica there is not behind.
+        positions.append((130.0, 3000))
+        assert replica_health.lag_behind(3000, now=131.0) == 0.0
+        assert replica_health.lag_behind(1000, now=131.0) == 31.0
+    finally:
+        positions.clear()
+        positions.extend(saved)
+
+
+def test_lsn_text_as_bytes():
+    from wove.replica_health import lsn
+
+    assert lsn("0/0") == 0
+    assert lsn("16/B374D848") == (0x16 << 32) + 0xB374D848

@@ -11,6 +11,8 @@ Settings (environment, README "Read replicas"):
   process (default 5).
 * ``DATABASE_READ_YOUR_WRITES``: seconds a client's reads stay on the primary after it wrote
   (default: the largest lag plus one check interval, 15).
+* ``DATABASE_REPLICA_QUERY_TIMEOUT``: seconds a replica query may run before a watchdog cuts
+  it (default 5; :mod:`wove.replica_health`).
 
 Who reads where:
 
@@ -18,15 +20,15 @@ Who reads where:
   request at a time. Celery tasks and management commands read from the primary, unless a
   task says otherwise with :func:`reads_from_replicas`.
 * Every write goes to the primary, and so does every read inside a transaction on it, every
-  read of the session table (a sign-in must hold on the next request) and every read of a
-  client that wrote in the last ``DATABASE_READ_YOUR_WRITES`` seconds (a cookie,
-  ``wove_primary``, set on the answer to any POST, PUT, PATCH or DELETE).
+  read of the session table (a sign-in must hold on the next request), every read of the
+  editors' tools (``/admin/``, ``/cms/``) and every read of a signed-in client that wrote in
+  the last ``DATABASE_READ_YOUR_WRITES`` seconds (a cookie, ``wove_primary``, set on the
+  answer to its POST, PUT, PATCH or DELETE).
 * One request reads from one replica (chosen at random among the usable ones), so a page
   never mixes two replicas' moments.
-* A replica is usable when it answers and is at most ``DATABASE_REPLICA_MAX_LAG`` seconds
-  behind: it has replayed the primary's WAL position read at the check, or else its last
-  replayed transaction is that recent (PostgreSQL manual, "Hot Standby" and
-  ``pg_last_xact_replay_timestamp``). When none is, reads go to the primary.
+* A replica is usable when it answers, is a standby of this primary, and is at most
+  ``DATABASE_REPLICA_MAX_LAG`` seconds behind (measured by WAL positions:
+  :mod:`wove.replica_health`). When none is, reads go to the primary.
 * A replica that fails while a request reads from it (stopped, restarted, cut off): the
   request is answered again from the primary, so no request fails because a replica went
   away; a replica that does not answer is left out until its next check.
@@ -44,11 +46,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db.backends.signals import connection_created
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
+
+from . import replica_health
+from .replica_health import ReplicaHealth, deadline_wrapper, first_line, unusable, watched
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +65,26 @@ REPLICA_PREFIX = "replica_"
 PRIMARY_ONLY_APPS = frozenset({"sessions"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PRIMARY_COOKIE = "wove_primary"
+# Editors' tools read from the primary: a curation queue or an admin form must show the
+# decision just made by anyone, and mixing its own primary reads with replica reads (a
+# cached queue keyed by the primary's version, records read from a replica) goes wrong.
+PRIMARY_PATHS = ("/admin/", "/cms/")
+
+
+def seconds_setting(name: str, text: str, *, minimum: float = 0.0) -> float:
+    """The environment variable ``name`` (its value ``text``) as a finite number of seconds
+    at least ``minimum``; ``ImproperlyConfigured`` naming the variable otherwise."""
+    import math
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < minimum:
+        raise ImproperlyConfigured(f"{name}={text!r}: expected a number of seconds of at least {minimum:g}")
+    return value
 
 
 def replica_databases(urls: list[str], *, connect_timeout: int = 2) -> dict[str, dict]:
@@ -74,7 +101,11 @@ def replica_databases(urls: list[str], *, connect_timeout: int = 2) -> dict[str,
 
     databases = {}
     for number, url in enumerate(urls, start=1):
-        config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+        try:
+            config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+        except (ValueError, KeyError) as exc:
+            message = f"DATABASE_REPLICA_URLS: replica {number} is not a database URL ({exc})"
+            raise ImproperlyConfigured(message) from exc
         if not config["ENGINE"].endswith("postgresql"):
             raise ImproperlyConfigured(f"DATABASE_REPLICA_URLS: replica {number} is not a postgres:// URL")
         config.setdefault("OPTIONS", {}).setdefault("connect_timeout", connect_timeout)
@@ -88,90 +119,25 @@ def replica_aliases() -> list[str]:
     return [alias for alias in settings.DATABASES if alias.startswith(REPLICA_PREFIX)]
 
 
-# --- the replicas' health, per process -------------------------------------------------
+@receiver(connection_created)
+def _watch_replica_queries(sender, connection, **kwargs) -> None:
+    """Every query on a replica connection runs under the watchdog
+    (:func:`wove.replica_health.watched`): a replica that stops answering fails the query
+    after ``DATABASE_REPLICA_QUERY_TIMEOUT`` seconds instead of holding the thread."""
+    if connection.alias.startswith(REPLICA_PREFIX) and deadline_wrapper not in connection.execute_wrappers:
+        connection.execute_wrappers.append(deadline_wrapper)
 
 
-@dataclass
-class ReplicaHealth:
-    """One replica as its latest check saw it.
-
-    ``lag`` is in seconds behind the primary (0.0 when it has replayed the primary's WAL
-    position), ``None`` when unknown (the replica or the primary did not answer, or it has
-    replayed no transaction yet). ``usable`` means reads may go there. ``checked_at`` is
-    ``time.monotonic()`` at the check; ``error`` the reason it is not usable.
-    """
-
-    alias: str
-    usable: bool
-    lag: float | None
-    error: str = ""
-    checked_at: float = 0.0
-    host: str = field(default="")
-
+# --- the replicas' health, per process (wove/replica_health.py measures it) -----------------
 
 _health: dict[str, ReplicaHealth] = {}
 _health_lock = threading.Lock()
 
-# The primary's WAL position and the replica's replay against it: 0 when caught up, else the
-# age of its last replayed transaction (a replica whose replay is paused, or cut off from the
-# primary, ages by the second while the primary writes).
-_LAG_SQL = """
-SELECT pg_is_in_recovery(),
-       pg_last_wal_replay_lsn() >= %s::pg_lsn,
-       EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp())::float8
-"""
-
-
-def _primary_wal_position() -> str | None:
-    try:
-        with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-            cursor.execute("SELECT pg_current_wal_lsn()::text")
-            return cursor.fetchone()[0]
-    except DatabaseError:
-        return None
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:200] if text else type(exc).__name__
-
-
-def _host_of(alias: str) -> str:
-    config = settings.DATABASES[alias]
-    return f"{config.get('HOST') or 'localhost'}:{config.get('PORT') or 5432}"
-
 
 def check_replica(alias: str) -> ReplicaHealth:
-    """Measure ``alias`` now: connect (or health-check its connection), read its lag against
-    the primary's current WAL position, and store the result for this process.
-
-    Never raises for a replica that is down: it comes back ``usable=False`` with the error.
-    """
-    max_lag = float(settings.DATABASE_REPLICA_MAX_LAG)
-    primary_lsn = _primary_wal_position()
-    health = _unusable(alias, "")
-    try:
-        connection = connections[alias]
-        connection.close_if_health_check_failed()
-        with connection.cursor() as cursor:
-            cursor.execute(_LAG_SQL, [primary_lsn or "0/0"])
-            in_recovery, caught_up, since_replay = cursor.fetchone()
-    except DatabaseError as exc:
-        connections[alias].close()
-        health.error = f"unreachable: {_first_line(exc)}"
-    else:
-        if not in_recovery or (primary_lsn and caught_up):
-            health.lag, health.usable = 0.0, True
-        elif primary_lsn is None:
-            # The primary is away: the replica still serves what it has (better than a 503).
-            health.usable, health.error = True, "primary unreachable: lag unknown"
-        elif since_replay is None:
-            health.error = "no transaction replayed yet"
-        else:
-            health.lag = max(since_replay, 0.0)
-            health.usable = health.lag <= max_lag
-            if not health.usable:
-                health.error = f"{health.lag:.1f} s behind (DATABASE_REPLICA_MAX_LAG {max_lag:g} s)"
+    """Measure ``alias`` now (:func:`wove.replica_health.check_replica`) and keep the result
+    for this process's routing."""
+    health = replica_health.check_replica(alias)
     with _health_lock:
         _health[alias] = health
     return health
@@ -180,12 +146,7 @@ def check_replica(alias: str) -> ReplicaHealth:
 def mark_failed(alias: str, error: str) -> None:
     """Leave ``alias`` out of reads until its next check (it failed under a request)."""
     with _health_lock:
-        _health[alias] = _unusable(alias, error)
-
-
-def _unusable(alias: str, error: str) -> ReplicaHealth:
-    now = time.monotonic()
-    return ReplicaHealth(alias, usable=False, lag=None, error=error, checked_at=now, host=_host_of(alias))
+        _health[alias] = unusable(alias, error)
 
 
 def _checked(alias: str) -> ReplicaHealth:
@@ -231,11 +192,12 @@ def _choose() -> str:
         try:
             # Django's per-request health check, done here so that a replica gone since its
             # last check is left out before the request's first query rather than failing it.
-            connection.close_if_health_check_failed()
+            with watched(connection.connection):
+                connection.close_if_health_check_failed()
             connection.ensure_connection()
         except DatabaseError as exc:
             connection.close()
-            mark_failed(alias, f"unreachable: {_first_line(exc)}")
+            mark_failed(alias, f"unreachable: {first_line(exc)}")
             continue
         return alias
     return DEFAULT_DB_ALIAS
@@ -297,8 +259,9 @@ class ReplicaReadsMiddleware:
     """Send a request's reads to a replica (see the module docstring for who reads where).
 
     * A GET, HEAD or OPTIONS without a recent write reads from a replica, when one is usable.
-    * After any other method the answer sets ``wove_primary`` (the time until which this
-      client reads from the primary) for ``DATABASE_READ_YOUR_WRITES`` seconds.
+    * Requests for the editors' tools (:data:`PRIMARY_PATHS`) read from the primary.
+    * After any other method by a signed-in user the answer sets ``wove_primary`` (the time
+      until which this client reads from the primary) for ``DATABASE_READ_YOUR_WRITES`` s.
     * When the replica failed under the request (Django flags a connection on which an
       error occurred), the request is answered again from the primary and the replica is
       left out until its next check.
@@ -311,7 +274,10 @@ class ReplicaReadsMiddleware:
         if request.method not in SAFE_METHODS:
             response = self.get_response(request)
             seconds = int(settings.DATABASE_READ_YOUR_WRITES)
-            if replica_aliases() and seconds > 0:
+            # A signed-in client's writes (a sign-in included); an anonymous POST (a batch
+            # lookup in the API, a contact message) changes nothing it reads back.
+            user = getattr(request, "user", None)
+            if replica_aliases() and seconds > 0 and user is not None and user.is_authenticated:
                 response.set_cookie(
                     PRIMARY_COOKIE,
                     f"{time.time() + seconds:.0f}",
@@ -321,7 +287,7 @@ class ReplicaReadsMiddleware:
                     samesite="Lax",
                 )
             return response
-        if not replica_aliases() or _pinned_to_primary(request):
+        if not replica_aliases() or _pinned_to_primary(request) or request.path.startswith(PRIMARY_PATHS):
             return self.get_response(request)
         reads = _Reads()
         token = _reads.set(reads)
@@ -332,10 +298,11 @@ class ReplicaReadsMiddleware:
         alias = reads.alias
         if alias and alias != DEFAULT_DB_ALIAS and connections[alias].errors_occurred:
             connection = connections[alias]
-            usable = connection.connection is not None and connection.is_usable()
-            if not usable:
-                connection.close()
+            raw = connection.connection
+            # No health query here: the replica may be the one that stopped answering.
+            if raw is None or raw.closed or getattr(raw, "broken", False):
                 mark_failed(alias, "failed under a request")
+            connection.close()
             logger.warning("replica %s failed under %s; answered from the primary", alias, request.path)
             # The first answer is dropped unsent: closing it would fire request_finished mid-request.
             response = self.get_response(request)

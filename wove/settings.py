@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from wove.replicas import replica_databases
+from wove.replicas import replica_databases, seconds_setting
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -186,17 +187,35 @@ if os.environ.get("WOVE_TEST_DB"):
 DATABASES.update(
     replica_databases(
         env_list("DATABASE_REPLICA_URLS"),
-        connect_timeout=int(os.environ.get("DATABASE_REPLICA_CONNECT_TIMEOUT", "2")),
+        connect_timeout=math.ceil(
+            seconds_setting(
+                "DATABASE_REPLICA_CONNECT_TIMEOUT",
+                os.environ.get("DATABASE_REPLICA_CONNECT_TIMEOUT", "2"),
+                minimum=1,
+            )
+        ),
     )
 )
 DATABASE_ROUTERS = ["wove.replicas.ReplicaRouter"]
-DATABASE_REPLICA_MAX_LAG = float(os.environ.get("DATABASE_REPLICA_MAX_LAG", "10"))
-DATABASE_REPLICA_CHECK_INTERVAL = float(os.environ.get("DATABASE_REPLICA_CHECK_INTERVAL", "5"))
+DATABASE_REPLICA_MAX_LAG = seconds_setting(
+    "DATABASE_REPLICA_MAX_LAG", os.environ.get("DATABASE_REPLICA_MAX_LAG", "10")
+)
+DATABASE_REPLICA_CHECK_INTERVAL = seconds_setting(
+    "DATABASE_REPLICA_CHECK_INTERVAL", os.environ.get("DATABASE_REPLICA_CHECK_INTERVAL", "5"), minimum=0.1
+)
+# A query on a replica that outlasts this is cut (its socket shut down) and the request is
+# answered from the primary: a replica host that accepts TCP but does not answer.
+DATABASE_REPLICA_QUERY_TIMEOUT = seconds_setting(
+    "DATABASE_REPLICA_QUERY_TIMEOUT", os.environ.get("DATABASE_REPLICA_QUERY_TIMEOUT", "5"), minimum=0.1
+)
 # A client that wrote reads from the primary this long: a replica may be MAX_LAG behind at
-# its check and age one CHECK_INTERVAL more before the next.
-DATABASE_READ_YOUR_WRITES = int(
-    os.environ.get(
-        "DATABASE_READ_YOUR_WRITES", str(int(DATABASE_REPLICA_MAX_LAG + DATABASE_REPLICA_CHECK_INTERVAL))
+# its check and age one CHECK_INTERVAL more before the next. Whole seconds, rounded up.
+DATABASE_READ_YOUR_WRITES = math.ceil(
+    seconds_setting(
+        "DATABASE_READ_YOUR_WRITES",
+        os.environ.get(
+            "DATABASE_READ_YOUR_WRITES", str(DATABASE_REPLICA_MAX_LAG + DATABASE_REPLICA_CHECK_INTERVAL)
+        ),
     )
 )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
