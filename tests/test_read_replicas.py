@@ -386,3 +386,42 @@ def test_editors_tools_read_from_the_primary(pair):
             assert "Seen by editors at once" in admin.text
         finally:
             pair.resume_and_catch_up()
+
+
+def test_an_emailed_confirmation_link_opened_elsewhere_finds_the_new_account(pair):
+    """Sign-up in one browser; the link from the mail (the console backend: gunicorn's log)
+    opened at once in another, without the first one's cookies, while the replica lags."""
+    pair.resume_and_catch_up()
+    with served(pair, max_lag=3600) as base:
+        pair.pause()
+        try:
+            with httpx.Client(base_url=base, timeout=20) as signing_up:
+                form = signing_up.get("/accounts/signup/").text
+                token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+                response = signing_up.post(
+                    "/accounts/signup/",
+                    data={
+                        "email": "newcomer@example.org",
+                        "password1": PASSWORD,
+                        "password2": PASSWORD,
+                        "csrfmiddlewaretoken": token,
+                    },
+                )
+                assert response.status_code == 302, response.text[:500]
+            deadline = time.monotonic() + 10
+            while not (
+                link := re.search(r"https?://[^/\s]+(/accounts/confirm-email/[^/\s]+/)", read_log(base))
+            ):
+                assert time.monotonic() < deadline, read_log(base)[-2000:]
+                time.sleep(0.1)
+            with httpx.Client(base_url=base, timeout=20) as elsewhere:
+                page = elsewhere.get(link.group(1))
+            assert page.status_code == 200
+            assert "newcomer@example.org" in page.text, page.text[-2000:]
+            assert "expired or is invalid" not in page.text
+        finally:
+            pair.resume_and_catch_up()
+
+
+def read_log(base) -> str:
+    return Path(base.log_path).read_text(errors="replace")

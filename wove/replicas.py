@@ -21,9 +21,9 @@ Who reads where:
   task says otherwise with :func:`reads_from_replicas`.
 * Every write goes to the primary, and so does every read inside a transaction on it, every
   read of the session table (a sign-in must hold on the next request), every read of the
-  editors' tools (``/admin/``, ``/cms/``) and every read of a signed-in client that wrote in
-  the last ``DATABASE_READ_YOUR_WRITES`` seconds (a cookie, ``wove_primary``, set on the
-  answer to its POST, PUT, PATCH or DELETE).
+  editors' tools and account pages (``/admin/``, ``/cms/``, ``/accounts/``) and every read
+  of a signed-in client that wrote in the last ``DATABASE_READ_YOUR_WRITES`` seconds (a
+  cookie, ``wove_primary``, set on the answer to its POST, PUT, PATCH or DELETE).
 * One request reads from one replica (chosen at random among the usable ones), so a page
   never mixes two replicas' moments.
 * A replica is usable when it answers, is a standby of this primary, and is at most
@@ -68,7 +68,9 @@ PRIMARY_COOKIE = "wove_primary"
 # Editors' tools read from the primary: a curation queue or an admin form must show the
 # decision just made by anyone, and mixing its own primary reads with replica reads (a
 # cached queue keyed by the primary's version, records read from a replica) goes wrong.
-PRIMARY_PATHS = ("/admin/", "/cms/")
+# So do the account pages: an e-mailed confirmation or password link is opened in another
+# browser, without the writer's cookie, seconds after the account was made.
+PRIMARY_PATHS = ("/admin/", "/cms/", "/accounts/")
 
 
 def seconds_setting(name: str, text: str, *, minimum: float = 0.0) -> float:
