@@ -13,7 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from papers.feeds import PaperFeed
 from papers.models import Paper
@@ -90,7 +90,7 @@ def unfollow(request: HttpRequest, kind: str, key: str) -> HttpResponse:
     return _see_other(_next_url(request, _target_url(target)))
 
 
-@require_GET
+@require_safe
 @login_required
 def following(request: HttpRequest) -> HttpResponse:
     """``/accounts/following``: what the signed-in user follows and the newest papers from it."""
@@ -190,7 +190,7 @@ def private_feed(request: HttpRequest, token: str) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 @login_required
 def export(request: HttpRequest) -> HttpResponse:
     """``/accounts/export.json``: everything stored about the signed-in user, as a download."""

@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from papers.examples import url_examples
 from papers.fetch import FetchRefused, QueueUnavailable, arxiv_fetch_request
@@ -28,7 +28,7 @@ from .sitemaps import sitemap_file, sitemap_index_xml
 PAGE_SIZE = site_search.RESULTS_PAGE_SIZE
 
 
-@require_GET
+@require_safe
 def search(request: HttpRequest) -> HttpResponse:
     """``/search?q=&type=&category=&from=&to=&researcher=&institution=&sort=&page=``.
 
@@ -79,7 +79,7 @@ def search(request: HttpRequest) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def search_counts(request: HttpRequest) -> JsonResponse:
     """``/search/counts?q=``: ``{"researchers": n, "institutions": n}``, the names holding
     the words of ``q`` (:func:`pages.search.name_tab_counts`), for the search page's tabs
@@ -94,7 +94,7 @@ def search_counts(request: HttpRequest) -> JsonResponse:
     return JsonResponse(counts)
 
 
-@require_GET
+@require_safe
 def suggest(request: HttpRequest) -> JsonResponse:
     """``/search/suggest?kind=researcher|institution&q=...``: autocomplete JSON,
     ``{"results": [{"id", "name", "url", "detail"}]}`` (empty below 2 characters)."""
@@ -102,7 +102,7 @@ def suggest(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"results": results})
 
 
-@require_GET
+@require_safe
 @x_robots_tag
 def sitemap_index(request: HttpRequest) -> HttpResponse:
     """``/sitemap.xml``: the sitemap index (sitemaps.org 0.9), listing only the section
@@ -110,7 +110,7 @@ def sitemap_index(request: HttpRequest) -> HttpResponse:
     return HttpResponse(sitemap_index_xml(), content_type="application/xml")
 
 
-@require_GET
+@require_safe
 @x_robots_tag
 def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
     """``/sitemap-<section>.xml?p=<n>``: one file of a section (at most 50,000 URLs); 404 for
@@ -119,7 +119,7 @@ def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
     return HttpResponse(body, content_type="application/xml")
 
 
-@require_GET
+@require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     """``/robots.txt``: everything public may be crawled; admin and CMS may not; the
     sitemap index is named with its absolute URL (robots.txt requires one)."""
@@ -136,7 +136,7 @@ ROOT_ICONS = {
 }
 
 
-@require_GET
+@require_safe
 def root_icon(request: HttpRequest, name: str) -> HttpResponse:
     """``/favicon.ico`` (16, 32 and 48 px) and ``/apple-touch-icon.png`` (180 x 180 px, opaque;
     also under iOS's older ``-precomposed`` name): the site's logo at the root addresses
@@ -148,7 +148,7 @@ def root_icon(request: HttpRequest, name: str) -> HttpResponse:
     return HttpResponse(body, content_type=content_type)
 
 
-@require_GET
+@require_safe
 def llms_txt(request: HttpRequest) -> HttpResponse:
     """``/llms.txt``: Markdown guidance for automated readers (URL forms, API, feeds,
     licences, rate limits), following the llms.txt proposal (an H1, a summary quote,
@@ -190,7 +190,7 @@ def _fetch_state(arxiv_id: str) -> tuple[dict, str]:
     return {"state": fetch.status, "message": fetch.message, "url": None}, ""
 
 
-@require_GET
+@require_safe
 def fetch_status(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """``/papers/fetch/<arxiv-id>``: progress of a fetch; redirects to the paper once it is
     archived. Without JavaScript the page refreshes itself every 3 seconds while pending;
@@ -213,7 +213,7 @@ def fetch_status(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def fetch_status_json(request: HttpRequest, arxiv_id: str) -> JsonResponse:
     """``/papers/fetch-status/<arxiv-id>``: ``{"state": "queued|running|done|missing|incomplete|
     failed|unknown", "message": str, "url": str | null}`` (``url`` is the paper page once done)."""

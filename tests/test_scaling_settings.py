@@ -27,6 +27,12 @@ def test_each_replica_url_is_an_alias_mirroring_the_primary_in_tests():
     assert first["CONN_MAX_AGE"] == 60 and first["CONN_HEALTH_CHECKS"] is True
 
 
+def test_a_replica_on_a_unix_socket_names_its_directory_as_host():
+    databases = replica_databases(["postgresql://postgres@/wove?host=/srv/replica/socket"])
+    assert databases["replica_1"]["HOST"] == "/srv/replica/socket"
+    assert databases["replica_1"]["OPTIONS"] == {"connect_timeout": 2}
+
+
 def test_a_replica_url_that_is_not_postgresql_is_refused():
     with pytest.raises(ImproperlyConfigured, match="replica 2 is not a postgres:// URL"):
         replica_databases(["postgres://a@b/c", "mysql://a@b/c"])

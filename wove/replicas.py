@@ -110,7 +110,10 @@ def replica_databases(urls: list[str], *, connect_timeout: int = 2) -> dict[str,
             raise ImproperlyConfigured(message) from exc
         if not config["ENGINE"].endswith("postgresql"):
             raise ImproperlyConfigured(f"DATABASE_REPLICA_URLS: replica {number} is not a postgres:// URL")
-        config.setdefault("OPTIONS", {}).setdefault("connect_timeout", connect_timeout)
+        options = config.setdefault("OPTIONS", {})
+        if not config["HOST"] and options.get("host"):
+            config["HOST"] = options.pop("host")  # a socket directory (?host=), as DATABASE_URL's
+        options.setdefault("connect_timeout", connect_timeout)
         config["TEST"] = {"MIRROR": DEFAULT_DB_ALIAS}
         databases[f"{REPLICA_PREFIX}{number}"] = config
     return databases

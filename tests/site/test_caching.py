@@ -257,3 +257,16 @@ def test_the_api_is_public_for_anonymous_callers_and_revalidates(site, client):
     assert "Cookie" in first["Vary"]
     again = client.get("/api/v1/papers/0801.3673", headers={"if-none-match": first["ETag"]})
     assert again.status_code == 304 and again["Cache-Control"] == API
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["/robots.txt", "/llms.txt", "/favicon.ico", "/sitemap.xml", "/search?q=quantum", "/search/suggest?q=ch"],
+)
+def test_head_answers_as_get_does(client, url):
+    """Crawlers, CDNs and uptime monitors ask with HEAD (RFC 9110 §9.3.2): it answered 405
+    where a view allowed GET alone (a newcomer found it)."""
+    get, head = client.get(url), client.head(url)
+    assert get.status_code == 200
+    assert head.status_code == 200 and head.content == b""
+    assert head["Content-Type"] == get["Content-Type"]
