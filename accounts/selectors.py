@@ -10,6 +10,7 @@ from django.db.models import F, Q, QuerySet
 
 from institutions.models import AuthorAffiliation, Institution
 from papers.models import Category, Paper
+from papers.querysets import category_codes, category_q
 from researchers.models import Authorship, Researcher
 
 from .models import DigestPaper, Follow, FollowKind
@@ -101,7 +102,8 @@ def papers_for_user(user_id: int) -> QuerySet[Paper]:
     )
     condition = Q(pk__in=researchers) | Q(pk__in=institutions)
     if codes:
-        condition |= Q(categories__overlap=codes)
+        # A followed archive (math) brings every class in it (math.AG, ...).
+        condition |= Q(categories__overlap=sorted({c for code in codes for c in category_codes(code)}))
     return Paper.objects.public().filter(condition).select_related("primary_category").newest()
 
 
@@ -123,7 +125,7 @@ def digest_candidates(user_id: int) -> QuerySet[Paper]:
     for code, since in Follow.objects.filter(user_id=user_id, category__isnull=False).values_list(
         "category_id", "created_at"
     ):
-        conditions.append(Q(categories__contains=[code], created_at__gte=since))
+        conditions.append(category_q(code) & Q(created_at__gte=since))
     sent = DigestPaper.objects.filter(user_id=user_id).values("paper_id")
     return (
         Paper.objects.public()
@@ -166,6 +168,6 @@ def follow_reasons(user_id: int, paper_ids: list[int]) -> dict[int, list[str]]:
     if codes:
         for paper_id, categories in Paper.objects.filter(pk__in=paper_ids).values_list("pk", "categories"):
             for code in codes:
-                if code in categories:
+                if set(category_codes(code)) & set(categories):
                     add(paper_id, f"in {code}")
     return reasons

@@ -30,17 +30,17 @@ from .models import ArchiveFacts
 
 KEY = "archive"
 # Bumped when the fields of ``data`` change: a row of another version is not read.
-VERSION = 2
+VERSION = 3  # 3: archives
 TOP_CATEGORIES = 10
 
 
 def archive_facts_compute() -> dict[str, Any]:
     """Count the archive now: ``{"version", "papers", "researchers", "institutions":
     {"listed", "records"}, "top_categories": :func:`top_categories` (the 10 largest, primary
-    or cross-list), "categories": :func:`category_counts`, "embedded": public papers with a
-    vector of the model searches read or None without pgvector or model, "model", "authors_waiting":
-    papers the authors stage waits for}``. Eight queries, each one pass over an index or a
-    table."""
+    or cross-list), "categories": :func:`category_counts`, "archives": :func:`archive_counts`,
+    "embedded": public papers with a vector of the model searches read or None without
+    pgvector or model, "model", "authors_waiting": papers the authors stage waits for}``.
+    Nine queries, each one pass over an index or a table."""
     public = Paper.objects.public()
     categories = category_counts()
     model = search_model()
@@ -57,6 +57,7 @@ def archive_facts_compute() -> dict[str, Any]:
         },
         "top_categories": top_categories(categories),
         "categories": categories,
+        "archives": archive_counts(),
         "embedded": embedded,
         "model": model or "",
         # Papers the authors stage still waits for: researcher pages say older work may be missing.
@@ -72,6 +73,21 @@ def category_counts() -> dict[str, int]:
         cursor.execute(
             "SELECT code, count(*) FROM papers_paper, unnest(categories) AS code"
             " WHERE NOT deleted AND NOT hidden GROUP BY code"
+        )
+        return dict(cursor.fetchall())
+
+
+def archive_counts() -> dict[str, int]:
+    """``{archive: public papers listed in any of its classes}`` for the arXiv archives
+    divided into subject classes (``math``, ``cs``, ``astro-ph``, ``physics``): what
+    ``/papers?category=math`` counts (a paper in math.AG and math.NT once)."""
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute(
+            "SELECT archive, count(*) FROM (SELECT DISTINCT p.id, c.archive"
+            " FROM papers_paper p, unnest(p.categories) AS listed_in(code)"
+            " JOIN papers_category c ON c.code = listed_in.code"
+            " WHERE NOT p.deleted AND NOT p.hidden AND c.archive IN"
+            " (SELECT archive FROM papers_category WHERE code <> archive)) listed GROUP BY archive"
         )
         return dict(cursor.fetchall())
 

@@ -347,7 +347,8 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     facts = archive_facts()
     known = None
     if facts is not None:  # the kept count of the list (issue 28); a code it lacks holds none
-        known = facts["categories"].get(code, 0) if code else facts["papers"]
+        kept = {**facts["categories"], **facts["archives"]}  # an archive counts its classes' papers
+        known = kept.get(code, 0) if code else facts["papers"]
     page = CachedCountPaginator(papers, PAGE_SIZE, known_count=known).get_page(request.GET.get("page"))
     return render(request, "papers/list.html", {"page": page, "category": category, "code": code})
 

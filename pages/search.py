@@ -24,7 +24,7 @@ from institutions.models import AuthorAffiliation, Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
 from papers import search_index
 from papers.models import Paper
-from papers.querysets import PAPER_ORDERS
+from papers.querysets import PAPER_ORDERS, category_q
 from papers.search_fold import search_fold
 from papers.selectors import category_canonical
 from researchers.models import Authorship, Researcher
@@ -249,7 +249,7 @@ def _filters(search: PaperSearch, *, skip: str = "") -> Q:
     (``category`` or ``year``) so its own counts show the alternatives."""
     cond = Q()
     if search.category and skip != "category":
-        cond &= Q(categories__contains=[search.category])
+        cond &= category_q(search.category)
     if skip != "year":
         if search.year_from:
             cond &= Q(submitted_at__gte=datetime(search.year_from, 1, 1, tzinfo=UTC))

@@ -3,10 +3,36 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import BigIntegerField, F, Value
+from django.db.models import BigIntegerField, F, Q, Value
 from django.db.models.functions import Coalesce
 
 from wove.pagination import SortKey
+
+_CLASSES: dict[str, list[str]] = {}
+
+
+def category_codes(code: str) -> list[str]:
+    """``code`` and, for an arXiv archive divided into subject classes (``math``, ``cs``,
+    ``astro-ph``, ``physics``), every class in it: ``["math", "math.AC", ..., "math.ST"]``.
+    A class or an undivided archive (``hep-th``) is itself alone. From the category table
+    (``Category.archive``, arXiv's category taxonomy), read once per process and code."""
+    if code not in _CLASSES:
+        from .models import Category
+
+        classes = sorted(
+            Category.objects.filter(archive=code).exclude(code=code).values_list("code", flat=True)
+        )
+        _CLASSES[code] = [code, *classes]
+    return _CLASSES[code]
+
+
+def category_q(code: str, field: str = "categories") -> Q:
+    """Papers listed (primary or cross-list) in ``code``, or in any class of the archive
+    ``code`` (:func:`category_codes`), as a ``Q`` on the array ``field`` (GIN: ``@>`` or ``&&``)."""
+    codes = category_codes(code)
+    if len(codes) == 1:
+        return Q(**{f"{field}__contains": codes})
+    return Q(**{f"{field}__overlap": codes})
 
 
 class PaperQuerySet(models.QuerySet):
@@ -21,8 +47,9 @@ class PaperQuerySet(models.QuerySet):
         return self.order_by("-submitted_at", "-arxiv_id")
 
     def in_category(self, code: str) -> PaperQuerySet:
-        """Papers listed in ``code`` as primary or cross-list category (GIN-indexed)."""
-        return self.filter(categories__contains=[code])
+        """Papers listed in ``code`` as primary or cross-list category, or in a class of the
+        archive ``code`` (``math``: every ``math.*``; :func:`category_q`; GIN-indexed)."""
+        return self.filter(category_q(code))
 
 
 _SUBMITTED_DESC = SortKey("k_submitted", F("submitted_at"), True, "datetime")

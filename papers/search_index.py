@@ -41,6 +41,7 @@ from django.utils import timezone
 from wove.bulk import int_array
 
 from .models import Paper, SearchChange, SearchIndexState
+from .querysets import category_codes
 
 logger = logging.getLogger(__name__)
 
@@ -529,7 +530,12 @@ def search(
         return IndexHits([], 0)
     clauses = [(tantivy.Occur.Must, query)]
     if category:
-        clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "categories", category)))
+        # An archive divided into classes (math) matches any of them (category_codes).
+        terms = [
+            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "categories", code))
+            for code in category_codes(category)
+        ]
+        clauses.append((tantivy.Occur.Must, tantivy.Query.boolean_query(terms)))
     low, high = _bound(submitted_from, end=False), _bound(submitted_until, end=True)
     if low is not None or high is not None:
         clauses.append(

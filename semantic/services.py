@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from papers import search_index
 from papers.models import Paper
+from papers.querysets import category_q
 from papers.search_fold import search_fold
 from wove.backlog import Backlog
 from wove.bulk import int_array
@@ -341,7 +342,7 @@ def _candidates(
     """SQL ``p.id IN (...)`` restriction (with params) for the filters, public papers only."""
     papers = (within if within is not None else Paper.objects.all()).filter(deleted=False, hidden=False)
     if category:
-        papers = papers.filter(categories__contains=[category])
+        papers = papers.filter(category_q(category))
     if submitted_from:
         papers = papers.filter(submitted_at__date__gte=submitted_from)
     if submitted_to:
