@@ -13,7 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.template.loader import render_to_string
 from django.utils import timezone
 
@@ -290,7 +290,8 @@ def digest_address(user_id: int) -> str | None:
 
 
 def digest_due_user_ids(*, now: datetime | None = None) -> list[int]:
-    """Users a digest may go to at ``now``: digest on and its interval passed, or an earlier
+    """Users a digest may go to at ``now``: a verified address, digest on and its interval
+    passed since the last digest or the last check that found nothing new; or an earlier
     digest still unsent (so a failed send is retried by the next beat)."""
     now = now or timezone.now()
     due = Q()
@@ -298,7 +299,11 @@ def digest_due_user_ids(*, now: datetime | None = None) -> list[int]:
         due |= Q(digest_frequency=frequency) & (
             Q(last_digest_at__isnull=True) | Q(last_digest_at__lte=now - interval)
         )
-    ids = set(AccountSettings.objects.filter(due, user__is_active=True).values_list("user_id", flat=True))
+    # Only users a digest can go to: a verified address (digest_address), else every sweep
+    # queued a task for them that sent nothing.
+    verified = EmailAddress.objects.filter(user_id=OuterRef("user_id"), verified=True)
+    settings_rows = AccountSettings.objects.filter(due, Exists(verified), user__is_active=True)
+    ids = set(settings_rows.values_list("user_id", flat=True))
     ids |= set(
         Digest.objects.filter(sent_at__isnull=True, user__is_active=True).values_list("user_id", flat=True)
     )
@@ -339,6 +344,10 @@ def digest_prepare(*, user_id: int, now: datetime | None = None) -> Digest | Non
             DigestNote.objects.filter(user_id=user_id, digest__isnull=True).values_list("pk", flat=True)
         )
         if not paper_ids and not note_ids:
+            # Checked and nothing new: the next check is one interval on (the papers that
+            # arrive meanwhile wait for it), not every sweep until something comes.
+            row.last_digest_at = now
+            row.save(update_fields=["last_digest_at", "modified_at"])
             return None
         digest = Digest.objects.create(
             user_id=user_id, frequency=row.digest_frequency, paper_count=len(paper_ids), created_at=now
