@@ -85,7 +85,8 @@ _ASTRONOMY = {
     "arcdeg": "°",
     "arcmin": "′",
     "arcsec": "″",
-    "farcs": "″",
+    # AAS's decimal arcseconds: 0\farcs32 is 0.″32, the point under the seconds sign.
+    "farcs": ".″",
     "micron": "μm",
     "Angstrom": "Å",
     "angstrom": "Å",

@@ -55,6 +55,30 @@ def _root(node, l2tobj) -> str:
     return f"{sign}({l2tobj.nodelist_to_text([radicand])})"
 
 
+_ROMAN = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"), (40, "XL")]
+_ROMAN += [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+
+
+def roman(number: int) -> str:
+    """``number`` (1 to 3999) in Roman numerals: ``7`` gives ``"VII"``."""
+    out = []
+    for value, letters in _ROMAN:
+        count, number = divmod(number, value)
+        out.append(letters * count)
+    return "".join(out)
+
+
+def _ion(node, l2tobj) -> str:
+    # aastex's \ion{O}{7} prints the ionisation stage in Roman numerals ("O VII": AASTeX's
+    # \ion is \@Roman of its second argument); a stage written as letters stays as written.
+    element, stage = (
+        l2tobj.nodelist_to_text([arg]).strip() if arg is not None else "" for arg in node.nodeargd.argnlist
+    )
+    if stage.isdigit() and 0 < int(stage) < 4000:
+        stage = roman(int(stage))
+    return f"{element} {stage}"
+
+
 # An unknown macro with braced arguments (\foo{C}{IV}): pylatexenc reads the groups as text
 # after it ("fooCIV"); escaped braces keep them apart ("foo{C}{IV}").
 _UNKNOWN_WITH_GROUPS = re.compile(r"\\([A-Za-z]+)((?:\{[^{}$]+\})+)")
@@ -75,7 +99,8 @@ def _latex_keeping_unknown() -> LatexNodes2Text:
     context = latex2text_context_db()
     macros = [MacroTextSpec(name, discard=True) for name in SILENT]
     macros += [MacroTextSpec(name, simplify_repl=_named(text)) for name, text in READINGS.items()]
-    macros += [MacroTextSpec(name, simplify_repl=text) for name, (_, text, _) in ARGUMENT_READINGS.items()]
+    readers = {name: text for name, (_, text, _) in ARGUMENT_READINGS.items()} | {"ion": _ion}
+    macros += [MacroTextSpec(name, simplify_repl=text) for name, text in readers.items()]
     macros.append(MacroTextSpec("sqrt", simplify_repl=_root))
     context.add_context_category("wove-latex", macros=macros, prepend=True)
     unknown = MacroTextSpec("", simplify_repl=_unknown_macro)

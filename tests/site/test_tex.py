@@ -100,6 +100,13 @@ def test_an_authors_own_macro_shows_as_its_name_and_latex_switches_vanish():
     assert readable_text(r"the \foo{C}{IV} line") == "the foo{C}{IV} line"
     # aastex's \ion has a reading (0705.0096's "\ion{C}{IV}").
     assert readable_text(r"the \ion{C}{IV} line") == "the C IV line"
+    # A stage given as a number is printed in Roman numerals, as AASTeX does (0801.4552's
+    # "\ion{O}{7}", 0705.0096's "\ion{Fe}{1} 630.2 nm"): "O 7" read as oxygen seven.
+    assert (
+        readable_text(r"\ion{O}{7} and \ion{Mg}{10}, \ion{Fe}{1} 630.2 nm") == "O VII and Mg X, Fe I 630.2 nm"
+    )
+    # AAS's \farcs keeps its decimal point (0705.0096's "0\farcs32").
+    assert readable_text(r"a resolution of 0\farcs32") == "a resolution of 0.″32"
 
 
 def test_tex_dashes_and_quotes_read_the_same_with_or_without_math_in_the_title():
