@@ -10,7 +10,7 @@ from django.db.models import F, Q, QuerySet
 
 from institutions.models import AuthorAffiliation, Institution
 from papers.models import Category, Paper
-from papers.querysets import category_codes, category_q
+from papers.selectors import category_codes, category_q
 from researchers.models import Authorship, Researcher
 
 from .models import DigestPaper, Follow, FollowKind

@@ -24,9 +24,9 @@ from institutions.models import AuthorAffiliation, Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
 from papers import search_index
 from papers.models import Paper
-from papers.querysets import PAPER_ORDERS, category_q
+from papers.querysets import PAPER_ORDERS
 from papers.search_fold import search_fold
-from papers.selectors import category_canonical
+from papers.selectors import category_canonical, category_q
 from researchers.models import Authorship, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import fold_text, name_words

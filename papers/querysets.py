@@ -11,25 +11,21 @@ from wove.pagination import SortKey
 _CLASSES: dict[str, list[str]] = {}
 
 
-def category_codes(code: str) -> list[str]:
+def category_codes_in(category_model, code: str) -> list[str]:
     """``code`` and, for an arXiv archive divided into subject classes (``math``, ``cs``,
     ``astro-ph``, ``physics``), every class in it: ``["math", "math.AC", ..., "math.ST"]``.
-    A class or an undivided archive (``hep-th``) is itself alone. From the category table
-    (``Category.archive``, arXiv's category taxonomy), read once per process and code."""
+    A class or an undivided archive (``hep-th``) is itself alone. From ``category_model``'s
+    table (``Category.archive``, arXiv's category taxonomy), read once per process and code.
+    :func:`papers.selectors.category_codes` passes the model (it imports this module)."""
     if code not in _CLASSES:
-        from .models import Category
-
-        classes = sorted(
-            Category.objects.filter(archive=code).exclude(code=code).values_list("code", flat=True)
-        )
-        _CLASSES[code] = [code, *classes]
+        rows = category_model.objects.filter(archive=code).exclude(code=code).values_list("code", flat=True)
+        _CLASSES[code] = [code, *sorted(rows)]
     return _CLASSES[code]
 
 
-def category_q(code: str, field: str = "categories") -> Q:
-    """Papers listed (primary or cross-list) in ``code``, or in any class of the archive
-    ``code`` (:func:`category_codes`), as a ``Q`` on the array ``field`` (GIN: ``@>`` or ``&&``)."""
-    codes = category_codes(code)
+def codes_q(codes: list[str], field: str = "categories") -> Q:
+    """Papers listed (primary or cross-list) in any of ``codes``, as a ``Q`` on the array
+    ``field`` (GIN: ``@>`` for one code, ``&&`` for several)."""
     if len(codes) == 1:
         return Q(**{f"{field}__contains": codes})
     return Q(**{f"{field}__overlap": codes})
@@ -48,8 +44,9 @@ class PaperQuerySet(models.QuerySet):
 
     def in_category(self, code: str) -> PaperQuerySet:
         """Papers listed in ``code`` as primary or cross-list category, or in a class of the
-        archive ``code`` (``math``: every ``math.*``; :func:`category_q`; GIN-indexed)."""
-        return self.filter(category_q(code))
+        archive ``code`` (``math``: every ``math.*``; :func:`category_codes_in`; GIN-indexed)."""
+        category_model = self.model._meta.get_field("primary_category").related_model
+        return self.filter(codes_q(category_codes_in(category_model, code)))
 
 
 _SUBMITTED_DESC = SortKey("k_submitted", F("submitted_at"), True, "datetime")

@@ -41,7 +41,7 @@ from django.utils import timezone
 from wove.bulk import int_array
 
 from .models import Paper, SearchChange, SearchIndexState
-from .querysets import category_codes
+from .selectors import category_codes
 
 logger = logging.getLogger(__name__)
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from django.core.cache import cache
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 
 from wove.errors import ApiError
 
 from .identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
 from .models import Category, Paper, PaperVersion
+from .querysets import category_codes_in, codes_q
 
 
 def paper_for_page(arxiv_id: str) -> Paper | None:
@@ -126,3 +127,15 @@ def example_papers() -> dict[str, dict[str, str]]:
             examples[kind] = {"arxiv_id": paper.arxiv_id, "url": paper.get_absolute_url()}
     cache.set(EXAMPLES_CACHE_KEY, examples, EXAMPLES_SECONDS if examples else EXAMPLES_EMPTY_SECONDS)
     return examples
+
+
+def category_codes(code: str) -> list[str]:
+    """``code`` and every subject class of the archive ``code`` (``math``: ``math.AC``, ...;
+    :func:`papers.querysets.category_codes_in`)."""
+    return category_codes_in(Category, code)
+
+
+def category_q(code: str, field: str = "categories") -> Q:
+    """Papers listed in ``code`` or in a class of the archive ``code``, as a ``Q`` on the
+    array ``field`` (:func:`papers.querysets.codes_q`)."""
+    return codes_q(category_codes(code), field)

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from papers import search_index
 from papers.models import Paper
-from papers.querysets import category_q
 from papers.search_fold import search_fold
+from papers.selectors import category_q
 from wove.backlog import Backlog
 from wove.bulk import int_array
 from wove.replicas import read_alias

@@ -9,7 +9,7 @@ from lxml import etree
 
 from pages.facts import archive_facts_refresh
 from papers.models import Paper
-from papers.querysets import category_codes
+from papers.selectors import category_codes
 
 pytestmark = pytest.mark.django_db
 
