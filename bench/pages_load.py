@@ -43,7 +43,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -443,7 +443,7 @@ def run_one(
     out: dict[str, dict] = {"first_view": {}, "load": {}, "loadavg": {}, "cpu": {}}
     trees = {"app": server.pid, "primary": postmaster_pid(5432)}
     if replica:
-        trees["replica"] = postmaster_pid(int(replica.split("@127.0.0.1:")[1].split("/")[0]))
+        trees["replica"] = postmaster_pid(urlsplit(replica.format(db=db)).port or 5432)
     try:
         _wait_up(base + TRIVIAL)
         if first_view_urls > 0:

@@ -7,6 +7,9 @@ goes through.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
+from django.conf import settings
 from django.db.models import DateTimeField, F, Value
 from django.db.models.functions import Greatest
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
@@ -105,8 +108,7 @@ class SearchFeed(PaperFeed):
         search = site_search.parse_search(request.GET)
         search.sort, search.tab, search.page = "newest", "papers", 1
         site_search.rank(search)
-        site_search.tab_counts(search)
-        search.feed_items = list(site_search.search_papers(search)[:FEED_SIZE])
+        site_search.tab_counts(search)  # the index's matches, read by search_papers
         return search
 
     def title(self, obj: site_search.PaperSearch) -> str:
@@ -123,14 +125,12 @@ class SearchFeed(PaperFeed):
         return feed_text(text + ").")
 
     def items(self, obj: site_search.PaperSearch) -> list:
-        return obj.feed_items
+        return list(site_search.search_papers(obj)[:FEED_SIZE])
 
 
 def search_query_string(search: site_search.PaperSearch) -> str:
     """The query string naming ``search``'s words and filters, for its page and its feed:
     ``q=dark+matter&category=astro-ph.CO&from=2020``, in that order, empty values left out."""
-    from urllib.parse import urlencode
-
     params = {
         "q": search.q,
         "category": search.category,
@@ -143,14 +143,16 @@ def search_query_string(search: site_search.PaperSearch) -> str:
     return urlencode({key: value for key, value in params.items() if value})
 
 
+def search_feed_url(search: site_search.PaperSearch) -> str:
+    """The path of ``search``'s feed: ``/search/feed.xml?q=…`` (no ``?`` without words or filters)."""
+    return f"/search/feed.xml?{search_query_string(search)}".rstrip("?")
+
+
 def search_feed_link(search: site_search.PaperSearch) -> str:
     """An HTTP ``Link`` header value (RFC 8288) naming ``search``'s feed, for the API's search
     answers: ``<https://…/search/feed.xml?q=…>; rel="alternate"; type="application/rss+xml"``.
     The API's submission dates are left out: a feed follows what is new."""
-    from django.conf import settings
-
-    url = f"{settings.SITE_URL}/search/feed.xml?{search_query_string(search)}".rstrip("?")
-    return f'<{url}>; rel="alternate"; type="application/rss+xml"'
+    return f'<{settings.SITE_URL}{search_feed_url(search)}>; rel="alternate"; type="application/rss+xml"'
 
 
 def describe_search(search: site_search.PaperSearch) -> str:

@@ -21,7 +21,7 @@ from wove.paginator import SitePaginator
 
 from . import search as site_search
 from . import search_facets
-from .feeds import describe_search, search_query_string
+from .feeds import describe_search, search_feed_url
 from .paper_views import category_alias_redirect
 from .sitemaps import sitemap_file, sitemap_index_xml
 
@@ -58,7 +58,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "hide_header_search": True,
         # Anyone can follow any search (issue 31): its feed, linked from the page's head and list.
         "search_feed": {
-            "url": f"/search/feed.xml?{search_query_string(params)}".rstrip("?"),
+            "url": search_feed_url(params),
             "title": f"wovepaper search: {describe_search(params)}",
         },
     }

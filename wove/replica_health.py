@@ -22,7 +22,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -64,7 +64,7 @@ class ReplicaHealth:
     lag: float | None
     error: str = ""
     checked_at: float = 0.0
-    host: str = field(default="")
+    host: str = ""
 
 
 def host_of(alias: str) -> str:
@@ -128,9 +128,7 @@ def check_replica(alias: str) -> ReplicaHealth:
     health = unusable(alias, "")
     try:
         connection = connections[alias]
-        with watched(connection.connection):
-            connection.close_if_health_check_failed()
-        connection.ensure_connection()
+        connect_checked(connection)
         with connection.cursor() as cursor:
             cursor.execute(_REPLICA_SQL)
             in_recovery, replayed, since_commit, *identity = cursor.fetchone()
@@ -236,6 +234,16 @@ def watched(raw: Any) -> Iterator[None]:
         yield
     finally:
         _watchdog.unwatch(token)
+
+
+def connect_checked(connection) -> None:
+    """Django's health check of ``connection`` (a replica's ``DatabaseWrapper``) under the
+    watchdog, then a connection if it has none: raises ``DatabaseError`` when the replica
+    does not answer. Done before a request's first replica query, so that a replica gone
+    since its last check is left out rather than failing the request."""
+    with watched(connection.connection):
+        connection.close_if_health_check_failed()
+    connection.ensure_connection()
 
 
 def deadline_wrapper(execute, sql, params, many, context):

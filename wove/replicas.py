@@ -55,7 +55,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 
 from . import replica_health
-from .replica_health import ReplicaHealth, deadline_wrapper, first_line, unusable, watched
+from .replica_health import ReplicaHealth, connect_checked, deadline_wrapper, first_line, unusable
 
 logger = logging.getLogger(__name__)
 
@@ -195,11 +195,7 @@ def _choose() -> str:
     for alias in usable:
         connection = connections[alias]
         try:
-            # Django's per-request health check, done here so that a replica gone since its
-            # last check is left out before the request's first query rather than failing it.
-            with watched(connection.connection):
-                connection.close_if_health_check_failed()
-            connection.ensure_connection()
+            connect_checked(connection)
         except DatabaseError as exc:
             connection.close()
             mark_failed(alias, f"unreachable: {first_line(exc)}")
