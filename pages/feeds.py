@@ -7,8 +7,6 @@ goes through.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from django.conf import settings
 from django.db.models import DateTimeField, F, Value
 from django.db.models.functions import Greatest
@@ -17,6 +15,7 @@ from django.urls import reverse
 
 from papers.feeds import PaperFeed, feed_text
 from papers.models import Category
+from papers.search_filters import describe_terms, terms_query_string
 from papers.selectors import category_canonical
 from researchers.models import Researcher
 
@@ -130,17 +129,9 @@ class SearchFeed(PaperFeed):
 
 def search_query_string(search: site_search.PaperSearch) -> str:
     """The query string naming ``search``'s words and filters, for its page and its feed:
-    ``q=dark+matter&category=astro-ph.CO&from=2020``, in that order, empty values left out."""
-    params = {
-        "q": search.q,
-        "category": search.category,
-        "from": search.year_from or "",
-        "to": search.year_to or "",
-        "researcher": search.researcher.pk if search.researcher else "",
-        "institution": search.institution.pk if search.institution else "",
-        "mode": search.mode if search.q and search.mode != "hybrid" else "",
-    }
-    return urlencode({key: value for key, value in params.items() if value})
+    ``q=dark+matter&category=astro-ph.CO&from=2020``, in that order, empty values left out
+    (:func:`papers.search_filters.terms_query_string`; the mode when not the default)."""
+    return terms_query_string(search, mode=search.mode if search.mode != "hybrid" else "")
 
 
 def search_feed_url(search: site_search.PaperSearch) -> str:
@@ -157,15 +148,5 @@ def search_feed_link(search: site_search.PaperSearch) -> str:
 
 def describe_search(search: site_search.PaperSearch) -> str:
     """``search`` in words: ``“dark matter” in astro-ph.CO by Ada Lovelace, 2020–2024``;
-    ``all papers`` without words or filters."""
-    text = f"“{search.q}”" if search.q else "all papers"
-    if search.category:
-        text += f" in {search.category}"
-    if search.researcher:
-        text += f" by {search.researcher.display_name}"
-    if search.institution:
-        text += f" from {search.institution.name}"
-    if search.year_from or search.year_to:
-        same = search.year_from == search.year_to
-        text += f", {search.year_from}" if same else f", {search.year_from or '…'}–{search.year_to or '…'}"
-    return text
+    ``all papers`` without words or filters (:func:`papers.search_filters.describe_terms`)."""
+    return describe_terms(search)

@@ -11,23 +11,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
-from django.db.models import Case, Exists, F, FloatField, OuterRef, Q, QuerySet, Value, When
+from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 from django.http import QueryDict
 
-from institutions.models import AuthorAffiliation, Institution
+from institutions.models import Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
 from papers import search_index
 from papers.models import Paper
 from papers.querysets import PAPER_ORDERS
-from papers.search_fold import search_fold
-from papers.selectors import category_canonical, category_q
-from researchers.models import Authorship, Researcher
+from papers.search_filters import SEARCH_CONFIG, filters_q, web_query
+from papers.selectors import category_canonical
+from researchers.models import Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import fold_text, name_words
 from researchers.selectors import researchers_matching
@@ -61,7 +61,6 @@ YEAR_MIN, YEAR_MAX = 1986, 2100
 # Private-use characters mark highlighted words in ts_headline output; they cannot occur in
 # harvested text, and templates swap them for <mark> only after escaping (see ``highlight``).
 MARK_START, MARK_STOP = "\ue000", "\ue001"
-SEARCH_CONFIG = "english"
 
 
 @dataclass
@@ -245,40 +244,24 @@ def semantic_ranking(search: PaperSearch) -> Ranking | None:
 
 
 def _filters(search: PaperSearch, *, skip: str = "") -> Q:
-    """The filter conditions of ``search`` as one ``Q``, leaving out the facet ``skip``
-    (``category`` or ``year``) so its own counts show the alternatives."""
-    cond = Q()
-    if search.category and skip != "category":
-        cond &= category_q(search.category)
-    if skip != "year":
-        if search.year_from:
-            cond &= Q(submitted_at__gte=datetime(search.year_from, 1, 1, tzinfo=UTC))
-        if search.year_to:
-            cond &= Q(submitted_at__lt=datetime(search.year_to + 1, 1, 1, tzinfo=UTC))
-        if search.submitted_from:
-            cond &= Q(submitted_at__date__gte=search.submitted_from)
-        if search.submitted_until:
-            cond &= Q(submitted_at__date__lte=search.submitted_until)
+    """The filter conditions of ``search`` as one ``Q`` (:func:`papers.search_filters.filters_q`),
+    leaving out the facet ``skip`` (``category`` or ``year``) so its own counts show the
+    alternatives."""
+    ids: list[int] = []
     if search.researcher is not None:
         ids = [search.researcher.pk]
         if search.include_merged_away:
             ids += search.researcher.merged_from.values_list("pk", flat=True)
-        cond &= Q(Exists(Authorship.objects.filter(paper=OuterRef("pk"), researcher_id__in=ids)))
-    if search.institution is not None:
-        cond &= Q(
-            Exists(
-                AuthorAffiliation.objects.filter(
-                    slot__paper=OuterRef("pk"), institution_id=search.institution.pk
-                )
-            )
-        )
-    return cond
-
-
-def web_query(q: str) -> SearchQuery:
-    """``websearch_to_tsquery('english', q)``: words, "quoted phrases", ``OR``, ``-excluded``;
-    accents folded as the search vector folds them (:func:`papers.search_fold.search_fold`)."""
-    return SearchQuery(search_fold(q), search_type="websearch", config=SEARCH_CONFIG)
+    years = skip != "year"
+    return filters_q(
+        category=search.category if skip != "category" else "",
+        year_from=search.year_from if years else None,
+        year_to=search.year_to if years else None,
+        submitted_from=search.submitted_from if years else None,
+        submitted_until=search.submitted_until if years else None,
+        researcher_ids=ids,
+        institution_id=search.institution.pk if search.institution is not None else None,
+    )
 
 
 def full_text(queryset: QuerySet[Paper], q: str) -> tuple[QuerySet[Paper], SearchQuery, object]:

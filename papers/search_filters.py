@@ -1,0 +1,115 @@
+"""A keyword search's words and filters as conditions on papers, shared by the search page,
+its feed, the API and saved searches (issue 31), so all of them match the same papers.
+
+Words match ``websearch_to_tsquery('english', q)`` against the stored, GIN-indexed
+``papers_paper.search_vector`` (PostgreSQL's web-search syntax: "quoted phrases", ``OR``,
+``-excluded``; https://www.postgresql.org/docs/15/textsearch-controls.html).
+
+The terms helpers (:func:`terms_query_string`, :func:`describe_terms`) read any object with
+the attributes ``q``, ``category``, ``year_from``, ``year_to``, ``researcher`` (``pk`` and
+``display_name``, or ``None``) and ``institution`` (``pk`` and ``name``, or ``None``): the
+search page's ``PaperSearch`` and an account's ``SavedSearch`` both are one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, date, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import Exists, Model, OuterRef, Q
+
+from .models import Paper, PaperAuthor
+from .search_fold import search_fold
+from .selectors import category_q
+
+SEARCH_CONFIG = "english"
+
+
+def _related_model(model: type[Model], name: str) -> type[Model]:
+    """The model at the other end of ``model``'s reverse relation ``name``: the apps above
+    this one are read off the relations that lead to them (an import of researchers or
+    institutions here would break the layers). Read at call time, once the app registry
+    has every model (reverse relations are unknown before)."""
+    return model._meta.get_field(name).related_model
+
+
+def web_query(q: str) -> SearchQuery:
+    """``websearch_to_tsquery('english', q)``: words, "quoted phrases", ``OR``, ``-excluded``;
+    accents folded as the search vector folds them (:func:`papers.search_fold.search_fold`)."""
+    return SearchQuery(search_fold(q), search_type="websearch", config=SEARCH_CONFIG)
+
+
+def filters_q(
+    *,
+    category: str = "",
+    year_from: int | None = None,
+    year_to: int | None = None,
+    submitted_from: date | None = None,
+    submitted_until: date | None = None,
+    researcher_ids: Iterable[int] = (),
+    institution_id: int | None = None,
+) -> Q:
+    """The search filters as one ``Q`` over papers: an arXiv category (primary or cross-list;
+    an archive divided into classes takes every class, :func:`papers.selectors.category_q`),
+    inclusive submission years (UTC), inclusive submission days, an author attributed to one
+    of ``researcher_ids`` (a record and those merged into it), an author slot linked to the
+    institution. Empty values add nothing; ``Q()`` for no filter."""
+    cond = Q()
+    if category:
+        cond &= category_q(category)
+    if year_from:
+        cond &= Q(submitted_at__gte=datetime(year_from, 1, 1, tzinfo=UTC))
+    if year_to:
+        cond &= Q(submitted_at__lt=datetime(year_to + 1, 1, 1, tzinfo=UTC))
+    if submitted_from:
+        cond &= Q(submitted_at__date__gte=submitted_from)
+    if submitted_until:
+        cond &= Q(submitted_at__date__lte=submitted_until)
+    ids = list(researcher_ids)
+    if ids:
+        authorships = _related_model(Paper, "authorships").objects.filter(
+            paper=OuterRef("pk"), researcher_id__in=ids
+        )
+        cond &= Q(Exists(authorships))
+    if institution_id is not None:
+        links = _related_model(PaperAuthor, "institution_links").objects.filter(
+            slot__paper=OuterRef("pk"), institution_id=institution_id
+        )
+        cond &= Q(Exists(links))
+    return cond
+
+
+def terms_query_string(terms: Any, *, mode: str = "") -> str:
+    """The query string naming ``terms``' words and filters, for the search page and the
+    search feed: ``q=dark+matter&category=astro-ph.CO&from=2020``, in that order, empty
+    values left out; ``mode`` (``keyword``, ``semantic``) is added after them when given
+    and there are words."""
+    params = {
+        "q": terms.q,
+        "category": terms.category,
+        "from": terms.year_from or "",
+        "to": terms.year_to or "",
+        "researcher": terms.researcher.pk if terms.researcher else "",
+        "institution": terms.institution.pk if terms.institution else "",
+        "mode": mode if terms.q else "",
+    }
+    return urlencode({key: value for key, value in params.items() if value})
+
+
+def describe_terms(terms: Any) -> str:
+    """``terms`` in words: ``“dark matter” in astro-ph.CO by Ada Lovelace, 2020–2024``;
+    ``all papers`` without words or filters."""
+    text = f"“{terms.q}”" if terms.q else "all papers"
+    if terms.category:
+        text += f" in {terms.category}"
+    if terms.researcher:
+        text += f" by {terms.researcher.display_name}"
+    if terms.institution:
+        text += f" from {terms.institution.name}"
+    if terms.year_from or terms.year_to:
+        same = terms.year_from == terms.year_to
+        text += f", {terms.year_from}" if same else f", {terms.year_from or '…'}–{terms.year_to or '…'}"
+    return text
