@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from papers.search_filters import describe_terms, terms_query_string
+
 
 class FollowKind(models.TextChoices):
     """What a follow points at; exactly one of the matching foreign keys is set."""
@@ -89,6 +91,67 @@ class Follow(models.Model):
     def target_key(self) -> str:
         """The followed object's key as used in URLs: an integer id, or a category code."""
         return str(self.researcher_id or self.institution_id or self.category_id)
+
+
+#: How many saved searches one user may keep: each is matched against every new paper at
+#: each digest, and a list longer than this is no longer read by its owner.
+SAVED_SEARCHES_MAX = 100
+
+
+class SavedSearch(models.Model):
+    """A keyword search a user saved under a name, followed like a researcher (issue 31).
+
+    The terms are the search page's: words ``q`` (PostgreSQL web-search syntax), an arXiv
+    ``category`` code (canonical, as :func:`papers.selectors.category_canonical` gives it),
+    inclusive submission years, a researcher and an institution; at least the words, the
+    category, the researcher or the institution is set (a form's check, see
+    :class:`accounts.forms.SavedSearchForm`). It matches papers as the keyword search does
+    (:func:`accounts.selectors.saved_search_q`), so its page and feed links open
+    ``mode=keyword``. A digest announces the papers that match and reached the archive
+    (``Paper.created_at``) at or after ``created_at``; editing the terms changes what the
+    next digest holds. A researcher merged away is read as its survivor.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_searches"
+    )
+    name = models.CharField(max_length=120)
+    q = models.CharField("words", max_length=500, blank=True)
+    category = models.CharField(max_length=32, blank=True)
+    year_from = models.PositiveSmallIntegerField(null=True, blank=True)
+    year_to = models.PositiveSmallIntegerField(null=True, blank=True)
+    researcher = models.ForeignKey(
+        "researchers.Researcher", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    institution = models.ForeignKey(
+        "institutions.Institution", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        indexes = [models.Index(fields=["user", "name"], name="savedsearch_user_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}'s search “{self.name}”"
+
+    def get_absolute_url(self) -> str:
+        """The search page listing what this search matches: ``/search?q=…&sort=newest``."""
+        return f"/search?{self.query_string()}&sort=newest"
+
+    def describe(self) -> str:
+        """The terms in words: ``“dark matter” in astro-ph.CO, 2020–2024``."""
+        return describe_terms(self)
+
+    def query_string(self) -> str:
+        """The search page's query string for these terms, keyword mode:
+        ``q=dark+matter&category=astro-ph.CO&mode=keyword``."""
+        return terms_query_string(self, mode="keyword")
+
+    def feed_url(self) -> str:
+        """The public search feed of these terms: ``/search/feed.xml?q=…&mode=keyword``."""
+        return f"/search/feed.xml?{self.query_string()}"
 
 
 class DigestFrequency(models.TextChoices):

@@ -10,10 +10,11 @@ from django.db.models import F, Q, QuerySet
 
 from institutions.models import AuthorAffiliation, Institution
 from papers.models import Category, Paper
+from papers.search_filters import filters_q, web_query
 from papers.selectors import category_codes, category_q
 from researchers.models import Authorship, Researcher
 
-from .models import DigestPaper, Follow, FollowKind
+from .models import DigestPaper, Follow, FollowKind, SavedSearch
 
 
 @dataclass
@@ -91,10 +92,59 @@ def _followed_institution_links(user_id: int, *, since_follow: bool = False) -> 
     return AuthorAffiliation.objects.filter(direct | through)
 
 
+def saved_search_researcher(saved: SavedSearch) -> Researcher | None:
+    """The researcher ``saved`` filters by, read as the survivor when an editor merged it
+    away (``None`` without one)."""
+    researcher = saved.researcher
+    seen: set[int] = set()
+    while researcher is not None and researcher.merged_into_id and researcher.pk not in seen:
+        seen.add(researcher.pk)
+        researcher = Researcher.objects.filter(pk=researcher.merged_into_id).first()
+    return researcher
+
+
+def saved_search_q(saved: SavedSearch) -> Q:
+    """The papers ``saved`` matches, as one ``Q``: its words by full text
+    (:func:`papers.search_filters.web_query`, as the keyword search matches them) and its
+    filters (:func:`papers.search_filters.filters_q`; a researcher counts the authorships of
+    the records merged into it too, as the search page does)."""
+    cond = Q(search_vector=web_query(saved.q)) if saved.q else Q()
+    researcher_ids: list[int] = []
+    if (researcher := saved_search_researcher(saved)) is not None:
+        researcher_ids = [researcher.pk, *researcher.merged_from.values_list("pk", flat=True)]
+    return cond & filters_q(
+        category=saved.category,
+        year_from=saved.year_from,
+        year_to=saved.year_to,
+        researcher_ids=researcher_ids,
+        institution_id=saved.institution_id,
+    )
+
+
+def saved_search_new(saved: SavedSearch) -> QuerySet[Paper]:
+    """The papers the next digest holds for ``saved``, newest submission first: public papers
+    it matches that reached the archive at or after it was saved and are in no digest of its
+    owner yet (its preview; the digest itself gathers every search and follow at once,
+    :func:`digest_candidates`)."""
+    sent = DigestPaper.objects.filter(user_id=saved.user_id).values("paper_id")
+    return (
+        Paper.objects.public()
+        .filter(saved_search_q(saved), created_at__gte=saved.created_at)
+        .exclude(pk__in=sent)
+        .select_related("primary_category")
+        .newest()
+    )
+
+
+def saved_searches_for_user(user_id: int) -> list[SavedSearch]:
+    """The user's saved searches by name, their researcher and institution loaded."""
+    return list(SavedSearch.objects.filter(user_id=user_id).select_related("researcher", "institution"))
+
+
 def papers_for_user(user_id: int) -> QuerySet[Paper]:
     """Public papers by followed researchers, from followed institutions (or the records
-    that replaced them) or in followed categories (primary or cross-list), newest
-    submission first. Empty without follows."""
+    that replaced them), in followed categories (primary or cross-list) or matching a saved
+    search, newest submission first. Empty without follows and saved searches."""
     researchers = Authorship.objects.filter(researcher__follows__user_id=user_id).values("paper_id")
     institutions = _followed_institution_links(user_id).values("slot__paper_id")
     codes = list(
@@ -104,6 +154,8 @@ def papers_for_user(user_id: int) -> QuerySet[Paper]:
     if codes:
         # A followed archive (math) brings every class in it (math.AG, ...).
         condition |= Q(categories__overlap=sorted({c for code in codes for c in category_codes(code)}))
+    for saved in saved_searches_for_user(user_id):
+        condition |= saved_search_q(saved)
     return Paper.objects.public().filter(condition).select_related("primary_category").newest()
 
 
@@ -113,7 +165,9 @@ def digest_candidates(user_id: int) -> QuerySet[Paper]:
     A paper is new to a follow when it reached the follow after the follow began: its
     researcher attribution (``Authorship.created_at``) or institution link
     (``AuthorAffiliation.created_at``) was made, or for a category the paper was archived
-    (``Paper.created_at``), at or after ``Follow.created_at``. Papers already in any digest
+    (``Paper.created_at``), at or after ``Follow.created_at``; it is new to a saved search
+    when it matches (:func:`saved_search_q`) and was archived at or after the search was
+    saved. Papers already in any digest
     of the user (:class:`accounts.models.DigestPaper`) are left out, as are hidden and
     deleted ones.
     """
@@ -126,6 +180,8 @@ def digest_candidates(user_id: int) -> QuerySet[Paper]:
         "category_id", "created_at"
     ):
         conditions.append(category_q(code) & Q(created_at__gte=since))
+    for saved in saved_searches_for_user(user_id):
+        conditions.append(saved_search_q(saved) & Q(created_at__gte=saved.created_at))
     sent = DigestPaper.objects.filter(user_id=user_id).values("paper_id")
     return (
         Paper.objects.public()
@@ -136,32 +192,50 @@ def digest_candidates(user_id: int) -> QuerySet[Paper]:
     )
 
 
-def follow_reasons(user_id: int, paper_ids: list[int]) -> dict[int, list[str]]:
-    """Why each paper is in a user's feed: ``{paper_id: ["by Ada Lovelace", "in hep-th"]}``,
-    researchers first, then institutions, then categories, each in name order."""
-    reasons: dict[int, list[str]] = {pk: [] for pk in paper_ids}
+@dataclass(frozen=True)
+class Reason:
+    """Why a paper reached a user.
+
+    ``key`` names what matched it (``researcher:12``, ``institution:3``, ``category:hep-th``,
+    ``search:7``), ``text`` says so on the paper's line (``by Ada Lovelace``), ``heading``
+    over a digest's group (``By Ada Lovelace``) and ``url`` is the site page listing all of
+    that thing's papers.
+    """
+
+    key: str
+    text: str
+    heading: str
+    url: str
+
+
+def match_reasons(user_id: int, paper_ids: list[int]) -> dict[int, list[Reason]]:
+    """Why each paper is in a user's feed or digest, ``{paper_id: [Reason, ...]}``: followed
+    researchers first, then institutions, then categories, each in name order, then saved
+    searches by name; one query per kind and one per saved search."""
+    reasons: dict[int, list[Reason]] = {pk: [] for pk in paper_ids}
     seen: set[tuple[int, str]] = set()
 
-    def add(paper_id: int, text: str) -> None:
-        if (paper_id, text) not in seen:
-            seen.add((paper_id, text))
-            reasons[paper_id].append(text)
+    def add(paper_id: int, reason: Reason) -> None:
+        if (paper_id, reason.key) not in seen:
+            seen.add((paper_id, reason.key))
+            reasons[paper_id].append(reason)
 
     rows = (
         Authorship.objects.filter(paper_id__in=paper_ids, researcher__follows__user_id=user_id)
-        .order_by("researcher__display_name")
-        .values_list("paper_id", "researcher__display_name")
+        .order_by("researcher__display_name", "researcher_id")
+        .values_list("paper_id", "researcher_id", "researcher__display_name", "researcher__slug")
     )
-    for paper_id, name in rows:
-        add(paper_id, f"by {name}")
+    for paper_id, pk, name, slug in rows:
+        add(paper_id, Reason(f"researcher:{pk}", f"by {name}", f"By {name}", Researcher.url_for(pk, slug)))
     rows = (
         _followed_institution_links(user_id)
         .filter(slot__paper_id__in=paper_ids)
-        .order_by("institution__name")
-        .values_list("slot__paper_id", "institution__name")
+        .order_by("institution__name", "institution_id")
+        .values_list("slot__paper_id", "institution_id", "institution__name", "institution__slug")
     )
-    for paper_id, name in rows:
-        add(paper_id, f"from {name}")
+    for paper_id, pk, name, slug in rows:
+        url = Institution(pk=pk, slug=slug).get_absolute_url()
+        add(paper_id, Reason(f"institution:{pk}", f"from {name}", f"From {name}", url))
     codes = sorted(
         Follow.objects.filter(user_id=user_id, category__isnull=False).values_list("category_id", flat=True)
     )
@@ -169,5 +243,24 @@ def follow_reasons(user_id: int, paper_ids: list[int]) -> dict[int, list[str]]:
         for paper_id, categories in Paper.objects.filter(pk__in=paper_ids).values_list("pk", "categories"):
             for code in codes:
                 if set(category_codes(code)) & set(categories):
-                    add(paper_id, f"in {code}")
+                    url = f"/papers/?category={code}"
+                    add(paper_id, Reason(f"category:{code}", f"in {code}", f"In {code}", url))
+    for saved in saved_searches_for_user(user_id):
+        matched = Paper.objects.filter(saved_search_q(saved), pk__in=paper_ids).values_list("pk", flat=True)
+        for paper_id in matched:
+            text = f"your search “{saved.name}”"
+            add(
+                paper_id,
+                Reason(
+                    f"search:{saved.pk}",
+                    f"matches {text}",
+                    text[0].upper() + text[1:],
+                    saved.get_absolute_url(),
+                ),
+            )
     return reasons
+
+
+def follow_reasons(user_id: int, paper_ids: list[int]) -> dict[int, list[str]]:
+    """:func:`match_reasons` as the lines' words: ``{paper_id: ["by Ada Lovelace", "in hep-th"]}``."""
+    return {pk: [reason.text for reason in found] for pk, found in match_reasons(user_id, paper_ids).items()}

@@ -30,16 +30,18 @@ from .models import (
     DigestNote,
     DigestPaper,
     Follow,
+    SavedSearch,
     new_feed_token,
 )
-from .selectors import digest_candidates, follow_reasons, follow_target, kind_of, papers_for_user
+from .selectors import Reason, digest_candidates, follow_target, kind_of, match_reasons, papers_for_user
 
 logger = logging.getLogger(__name__)
 
 #: A worker that claimed a digest and died frees it for another after this many seconds.
 DIGEST_CLAIM_SECONDS = 600
-#: A digest lists at most this many papers; the rest are counted and linked.
-DIGEST_MAX_LISTED = 100
+#: A digest's e-mail lists at most this many papers of each group (what matched them); every
+#: paper is counted, and the rest of a group are one link away on the site (the digest page).
+DIGEST_GROUP_LISTED = 50
 #: The private feed holds this many newest papers.
 FEED_SIZE = 50
 
@@ -364,36 +366,92 @@ def digest_prepare(*, user_id: int, now: datetime | None = None) -> Digest | Non
 
 
 @dataclass
+class DigestGroup:
+    """The papers of one digest that one follow or saved search brought, newest first.
+
+    ``reason`` is what matched them (``None``: papers whose follow or search is gone since
+    the digest was built); ``items`` the listed ``(paper, other reasons)`` pairs, at most
+    ``listed`` of them; ``count`` every paper of the group; ``anchor`` the group's fragment
+    on the digest page (``g-researcher-12``).
+    """
+
+    reason: Reason | None
+    items: list[tuple[Paper, list[Reason]]]
+    count: int
+    anchor: str
+
+    @property
+    def more(self) -> int:
+        """Papers of the group not listed."""
+        return self.count - len(self.items)
+
+
+@dataclass
 class DigestContent:
-    """What a digest says: listed papers (newest first) with reasons, notes, the rest counted."""
+    """What a digest says: its papers grouped by what matched them, and its notes."""
 
     digest: Digest
-    papers: list[Paper]
-    reasons: dict[int, list[str]]
+    groups: list[DigestGroup]
     notes: list[DigestNote]
-    more: int
+
+    @property
+    def more(self) -> int:
+        """Papers counted but not listed, over every group."""
+        return sum(group.more for group in self.groups)
 
 
-def digest_content(digest: Digest) -> DigestContent:
-    """The content of ``digest``, read back from its rows (so a resend says the same)."""
-    ids = list(digest.items.values_list("paper_id", flat=True))
-    papers = list(Paper.objects.filter(pk__in=ids).select_related("primary_category").newest())
-    listed = papers[:DIGEST_MAX_LISTED]
+def digest_groups(user_id: int, paper_ids: list[int], *, listed: int | None = None) -> list[DigestGroup]:
+    """``paper_ids`` (newest first) grouped by what matched them (:func:`match_reasons`):
+    each paper once, in the group of its first reason (followed researchers, institutions,
+    categories, then saved searches), its other reasons beside it.
+    ``listed`` caps the papers loaded and listed per group (``None``: all); every paper is
+    counted. Groups go by kind in that order, then by heading; papers nothing matches any
+    more come last, in a group without reason."""
+    reasons = match_reasons(user_id, paper_ids)
+    grouped: dict[str, tuple[Reason | None, list[int]]] = {}
+    for pk in paper_ids:
+        found = reasons.get(pk) or []
+        key = found[0].key if found else ""
+        grouped.setdefault(key, (found[0] if found else None, []))[1].append(pk)
+    kinds = ["researcher", "institution", "category", "search", ""]
+    order = sorted(
+        grouped,
+        key=lambda key: (
+            kinds.index(key.partition(":")[0]),
+            grouped[key][0].heading.casefold() if key else "",
+        ),
+    )
+    keep = {pk for key in order for pk in grouped[key][1][:listed]}
+    papers = Paper.objects.filter(pk__in=keep).select_related("primary_category").in_bulk()
+    groups = []
+    for key in order:
+        reason, ids = grouped[key]
+        items = [(papers[pk], reasons[pk][1:]) for pk in ids[:listed] if pk in papers]
+        anchor = "g-" + (key.replace(":", "-").replace(".", "-") if key else "other")
+        groups.append(DigestGroup(reason=reason, items=items, count=len(ids), anchor=anchor))
+    return groups
+
+
+def digest_content(digest: Digest, *, listed: int | None = None) -> DigestContent:
+    """The content of ``digest``, read back from its rows (so a resend says the same papers),
+    grouped by :func:`digest_groups`, ``listed`` papers a group (``None``: all, as the
+    digest page shows them; the e-mail lists :data:`DIGEST_GROUP_LISTED`)."""
+    ids = list(
+        Paper.objects.filter(pk__in=digest.items.values("paper_id")).newest().values_list("pk", flat=True)
+    )
     return DigestContent(
         digest=digest,
-        papers=listed,
-        reasons=follow_reasons(digest.user_id, [paper.pk for paper in listed]),
+        groups=digest_groups(digest.user_id, ids, listed=listed),
         notes=list(digest.notes.order_by("created_at", "pk")),
-        more=len(papers) - len(listed),
     )
 
 
 def digest_message(digest: Digest, *, to: str) -> EmailMultiAlternatives:
     """The digest as a multipart email (text and HTML, both autoescaped templates)."""
-    content = digest_content(digest)
+    content = digest_content(digest, listed=DIGEST_GROUP_LISTED)
     context = {
         "content": content,
-        "items": [(paper, content.reasons.get(paper.pk, [])) for paper in content.papers],
+        "digest_url": f"{settings.SITE_URL}/accounts/digests/{digest.pk}",
         "SITE_URL": settings.SITE_URL,
         "frequency": digest.get_frequency_display().lower(),
     }
@@ -467,6 +525,7 @@ def account_export(*, user_id: int) -> dict[str, Any]:
     Shape: ``{"exported_at", "user": {username, email, date_joined, last_login},
     "email_addresses": [{email, verified, primary}], "settings": {digest_frequency,
     private_feed_url, last_digest_at}, "follows": [{kind, id, name, url, followed_at}],
+    "saved_searches": [{name, terms, search_url, saved_at}],
     "digests": [{created_at, sent_at, papers: [arXiv id], notes: [text]}],
     "pending_notes": [text]}``. Times are ISO 8601 UTC.
     """
@@ -529,6 +588,17 @@ def account_export(*, user_id: int) -> dict[str, Any]:
             "last_digest_at": iso(row.last_digest_at),
         },
         "follows": follows,
+        "saved_searches": [
+            {
+                "name": saved.name,
+                "terms": saved.describe(),
+                "search_url": settings.SITE_URL + saved.get_absolute_url(),
+                "saved_at": iso(saved.created_at),
+            }
+            for saved in SavedSearch.objects.filter(user_id=user_id).select_related(
+                "researcher", "institution"
+            )
+        ],
         "digests": digests,
         "pending_notes": list(
             DigestNote.objects.filter(user_id=user_id, digest__isnull=True).values_list("text", flat=True)
@@ -537,8 +607,9 @@ def account_export(*, user_id: int) -> dict[str, Any]:
 
 
 def account_delete(*, user_id: int) -> None:
-    """Delete the user and everything stored about them: follows, settings and feed token,
-    digests and their paper lists, notes, email addresses (all cascade from the user)."""
+    """Delete the user and everything stored about them: follows, saved searches, settings and
+    feed token, digests and their paper lists, notes, email addresses (all cascade from the
+    user)."""
     get_user_model().objects.filter(pk=user_id).delete()
 
 

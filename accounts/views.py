@@ -19,10 +19,17 @@ from papers.feeds import PaperFeed
 from papers.models import Paper
 from wove.paginator import SitePaginator
 
-from . import services
+from . import saved_searches, services
 from .forms import DeleteAccountForm, DigestSettingsForm
-from .models import FollowKind
-from .selectors import follow_reasons, follow_target, follows_for_user, papers_for_user
+from .models import Digest, FollowKind
+from .selectors import (
+    follow_reasons,
+    follow_target,
+    follows_for_user,
+    papers_for_user,
+    saved_search_new,
+    saved_searches_for_user,
+)
 
 FOLLOWING_PAGE_SIZE = 25
 
@@ -93,7 +100,8 @@ def unfollow(request: HttpRequest, kind: str, key: str) -> HttpResponse:
 @require_safe
 @login_required
 def following(request: HttpRequest) -> HttpResponse:
-    """``/accounts/following``: what the signed-in user follows and the newest papers from it."""
+    """``/accounts/following``: what the signed-in user follows, their saved searches and the
+    newest papers from both."""
     groups = follows_for_user(request.user.pk)
     page = SitePaginator(papers_for_user(request.user.pk), FOLLOWING_PAGE_SIZE).get_page(
         request.GET.get("page")
@@ -108,8 +116,97 @@ def following(request: HttpRequest) -> HttpResponse:
             "page": page,
             "items": [(paper, reasons.get(paper.pk, [])) for paper in page],
             "account": row,
+            "saved_searches": saved_searches_for_user(request.user.pk),
         },
     )
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+# -- Saved searches (issue 31) -------------------------------------------------------------
+
+#: A saved search's page previews this many of the papers its next digest holds.
+PREVIEW_SIZE = 50
+
+
+@require_POST
+@login_required
+def saved_search_create(request: HttpRequest) -> HttpResponse:
+    """``POST /accounts/saved-searches``: save the search the form names (the search page's
+    "Save this search": a name and its terms), then show it with its preview. Bad terms send
+    the user back with the reason."""
+    try:
+        saved = saved_searches.saved_search_save(user_id=request.user.pk, data=request.POST)
+    except saved_searches.SavedSearchInvalid as exc:
+        messages.error(request, f"The search was not saved: {exc}")
+        return _see_other(_next_url(request, "/accounts/following"))
+    messages.success(request, f"Saved “{saved.name}”. New papers it matches come in your digest.")
+    return _see_other(f"/accounts/saved-searches/{saved.pk}")
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def saved_search_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/accounts/saved-searches/<id>``: edit a saved search's name and terms, and preview
+    exactly the papers its next digest holds (:func:`accounts.selectors.saved_search_new`).
+    404 for another user's search."""
+    saved = saved_searches.saved_search_get(user_id=request.user.pk, pk=pk)
+    if saved is None:
+        raise Http404("no such saved search")
+    if request.method == "POST":
+        try:
+            saved_searches.saved_search_save(user_id=request.user.pk, data=request.POST, saved=saved)
+        except saved_searches.SavedSearchInvalid:
+            pass  # the bound form below shows the errors
+        else:
+            messages.success(request, f"Saved “{saved.name}”: the next digest follows the new terms.")
+            return _see_other(f"/accounts/saved-searches/{saved.pk}")
+        saved.refresh_from_db()
+        form = saved_searches.saved_search_form(user_id=request.user.pk, data=request.POST, saved=saved)
+        form.is_valid()
+    else:
+        form = saved_searches.saved_search_form(user_id=request.user.pk, saved=saved)
+    new = saved_search_new(saved)
+    preview = list(new[:PREVIEW_SIZE])
+    count = len(preview) if len(preview) < PREVIEW_SIZE else new.count()
+    response = render(
+        request,
+        "accounts/saved_search.html",
+        {
+            "saved": saved,
+            "form": form,
+            "preview": preview,
+            "preview_count": count,
+            "account": services.account_settings_get(user_id=request.user.pk),
+        },
+        status=422 if form.errors else 200,
+    )
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_POST
+@login_required
+def saved_search_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    """``POST /accounts/saved-searches/<id>/delete``: delete it; back to Following."""
+    saved = saved_searches.saved_search_get(user_id=request.user.pk, pk=pk)
+    if saved is None or not saved_searches.saved_search_delete(user_id=request.user.pk, pk=pk):
+        raise Http404("no such saved search")
+    messages.success(request, f"Deleted the saved search “{saved.name}”.")
+    return _see_other("/accounts/following")
+
+
+@require_safe
+@login_required
+def digest_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/accounts/digests/<id>``: every paper of one of the user's digests, grouped as the
+    e-mail groups them, none left out (the e-mail lists 50 a group and links here for the
+    rest). 404 for another user's digest."""
+    digest = Digest.objects.filter(pk=pk, user_id=request.user.pk).first()
+    if digest is None:
+        raise Http404("no such digest")
+    content = services.digest_content(digest, listed=None)
+    response = render(request, "accounts/digest.html", {"content": content, "digest": digest})
     response["Cache-Control"] = "private, no-store"
     return response
 

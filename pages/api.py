@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from django.conf import settings
 from django.contrib.postgres.search import SearchRank
 from django.db.models import FloatField
 from django.db.models.functions import Cast
@@ -19,7 +20,7 @@ from researchers.schemas import ResearcherOut
 from researchers.selectors import researchers_matching
 from wove.errors import Error
 
-from .feeds import search_feed_link
+from .feeds import search_feed_link, search_feed_url
 from .search import MATCH_CAP, PaperSearch, full_text, index_search
 
 router = Router(tags=["search"])
@@ -67,6 +68,9 @@ class SearchOut(Schema):
     endpoint (``/papers?q=``, ``/researchers?q=``, ``/institutions?q=``) to page further."""
 
     q: str
+    feed_url: str | None = Field(
+        None, description="The RSS feed of the papers' search (also the Link header); null without q"
+    )
     papers: PaperHits | None = None
     researchers: ResearcherHits | None = None
     institutions: InstitutionHits | None = None
@@ -87,6 +91,7 @@ def search(request: HttpRequest, response: HttpResponse, params: Query[SearchPar
     if not q:
         return out
     response["Link"] = search_feed_link(PaperSearch(q=q, mode="keyword"))
+    out["feed_url"] = settings.SITE_URL + search_feed_url(PaperSearch(q=q, mode="keyword"))
     hits = None
     if "papers" in params.kinds:
         hits = index_search(PaperSearch(q=q), limit=params.limit, facets=False)

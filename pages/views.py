@@ -60,6 +60,8 @@ def search(request: HttpRequest) -> HttpResponse:
         "search_feed": {
             "url": search_feed_url(params),
             "title": f"wovepaper search: {describe_search(params)}",
+            # The name a saved search of it starts with: the search in words, cut to fit.
+            "name": describe_search(params)[:120],
         },
     }
     if params.tab == "researchers":

@@ -234,7 +234,9 @@ api.add_decorator(_refuse_unknown_query_parameters, mode="view")
 
 @api.exception_handler(ApiError)
 def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
-    return error_response(exc.status, exc.code, exc.detail, headers=exc.headers, fields=exc.fields)
+    return error_response(
+        exc.status, exc.code, exc.detail, headers=exc.headers, fields=exc.fields, errors=exc.errors
+    )
 
 
 @api.exception_handler(NinjaValidationError)
@@ -317,6 +319,7 @@ api.add_router("/papers", "pages.paper_api.router")
 api.add_router("/researchers", "researchers.api.router")
 api.add_router("/institutions", "institutions.api.router")
 api.add_router("/search", "pages.api.router")
+api.add_router("/me/saved-searches", "accounts.api.router")
 
 
 # -- The root: what the API serves ---------------------------------------------------------

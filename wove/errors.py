@@ -38,8 +38,10 @@ class ApiError(Exception):
     """Raise from an API handler to answer with an :class:`Error` body.
 
     ``status`` is the HTTP status, ``code`` the stable error word, ``detail`` the message;
-    ``headers`` are added to the response (e.g. ``Retry-After``); ``fields`` are added to the
-    body after the :class:`Error` ones (e.g. the ``id`` a 410 is about).
+    ``headers`` are added to the response (e.g. ``Retry-After``); ``errors`` are the
+    :class:`Error` body's ``errors`` (``[{loc, msg, type}]``, the inputs at fault);
+    ``fields`` are added to the body after the :class:`Error` ones (e.g. the ``id`` a 410 is
+    about).
     """
 
     def __init__(
@@ -50,8 +52,10 @@ class ApiError(Exception):
         *,
         headers: dict[str, str] | None = None,
         fields: dict[str, Any] | None = None,
+        errors: list[dict[str, Any]] | None = None,
     ):
         super().__init__(detail)
+        self.errors = errors
         self.status = status
         self.code = code
         self.detail = detail

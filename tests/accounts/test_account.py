@@ -14,6 +14,7 @@ from django.test import Client
 
 from accounts import services
 from accounts.models import AccountSettings, Digest, DigestNote, DigestPaper, Follow
+from accounts.saved_searches import saved_search_save
 from papers.models import Category
 from tests.accounts.conftest import PASSWORD, backdate_follows
 
@@ -88,6 +89,7 @@ def test_export_holds_everything_stored(archive, follower, reader):
     services.follow_create(user_id=reader.pk, target=Category.objects.get(code="cs.NE"))
     backdate_follows(reader)
     services.digest_run(user_id=reader.pk)
+    saved_search_save(user_id=reader.pk, data={"name": "Imaging", "q": "ultrasound", "category": "cs.OH"})
     token = services.feed_token_regenerate(user_id=reader.pk)
     response = follower.get("/accounts/export.json")
     assert response.status_code == 200
@@ -99,6 +101,7 @@ def test_export_holds_everything_stored(archive, follower, reader):
         "exported_at",
         "follows",
         "pending_notes",
+        "saved_searches",
         "settings",
         "user",
     ]
@@ -110,6 +113,7 @@ def test_export_holds_everything_stored(archive, follower, reader):
         ("category", "Neural and Evolutionary Computing"),
         ("researcher", "Uwe Aickelin"),
     ]
+    assert [(s["name"], s["terms"]) for s in data["saved_searches"]] == [("Imaging", "“ultrasound” in cs.OH")]
     # Aickelin's six papers are all cs.NE: one digest of six.
     assert len(data["digests"]) == 1
     assert data["digests"][0]["papers"] == [

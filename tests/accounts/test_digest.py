@@ -42,21 +42,22 @@ def test_digest_holds_exactly_the_new_papers_of_several_follows(archive, reader)
     message = mail.outbox[0]
     assert message.to == ["ada@example.org"]
     assert message.subject == "wovepaper: 9 new papers from what you follow"
-    # Newest v1 submission first, hand-checked against the records' <version version='v1'> dates.
+    # Grouped by what brought them, researchers before institutions (issue 31); in each group
+    # newest v1 submission first, hand-checked against the records' <version version='v1'> dates.
     assert listed_ids(message) == [
-        "0801.4386",  # Mon, 28 Jan 2008 21:29:19 GMT (JHU)
-        "0801.4381",  # Mon, 28 Jan 2008 21:26:35 GMT (JHU)
         "0801.4119",  # Mon, 28 Jan 2008 15:36:56 GMT (Aickelin)
         "0801.4314",  # 15:32:05
         "0801.4312",  # 15:26:59
         "0801.4307",  # 15:14:45
         "0801.4287",  # 14:19:12
         "0801.3971",  # Fri, 25 Jan 2008 16:07:25 GMT (Aickelin)
+        "0801.4386",  # Mon, 28 Jan 2008 21:29:19 GMT (JHU)
+        "0801.4381",  # Mon, 28 Jan 2008 21:26:35 GMT (JHU)
         "0801.3849",  # Thu, 24 Jan 2008 21:03:11 GMT (JHU)
     ]
+    assert "== By Uwe Aickelin: 6 new papers ==" in message.body
+    assert "== From Johns Hopkins University: 3 new papers ==" in message.body
     assert sorted(listed_ids(message)) == sorted(AICKELIN + JHU)
-    assert "by Uwe Aickelin" in message.body
-    assert "from Johns Hopkins University" in message.body
     assert "0801.3711" not in message.body  # Troccaz
     stored = DigestPaper.objects.filter(user=reader).values_list("paper__arxiv_id", flat=True)
     assert sorted(stored) == sorted(AICKELIN + JHU)
@@ -68,7 +69,7 @@ def test_digest_holds_exactly_the_new_papers_of_several_follows(archive, reader)
     assert services.digest_run(user_id=reader.pk, now=week) == 3
     assert len(mail.outbox) == 2
     assert sorted(listed_ids(mail.outbox[1])) == CS_DC
-    assert "in cs.DC" in mail.outbox[1].body
+    assert "== In cs.DC: 3 new papers ==" in mail.outbox[1].body
 
     # The other reader's digest: Troccaz's four papers only.
     backdate_follows(other, days=2)
@@ -234,14 +235,19 @@ def test_beat_sweeps_the_digest_stage_every_15_minutes(settings):
     assert STAGES[-1].name == "digests" and STAGES[-1].task == "accounts.send_digests"
 
 
-def test_a_long_digest_lists_the_newest_and_counts_the_rest(archive, reader, monkeypatch):
-    monkeypatch.setattr(services, "DIGEST_MAX_LISTED", 2)
+def test_a_long_digest_lists_the_newest_and_counts_the_rest(archive, reader, monkeypatch, settings):
+    monkeypatch.setattr(services, "DIGEST_GROUP_LISTED", 2)
     services.follow_create(user_id=reader.pk, target=archive["aickelin"])
     backdate_follows(reader)
     assert services.digest_run(user_id=reader.pk) == 6
     message = mail.outbox[0]
     assert message.subject == "wovepaper: 6 new papers from what you follow"
     assert listed_ids(message) == ["0801.4119", "0801.4314"]
-    assert "…and 4 more: " in message.body
+    digest_id = DigestPaper.objects.filter(user=reader).values_list("digest_id", flat=True).first()
+    aickelin = archive["aickelin"].pk
+    assert (
+        f"…and 4 more: {settings.SITE_URL}/accounts/digests/{digest_id}#g-researcher-{aickelin}"
+        in message.body
+    )
     # All six count as announced: none comes back in a later digest.
     assert DigestPaper.objects.filter(user=reader).count() == 6

@@ -29,7 +29,8 @@ def test_root_lists_every_endpoint_and_links_the_docs(api):
         if path != "/api/v1/"
         for method in ops
     }
-    assert set(listed) == operations and len(body["resources"]) == 15
+    # 15 public operations and the 6 of a signed-in user's saved searches.
+    assert set(listed) == operations and len(body["resources"]) == 21
     assert all(description for description in listed.values())
 
 
@@ -38,7 +39,12 @@ def test_root_links_answer(api):
     assert api.get(body["docs"]).status_code == 200
     assert api.get(body["openapi"]).status_code == 200
     # Without parameters: search needs q (422), the lookup exactly one identifier (400).
-    expected = {"http://testserver/api/v1/search": 422, "http://testserver/api/v1/researchers/lookup": 400}
+    # Anonymous, a user's saved searches answer 401.
+    expected = {
+        "http://testserver/api/v1/search": 422,
+        "http://testserver/api/v1/researchers/lookup": 400,
+        "http://testserver/api/v1/me/saved-searches": 401,
+    }
     for resource in body["resources"]:
         if resource["method"] == "GET" and "{" not in resource["url"]:
             status = api.get(resource["url"]).status_code

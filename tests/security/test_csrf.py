@@ -17,6 +17,9 @@ STATE_CHANGING = {
     "accounts:settings": "/accounts/settings",
     "accounts:feed_token": "/accounts/feed-token",
     "accounts:delete": "/accounts/delete",
+    "accounts:saved_search_create": "/accounts/saved-searches",
+    "accounts:saved_search": "/accounts/saved-searches/1",
+    "accounts:saved_search_delete": "/accounts/saved-searches/1/delete",
     "pages:fetch": "/papers/fetch",
     "curation:merge": "/admin/curation/merge/",
     "curation:split": "/admin/curation/split/1/",
@@ -43,6 +46,7 @@ OTHER_STATE_CHANGING = [
     "/cms/login/",
     "/cms/pages/add/cms/contentpage/3/",
     "/contact",
+    "/api/v1/me/saved-searches",  # the API's session-authenticated writes (ninja's SessionAuth)
 ]
 # POST without a CSRF token on purpose: a read-only lookup taking a JSON body, no cookies
 # used (the API has no accounts), CORS open to any origin.
@@ -54,6 +58,7 @@ READ_ONLY = {
     "accounts:following",
     "accounts:feed",
     "accounts:export",
+    "accounts:digest",
     "pages:search",
     "pages:suggest",
     "pages:search_counts",
