@@ -13,6 +13,7 @@ from django.db.models import Count
 
 from accounts import services as account_services
 from accounts.models import Digest
+from accounts.saved_searches import saved_search_save
 from institutions.models import AuthorAffiliation
 from institutions.services import institutions_load
 from papers.models import Category, Paper, PaperAuthor
@@ -132,12 +133,19 @@ def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(
             reader = make_reader("ada@example.org")
             account_services.follow_create(user_id=reader.pk, target=sharpe)
             account_services.account_settings_update(user_id=reader.pk, digest_frequency="daily")
+            # Another saves a search (issue 31): day 2's one quant-ph paper with "quantum" in
+            # its title, 2611.00007 "Quantum computing of semiclassical formulas", is new to it.
+            searcher = make_reader("grace@example.org")
+            saved_search_save(
+                user_id=searcher.pk, data={"name": "Quantum", "q": "quantum", "category": "quant-ph"}
+            )
+            account_services.account_settings_update(user_id=searcher.pk, digest_frequency="daily")
 
             # Day 2: new papers, a new version of a day-1 paper, a deleted header.
             oai.today = "2026-11-02"
             beat_harvests(app, broker)
             assert wait_for(chains_done(4), timeout=600), log.read_text()[-4000:]
-            assert wait_for(lambda: len(SmtpSink.received) >= 1, timeout=120), log.read_text()[-4000:]
+            assert wait_for(lambda: len(SmtpSink.received) >= 2, timeout=120), log.read_text()[-4000:]
             after_day2 = snapshot()
 
             # The same day again: the pipeline finds nothing to do.
@@ -190,10 +198,14 @@ def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(
     assert search_index.status()["papers"] == Paper.objects.public().count()
     assert DAY2_DELETED not in client.get("/rss/latest.xml").content.decode()
     assert DAY2_DELETED not in sitemap_text(client)
-    # The follower got exactly one digest, holding Sharpe's day-2 paper.
-    assert len(SmtpSink.received) == 1
-    message = email.message_from_bytes(SmtpSink.received[0])
-    html = next(part for part in message.walk() if part.get_content_type() == "text/html")
-    assert re.findall(r'data-arxiv-id="([^"]+)"', html.get_payload(decode=True).decode()) == ["2611.00001"]
+    # The follower got exactly one digest, holding Sharpe's day-2 paper; the searcher one,
+    # holding the paper their saved search matched.
+    assert len(SmtpSink.received) == 2
+    listed = {}
+    for raw in SmtpSink.received:
+        message = email.message_from_bytes(raw)
+        html = next(part for part in message.walk() if part.get_content_type() == "text/html")
+        listed[message["To"]] = re.findall(r'data-arxiv-id="([^"]+)"', html.get_payload(decode=True).decode())
+    assert listed == {"ada@example.org": ["2611.00001"], "grace@example.org": ["2611.00007"]}
     # Running the day again changed nothing.
     assert snapshot() == after_day2
