@@ -26,8 +26,9 @@ router = Router(tags=["me"], auth=django_auth)
 
 class SavedSearchIn(Schema):
     """A saved search's name and terms. ``researcher`` is a researcher's id or ORCID iD,
-    ``institution`` an institution's id or ROR ID; at least ``q``, ``category``,
-    ``researcher`` or ``institution`` is given."""
+    ``institution`` an institution's id or ROR ID, ``collaboration`` a collaboration's id or
+    name; at least ``q``, ``category``, ``researcher``, ``institution`` or ``collaboration`` is
+    given."""
 
     name: str = Field(min_length=1, max_length=120, examples=["Dark matter in cosmology"])
     q: str = Field("", max_length=500, description="Words, as the keyword search takes them")
@@ -36,6 +37,7 @@ class SavedSearchIn(Schema):
     year_to: int | None = Field(None, ge=1986, le=2100)
     researcher: str = Field("", max_length=80)
     institution: str = Field("", max_length=80)
+    collaboration: str = Field("", max_length=300, description="A collaboration's id or name")
 
 
 class SavedSearchPatch(Schema):
@@ -48,6 +50,7 @@ class SavedSearchPatch(Schema):
     year_to: int | None = Field(None, ge=1986, le=2100)
     researcher: str | None = Field(None, max_length=80)
     institution: str | None = Field(None, max_length=80)
+    collaboration: str | None = Field(None, max_length=300)
 
 
 class NamedRecord(Schema):
@@ -71,6 +74,7 @@ class SavedSearchOut(Schema):
     year_to: int | None
     researcher: NamedRecord | None
     institution: NamedRecord | None
+    collaboration: NamedRecord | None
     description: str = Field(examples=["“dark matter” in astro-ph.CO, 2020–…"])
     search_url: str
     feed_url: str
@@ -91,6 +95,7 @@ def _out(saved: SavedSearch) -> dict:
     site = settings.SITE_URL
     researcher = saved.researcher
     institution = saved.institution
+    collaboration = saved.collaboration
     return {
         "id": saved.pk,
         "name": saved.name,
@@ -112,6 +117,13 @@ def _out(saved: SavedSearch) -> dict:
         }
         if institution
         else None,
+        "collaboration": {
+            "id": collaboration.pk,
+            "name": collaboration.name,
+            "url": site + collaboration.get_absolute_url(),
+        }
+        if collaboration
+        else None,
         "description": saved.describe(),
         "search_url": site + saved.get_absolute_url(),
         "feed_url": site + saved.feed_url(),
@@ -124,15 +136,8 @@ def _out(saved: SavedSearch) -> dict:
 
 def _form_data(saved: SavedSearch | None, given: dict) -> dict:
     """The form's fields: ``saved``'s current values overlaid with those ``given``."""
-    data = {
-        "name": "",
-        "q": "",
-        "category": "",
-        "year_from": "",
-        "year_to": "",
-        "researcher": "",
-        "institution": "",
-    }
+    fields = ("name", "q", "category", "year_from", "year_to", "researcher", "institution", "collaboration")
+    data: dict = dict.fromkeys(fields, "")
     if saved is not None:
         data.update(
             name=saved.name,
@@ -142,6 +147,7 @@ def _form_data(saved: SavedSearch | None, given: dict) -> dict:
             year_to=saved.year_to or "",
             researcher=saved.researcher_id or "",
             institution=saved.institution_id or "",
+            collaboration=saved.collaboration_id or "",
         )
     data.update({key: ("" if value is None else value) for key, value in given.items()})
     return data

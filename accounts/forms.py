@@ -8,6 +8,7 @@ from django import forms
 
 from institutions.models import Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
+from papers.models import Collaboration
 from papers.selectors import category_canonical
 from researchers.models import Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
@@ -49,9 +50,10 @@ class SavedSearchForm(forms.ModelForm):
     them (one validation for both).
 
     ``researcher`` takes a researcher's id or ORCID iD, ``institution`` an institution's id
-    or ROR ID (the search page's links carry ids). Errors: an unknown category, researcher
-    or institution; years outside 1986-2100 (read in order when reversed); a search
-    without words, category, researcher or institution (it would announce every paper).
+    or ROR ID, ``collaboration`` a collaboration's id or name as written (the search page's
+    links carry ids). Errors: an unknown category, researcher, institution or collaboration;
+    years outside 1986-2100 (read in order when reversed); a search without words, category,
+    researcher, institution or collaboration (it would announce every paper).
     """
 
     researcher = forms.CharField(
@@ -59,6 +61,9 @@ class SavedSearchForm(forms.ModelForm):
     )
     institution = forms.CharField(
         required=False, max_length=80, help_text="An institution's id on this site, or its ROR ID."
+    )
+    collaboration = forms.CharField(
+        required=False, max_length=300, help_text="A collaboration's id on this site, or its name as written."
     )
 
     class Meta:
@@ -75,6 +80,7 @@ class SavedSearchForm(forms.ModelForm):
         if self.instance.pk and not self.is_bound:
             self.initial["researcher"] = self.instance.researcher_id or ""
             self.initial["institution"] = self.instance.institution_id or ""
+            self.initial["collaboration"] = self.instance.collaboration_id or ""
         for name in ("year_from", "year_to"):
             self.fields[name].widget.attrs.update(min=YEAR_MIN, max=YEAR_MAX)
 
@@ -138,21 +144,35 @@ class SavedSearchForm(forms.ModelForm):
             raise forms.ValidationError("No institution with that id or ROR ID.")
         return found
 
+    def clean_collaboration(self) -> Collaboration | None:
+        raw = self.cleaned_data["collaboration"].strip()
+        if not raw:
+            return None
+        rows = (
+            Collaboration.objects.filter(pk=int(raw))
+            if raw.isdigit()
+            else Collaboration.objects.filter(name__iexact=raw)
+        )
+        found = rows.order_by("pk").first()
+        if found is None:
+            raise forms.ValidationError("No collaboration with that id or name.")
+        return found
+
     def clean(self) -> dict:
         data = super().clean()
         low, high = data.get("year_from"), data.get("year_to")
         if low and high and low > high:
             data["year_from"], data["year_to"] = high, low
-        if not self.errors and not any(
-            data.get(key) for key in ("q", "category", "researcher", "institution")
-        ):
+        terms = ("q", "category", "researcher", "institution", "collaboration")
+        if not self.errors and not any(data.get(key) for key in terms):
             raise forms.ValidationError(
-                "Give some words, a category, a researcher or an institution: a search of "
-                "everything would bring every new paper."
+                "Give some words, a category, a researcher, an institution or a collaboration: "
+                "a search of everything would bring every new paper."
             )
         return data
 
     def save(self, commit: bool = True) -> SavedSearch:
         self.instance.researcher = self.cleaned_data.get("researcher")
         self.instance.institution = self.cleaned_data.get("institution")
+        self.instance.collaboration = self.cleaned_data.get("collaboration")
         return super().save(commit=commit)

@@ -103,8 +103,8 @@ class SavedSearch(models.Model):
 
     The terms are the search page's: words ``q`` (PostgreSQL web-search syntax), an arXiv
     ``category`` code (canonical, as :func:`papers.selectors.category_canonical` gives it),
-    inclusive submission years, a researcher and an institution; at least the words, the
-    category, the researcher or the institution is set (a form's check, see
+    inclusive submission years, a researcher, an institution and a collaboration; at least
+    the words, the category, the researcher, the institution or the collaboration is set (a form's check, see
     :class:`accounts.forms.SavedSearchForm`). It matches papers as the keyword search does
     (:func:`accounts.selectors.saved_search_q`), so its page and feed links open
     ``mode=keyword``. A digest announces the papers that match and reached the archive
@@ -125,6 +125,9 @@ class SavedSearch(models.Model):
     )
     institution = models.ForeignKey(
         "institutions.Institution", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    collaboration = models.ForeignKey(
+        "papers.Collaboration", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
     modified_at = models.DateTimeField(auto_now=True)

@@ -40,7 +40,8 @@ def saved_search_save(
     *, user_id: int, data: Mapping[str, Any], saved: SavedSearch | None = None
 ) -> SavedSearch:
     """Create a saved search of ``user_id`` from ``data`` (the form's fields: ``name``, ``q``,
-    ``category``, ``year_from``, ``year_to``, ``researcher``, ``institution``), or update
+    ``category``, ``year_from``, ``year_to``, ``researcher``, ``institution``,
+    ``collaboration``), or update
     ``saved`` with it. A new search matches the papers archived from now on; the user's
     digest settings are made when missing (weekly, as a first follow makes them).
 
@@ -67,7 +68,9 @@ def saved_search_save(
 def saved_search_get(*, user_id: int, pk: int) -> SavedSearch | None:
     """The user's saved search ``pk`` (``None`` when it is not theirs or does not exist)."""
     return (
-        SavedSearch.objects.select_related("researcher", "institution").filter(user_id=user_id, pk=pk).first()
+        SavedSearch.objects.select_related("researcher", "institution", "collaboration")
+        .filter(user_id=user_id, pk=pk)
+        .first()
     )
 
 

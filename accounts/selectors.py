@@ -118,6 +118,7 @@ def saved_search_q(saved: SavedSearch) -> Q:
         year_to=saved.year_to,
         researcher_ids=researcher_ids,
         institution_id=saved.institution_id,
+        collaboration_id=saved.collaboration_id,
     )
 
 
@@ -138,7 +139,11 @@ def saved_search_new(saved: SavedSearch) -> QuerySet[Paper]:
 
 def saved_searches_for_user(user_id: int) -> list[SavedSearch]:
     """The user's saved searches by name, their researcher and institution loaded."""
-    return list(SavedSearch.objects.filter(user_id=user_id).select_related("researcher", "institution"))
+    return list(
+        SavedSearch.objects.filter(user_id=user_id).select_related(
+            "researcher", "institution", "collaboration"
+        )
+    )
 
 
 def papers_for_user(user_id: int) -> QuerySet[Paper]:

@@ -596,7 +596,7 @@ def account_export(*, user_id: int) -> dict[str, Any]:
                 "saved_at": iso(saved.created_at),
             }
             for saved in SavedSearch.objects.filter(user_id=user_id).select_related(
-                "researcher", "institution"
+                "researcher", "institution", "collaboration"
             )
         ],
         "digests": digests,

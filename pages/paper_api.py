@@ -17,7 +17,7 @@ from ninja import Query, Router
 from institutions.models import AuthorAffiliation
 from institutions.selectors import institution_resolve
 from papers.identifiers import try_parse_arxiv_id
-from papers.models import Paper, PaperAuthor, PaperCollaboration, PaperVersion
+from papers.models import Collaboration, Paper, PaperAuthor, PaperCollaboration, PaperVersion
 from papers.schemas import PaperPage
 from papers.selectors import category_canonical, paper_or_error
 from provenance.selectors import pith_for_paper
@@ -46,7 +46,7 @@ def filter_papers(
 
     The filters become the site search's :class:`pages.search.PaperSearch` and run through
     :func:`pages.search.keyset_papers`, the search page's filters and ranking. Raises
-    :class:`ApiError` 404 for an unknown researcher or institution. A merged-away
+    :class:`ApiError` 404 for an unknown researcher, institution or collaboration. A merged-away
     researcher id filters by its survivor.
     """
     search = PaperSearch(
@@ -72,6 +72,10 @@ def filter_papers(
         search.institution = institution_resolve(filters.institution, follow_successors=True).institution
         if search.institution is None:
             raise ApiError(404, "not_found", f"No institution matches {filters.institution!r}.")
+    if filters.collaboration is not None:
+        search.collaboration = Collaboration.objects.filter(pk=filters.collaboration).first()
+        if search.collaboration is None:
+            raise ApiError(404, "not_found", f"No collaboration has the id {filters.collaboration}.")
     papers, order, keys = keyset_papers(search, depth=depth)
     return papers, order, keys, search
 

@@ -145,6 +145,12 @@ class PaperFilter(Schema):
     )
     researcher: int | None = Field(None, ge=1, le=2**62, description="Researcher id")
     institution: str | None = Field(None, max_length=100, description="Institution id or ROR ID")
+    collaboration: int | None = Field(
+        None,
+        ge=1,
+        le=2**62,
+        description="Collaboration id (its papers: named among the authors, or written for)",
+    )
     submitted_from: date | None = Field(None, description="First submission on or after (UTC date)")
     submitted_until: date | None = Field(None, description="First submission on or before (UTC date)")
     sort: PaperSort = "newest"

@@ -23,7 +23,7 @@ from django.http import QueryDict
 from institutions.models import Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
 from papers import search_index
-from papers.models import Paper
+from papers.models import Collaboration, Paper
 from papers.querysets import PAPER_ORDERS
 from papers.search_filters import SEARCH_CONFIG, filters_q, web_query
 from papers.selectors import category_canonical
@@ -82,6 +82,7 @@ class PaperSearch:
     year_to: int | None = None
     researcher: Researcher | None = None
     institution: Institution | None = None
+    collaboration: Collaboration | None = None
     sort: str = "relevance"
     tab: str = "papers"
     mode: str = "hybrid"
@@ -128,6 +129,7 @@ class PaperSearch:
             or self.submitted_until
             or self.researcher
             or self.institution
+            or self.collaboration
         )
 
 
@@ -165,9 +167,17 @@ def _resolve_institution(raw: str) -> Institution | None:
     return found or institutions_matching(raw).first()
 
 
+def _resolve_collaboration(raw: str) -> Collaboration | None:
+    """An id (digits) or a name as written (``ATLAS Collaboration``, any case)."""
+    raw = raw.strip()
+    if raw.isdigit():
+        return Collaboration.objects.filter(pk=int(raw)).first()
+    return Collaboration.objects.filter(name__iexact=raw).order_by("pk").first() if raw else None
+
+
 def parse_search(params: QueryDict) -> PaperSearch:
     """Read ``q``, ``type``, ``category``, ``from``, ``to``, ``researcher``, ``institution``,
-    ``sort`` and ``mode`` from a query string. Bad values are dropped (and named in
+    ``collaboration``, ``sort`` and ``mode`` from a query string. Bad values are dropped (and named in
     ``problems``), never an error: a search page always renders. ``sort=cited`` while no paper
     has a citation count (:func:`citation_counts_exist`) sorts by relevance and says so."""
     search = PaperSearch(q=" ".join(params.get("q", "").split())[:500])
@@ -193,6 +203,10 @@ def parse_search(params: QueryDict) -> PaperSearch:
         search.institution = _resolve_institution(params["institution"])
         if search.institution is None:
             search.problems.append("No institution by that name or id")
+    if params.get("collaboration", "").strip():
+        search.collaboration = _resolve_collaboration(params["collaboration"])
+        if search.collaboration is None:
+            search.problems.append("No collaboration by that name or id")
     sort = params.get("sort", "relevance")
     search.sort = sort if sort in SORTS else "relevance"
     search.citations = citation_counts_exist()
@@ -261,6 +275,7 @@ def _filters(search: PaperSearch, *, skip: str = "") -> Q:
         submitted_until=search.submitted_until if years else None,
         researcher_ids=ids,
         institution_id=search.institution.pk if search.institution is not None else None,
+        collaboration_id=search.collaboration.pk if search.collaboration is not None else None,
     )
 
 
@@ -461,9 +476,9 @@ def index_search(
     oldest, cited: by that field) and, with ``facets``, category and year counts over every
     match; with ``linked`` N, researcher and institution counts over the first N. ``None``
     when PostgreSQL answers instead: the index is off, not built or behind
-    (:func:`papers.search_index.usable`), or a researcher or institution filter applies (their
-    papers are few, and the index does not hold authorships)."""
-    if search.researcher is not None or search.institution is not None:
+    (:func:`papers.search_index.usable`), or a researcher, institution or collaboration filter
+    applies (their papers are few, and the index does not hold authorships)."""
+    if search.researcher is not None or search.institution is not None or search.collaboration is not None:
         return None
     copy = search_index.usable()
     if copy is None:

@@ -7,8 +7,8 @@ Words match ``websearch_to_tsquery('english', q)`` against the stored, GIN-index
 
 The terms helpers (:func:`terms_query_string`, :func:`describe_terms`) read any object with
 the attributes ``q``, ``category``, ``year_from``, ``year_to``, ``researcher`` (``pk`` and
-``display_name``, or ``None``) and ``institution`` (``pk`` and ``name``, or ``None``): the
-search page's ``PaperSearch`` and an account's ``SavedSearch`` both are one.
+``display_name``, or ``None``), ``institution`` and ``collaboration`` (``pk`` and ``name``,
+or ``None``): the search page's ``PaperSearch`` and an account's ``SavedSearch`` both are one.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 from django.contrib.postgres.search import SearchQuery
 from django.db.models import Exists, Model, OuterRef, Q
 
-from .models import Paper, PaperAuthor
+from .models import Paper, PaperAuthor, PaperCollaboration
 from .search_fold import search_fold
 from .selectors import category_q
 
@@ -51,12 +51,14 @@ def filters_q(
     submitted_until: date | None = None,
     researcher_ids: Iterable[int] = (),
     institution_id: int | None = None,
+    collaboration_id: int | None = None,
 ) -> Q:
     """The search filters as one ``Q`` over papers: an arXiv category (primary or cross-list;
     an archive divided into classes takes every class, :func:`papers.selectors.category_q`),
     inclusive submission years (UTC), inclusive submission days, an author attributed to one
     of ``researcher_ids`` (a record and those merged into it), an author slot linked to the
-    institution. Empty values add nothing; ``Q()`` for no filter."""
+    institution, a paper of the collaboration (named among its authors, or written for).
+    Empty values add nothing; ``Q()`` for no filter."""
     cond = Q()
     if category:
         cond &= category_q(category)
@@ -79,6 +81,9 @@ def filters_q(
             slot__paper=OuterRef("pk"), institution_id=institution_id
         )
         cond &= Q(Exists(links))
+    if collaboration_id is not None:
+        entries = PaperCollaboration.objects.filter(paper=OuterRef("pk"), collaboration_id=collaboration_id)
+        cond &= Q(Exists(entries))
     return cond
 
 
@@ -94,13 +99,15 @@ def terms_query_string(terms: Any, *, mode: str = "") -> str:
         "to": terms.year_to or "",
         "researcher": terms.researcher.pk if terms.researcher else "",
         "institution": terms.institution.pk if terms.institution else "",
+        "collaboration": terms.collaboration.pk if terms.collaboration else "",
         "mode": mode if terms.q else "",
     }
     return urlencode({key: value for key, value in params.items() if value})
 
 
 def describe_terms(terms: Any) -> str:
-    """``terms`` in words: ``“dark matter” in astro-ph.CO by Ada Lovelace, 2020–2024``;
+    """``terms`` in words: ``“dark matter” in astro-ph.CO by Ada Lovelace, 2020–2024``
+    (``of ATLAS Collaboration`` after a collaboration);
     ``all papers`` without words or filters."""
     text = f"“{terms.q}”" if terms.q else "all papers"
     if terms.category:
@@ -109,6 +116,8 @@ def describe_terms(terms: Any) -> str:
         text += f" by {terms.researcher.display_name}"
     if terms.institution:
         text += f" from {terms.institution.name}"
+    if terms.collaboration:
+        text += f" of {terms.collaboration.name}"
     if terms.year_from or terms.year_to:
         same = terms.year_from == terms.year_to
         text += f", {terms.year_from}" if same else f", {terms.year_from or '…'}–{terms.year_to or '…'}"

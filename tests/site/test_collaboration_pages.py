@@ -142,3 +142,38 @@ def test_the_collaborations_list_and_the_trail_to_it(harvested, client, settings
         "https://wove.example/",
         "https://wove.example/collaborations",
     ]
+
+
+def test_search_feed_and_saved_search_filter_by_collaboration(harvested, client, settings):
+    """Issue 31: a collaboration is a search filter like a researcher: the search page, its
+    feed, the API's paper list and a saved search list the CMS's two papers (1607.00786,
+    written "for the CMS", and 0801.3881, which names it bare), newest first."""
+    from django.contrib.auth import get_user_model
+
+    from accounts.saved_searches import saved_search_save
+    from accounts.selectors import saved_search_new
+
+    cms = Collaboration.objects.get(key="cms")
+    html = client.get(cms.get_absolute_url()).content.decode()
+    assert f'href="/search/feed.xml?collaboration={cms.pk}"' in html
+    page = client.get(f"/search?collaboration={cms.pk}&sort=newest").content.decode()
+    assert re.findall(r'<span class="mono">arXiv:([^<]+)</span>', page) == ["1607.00786", "0801.3881"]
+    assert 'class="chip"' in page and "CMS Collaboration <span" in page
+    feed = client.get(f"/search/feed.xml?collaboration={cms.pk}").content.decode()
+    assert "<title>wovepaper search: all papers of CMS Collaboration</title>" in feed
+    assert re.findall(r"<link>[^<]*/papers/([0-9.]+)-", feed) == ["1607.00786", "0801.3881"]
+    listed = client.get(f"/api/v1/papers?collaboration={cms.pk}").json()
+    assert [item["arxiv_id"] for item in listed["items"]] == ["1607.00786", "0801.3881"]
+    assert client.get("/api/v1/papers?collaboration=999999").status_code == 404
+    # A saved search by the collaboration's name, made before these papers were archived.
+    user = get_user_model().objects.create_user("ada", "ada@example.org", "pw-ada-12345")
+    saved = saved_search_save(user_id=user.pk, data={"name": "CMS", "collaboration": "cms collaboration"})
+    assert saved.collaboration == cms
+    assert saved.feed_url() == f"/search/feed.xml?collaboration={cms.pk}&mode=keyword".replace(
+        "&mode=keyword", ""
+    )
+    type(saved).objects.filter(pk=saved.pk).update(
+        created_at=Paper.objects.order_by("created_at").first().created_at
+    )
+    saved.refresh_from_db()
+    assert [p.arxiv_id for p in saved_search_new(saved)] == ["1607.00786", "0801.3881"]
