@@ -109,7 +109,10 @@ class SavedSearch(models.Model):
     (:func:`accounts.selectors.saved_search_q`), so its page and feed links open
     ``mode=keyword``. A digest announces the papers that match and reached the archive
     (``Paper.created_at``) at or after ``created_at``; editing the terms changes what the
-    next digest holds. A researcher merged away is read as its survivor.
+    next digest holds. A researcher merged away is read as its survivor; a record deleted
+    (a retired junk researcher, a split undone) takes the searches filtering by it along, as
+    it takes its follows: dropping the filter instead would widen the search to every paper
+    of its other terms, and flood the digest.
     """
 
     user = models.ForeignKey(
@@ -121,13 +124,13 @@ class SavedSearch(models.Model):
     year_from = models.PositiveSmallIntegerField(null=True, blank=True)
     year_to = models.PositiveSmallIntegerField(null=True, blank=True)
     researcher = models.ForeignKey(
-        "researchers.Researcher", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "researchers.Researcher", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     institution = models.ForeignKey(
-        "institutions.Institution", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "institutions.Institution", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     collaboration = models.ForeignKey(
-        "papers.Collaboration", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "papers.Collaboration", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
     modified_at = models.DateTimeField(auto_now=True)

@@ -588,22 +588,29 @@ def account_export(*, user_id: int) -> dict[str, Any]:
             "last_digest_at": iso(row.last_digest_at),
         },
         "follows": follows,
-        "saved_searches": [
-            {
-                "name": saved.name,
-                "terms": saved.describe(),
-                "search_url": settings.SITE_URL + saved.get_absolute_url(),
-                "saved_at": iso(saved.created_at),
-            }
-            for saved in SavedSearch.objects.filter(user_id=user_id).select_related(
-                "researcher", "institution", "collaboration"
-            )
-        ],
+        "saved_searches": _saved_searches_export(user_id),
         "digests": digests,
         "pending_notes": list(
             DigestNote.objects.filter(user_id=user_id, digest__isnull=True).values_list("text", flat=True)
         ),
     }
+
+
+def _saved_searches_export(user_id: int) -> list[dict[str, Any]]:
+    """The user's saved searches for :func:`account_export`: ``[{name, terms, search_url,
+    saved_at}]``."""
+    rows = SavedSearch.objects.filter(user_id=user_id).select_related(
+        "researcher", "institution", "collaboration"
+    )
+    return [
+        {
+            "name": saved.name,
+            "terms": saved.describe(),
+            "search_url": settings.SITE_URL + saved.get_absolute_url(),
+            "saved_at": saved.created_at.isoformat(),
+        }
+        for saved in rows
+    ]
 
 
 def account_delete(*, user_id: int) -> None:
