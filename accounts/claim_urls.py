@@ -1,0 +1,12 @@
+"""Claiming a researcher profile (issue 31), under ``/accounts/claims/``."""
+
+from django.urls import path
+
+from . import claim_views
+
+app_name = "claims"
+
+urlpatterns = [
+    path("", claim_views.claims_home, name="home"),
+    path("researcher/<int:pk>", claim_views.claim_researcher, name="claim"),
+]
