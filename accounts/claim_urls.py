@@ -9,4 +9,6 @@ app_name = "claims"
 urlpatterns = [
     path("", claim_views.claims_home, name="home"),
     path("researcher/<int:pk>", claim_views.claim_researcher, name="claim"),
+    path("<int:pk>/papers", claim_views.owner_papers, name="papers"),
+    path("<int:pk>/authorships/<int:authorship>/<str:decision>", claim_views.owner_decide, name="decide"),
 ]

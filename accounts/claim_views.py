@@ -11,14 +11,35 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from curation.claims import claim_owner, claims_of_user, researcher_claim, researcher_for_orcid
 from curation.errors import CurationError
+from curation.models import ResearcherClaim
+from curation.owner import authorship_mine, authorship_not_mine
+from researchers.evidence import evidence_owner_confirmed
+from researchers.models import Authorship
 from researchers.selectors import researcher_resolve
 
 from .claim_forms import ClaimForm
 from .orcid.selectors import verified_orcid
+
+# Papers listed on the owner's page (newest first); a record with more is rare and the rest
+# stay reachable from the researcher page.
+OWNER_PAPERS_SHOWN = 500
+DECISIONS = {"mine": authorship_mine, "not-mine": authorship_not_mine}
+
+
+def _owned_claim(request: HttpRequest, pk: int) -> ResearcherClaim:
+    """The user's approved claim ``pk`` (404 for anyone else's, or one not approved)."""
+    claim = (
+        ResearcherClaim.objects.filter(pk=pk, user=request.user, status=ResearcherClaim.Status.APPROVED)
+        .select_related("researcher")
+        .first()
+    )
+    if claim is None:
+        raise Http404("no such claim of yours")
+    return claim
 
 
 @require_safe
@@ -81,3 +102,41 @@ def claim_researcher(request: HttpRequest, pk: int) -> HttpResponse:
             "connect_url": reverse("socialaccount_connections"),
         },
     )
+
+
+@require_safe
+@login_required
+def owner_papers(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/accounts/claims/<claim id>/papers``: the claimed record's papers, newest first (at
+    most :data:`OWNER_PAPERS_SHOWN`), each with "Mine" and "Not mine"; the owner only."""
+    claim = _owned_claim(request, pk)
+    authorships = list(
+        Authorship.objects.filter(researcher_id=claim.researcher_id)
+        .select_related("paper", "slot")
+        .order_by("-paper__submitted_at", "paper__arxiv_id", "slot__position")[:OWNER_PAPERS_SHOWN]
+    )
+    rows = [{"authorship": a, "confirmed": evidence_owner_confirmed(a.evidence)} for a in authorships]
+    return render(request, "accounts/owner_papers.html", {"claim": claim, "rows": rows})
+
+
+@require_POST
+@login_required
+def owner_decide(request: HttpRequest, pk: int, authorship: int, decision: str) -> HttpResponse:
+    """POST ``/accounts/claims/<claim id>/authorships/<authorship id>/<mine|not-mine>``: the
+    owner's decision on one paper (:func:`curation.owner.authorship_mine` or
+    :func:`~curation.owner.authorship_not_mine`); back to the papers page with a message."""
+    claim = _owned_claim(request, pk)
+    act = DECISIONS.get(decision)
+    if act is None:
+        raise Http404("no such decision")
+    try:
+        record = act(user=request.user, researcher_id=claim.researcher_id, authorship_id=authorship)
+    except CurationError as exc:
+        messages.error(request, str(exc))
+    else:
+        arxiv_id = record.changes.get("arxiv_id") or ""
+        if decision == "mine":
+            messages.success(request, f"arXiv {arxiv_id}: confirmed as yours.")
+        else:
+            messages.success(request, "Removed from your profile; matching will not bring it back.")
+    return HttpResponseRedirect(reverse("claims:papers", args=[claim.pk]))
