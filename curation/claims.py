@@ -16,17 +16,56 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from researchers.models import ExternalIdentity, IdentitySource, Researcher
+from researchers.models import Authorship, ExternalIdentity, IdentitySource, Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid, orcid_or_none
 from researchers.selectors import researcher_resolve
 
 from .errors import CurationConflict, CurationError
 from .models import CurationRecord, ResearcherClaim
-from .records import lock_researchers, next_record_id, researcher_states, write_record
+from .records import attest, lock_researchers, next_record_id, researcher_states, write_record
 
 # The reason a claim proved by ORCID sign-in is recorded with.
 PROVED_REASON = "Claimed by the researcher, proved by ORCID sign-in"
 REVIEW_REASON = "Claimed by a user, for an editor to review"
+# Papers of a claimed record that get the signed attestation (newest first); a record with
+# more is a merge to look at, not a person, and the rest keep their snapshots as they are.
+ATTESTED_PAPERS_MAX = 2000
+
+
+def claim_attest(*, record_id: int, researcher_id: int, strong: bool, orcid: str) -> list[str]:
+    """Sign the claim into each paper of the researcher (at most :data:`ATTESTED_PAPERS_MAX`,
+    newest first): an ``author_attestation`` event with payload ``{"attestation": "claim",
+    "curation_id", "researcher_id", "arxiv_id", "positions": [author positions], "strong",
+    "orcid"}`` (``orcid`` the iD proved, ``""`` for a claim an editor approved). Returns the
+    event ids (``[]`` when none could be signed: :func:`curation.records.attest`)."""
+    positions: dict[int, list[int]] = {}
+    arxiv_ids: dict[int, str] = {}
+    rows = (
+        Authorship.objects.filter(researcher_id=researcher_id)
+        .order_by("-paper__submitted_at", "paper_id", "slot__position")
+        .values_list("paper_id", "paper__arxiv_id", "slot__position")
+    )
+    for paper_id, arxiv_id, position in rows:
+        if paper_id not in positions and len(positions) >= ATTESTED_PAPERS_MAX:
+            continue
+        positions.setdefault(paper_id, []).append(position)
+        arxiv_ids[paper_id] = arxiv_id
+    items = [
+        (
+            paper_id,
+            {
+                "attestation": "claim",
+                "curation_id": record_id,
+                "researcher_id": researcher_id,
+                "arxiv_id": arxiv_ids[paper_id],
+                "positions": sorted(slots),
+                "strong": bool(strong),
+                "orcid": orcid if strong else "",
+            },
+        )
+        for paper_id, slots in positions.items()
+    ]
+    return attest(items)
 
 
 def researcher_orcids(researcher_id: int) -> set[str]:
@@ -128,11 +167,17 @@ def claim_check(
 
 def claim_do(plan: ClaimPlan, *, user) -> ResearcherClaim:
     """Write a checked claim (in the transaction of :func:`claim_check`): the
-    :class:`ResearcherClaim` (``approved`` and ``strong`` when proved, else ``pending``) and
-    its ``kind=claim`` :class:`CurationRecord`. Returns the claim."""
+    :class:`ResearcherClaim` (``approved`` and ``strong`` when proved, else ``pending``), its
+    ``kind=claim`` :class:`CurationRecord` and, when proved, the signed attestations on the
+    researcher's papers (:func:`claim_attest`). Returns the claim."""
     rid = plan.researcher.pk
     status = ResearcherClaim.Status.APPROVED if plan.proved else ResearcherClaim.Status.PENDING
     record_id = next_record_id()
+    events = (
+        claim_attest(record_id=record_id, researcher_id=rid, strong=True, orcid=plan.orcid)
+        if plan.proved
+        else []
+    )
     states = researcher_states([rid])
     record = write_record(
         record_id=record_id,
@@ -151,8 +196,9 @@ def claim_do(plan: ClaimPlan, *, user) -> ResearcherClaim:
             "authorships": [],
             "identities": [],
             "claim_status": {"from": None, "to": status},
+            "attestations": len(events),
         },
-        event="",
+        event=events[0] if events else "",
     )
     try:
         with transaction.atomic():
@@ -196,8 +242,9 @@ def researcher_claim(
 def claim_decide(*, claim_id: int, editor, approve: bool, reason: str) -> ResearcherClaim:
     """An editor approves or refuses a pending claim; returns it, decided.
 
-    Writes a ``claim_approve`` or ``claim_refuse`` :class:`CurationRecord` (undoable: the
-    claim goes back to ``pending``). Raises :class:`CurationError` without a reason or for
+    Writes a ``claim_approve`` (with the signed attestations of :func:`claim_attest`) or
+    ``claim_refuse`` :class:`CurationRecord` (undoable: the claim goes back to ``pending``
+    and the attestations are withdrawn). Raises :class:`CurationError` without a reason or for
     a claim that is not pending, :class:`CurationConflict` when approving a researcher
     someone else owns meanwhile.
     """
@@ -215,8 +262,14 @@ def claim_decide(*, claim_id: int, editor, approve: bool, reason: str) -> Resear
             raise CurationConflict(f"researcher {claim.researcher_id} is claimed by someone else already")
         status = ResearcherClaim.Status.APPROVED if approve else ResearcherClaim.Status.REFUSED
         states = researcher_states([claim.researcher_id])
+        record_id = next_record_id()
+        events = (
+            claim_attest(record_id=record_id, researcher_id=claim.researcher_id, strong=False, orcid="")
+            if approve
+            else []
+        )
         record = write_record(
-            record_id=next_record_id(),
+            record_id=record_id,
             kind=CurationRecord.Kind.CLAIM_APPROVE if approve else CurationRecord.Kind.CLAIM_REFUSE,
             editor=editor,
             reason=reason,
@@ -231,8 +284,9 @@ def claim_decide(*, claim_id: int, editor, approve: bool, reason: str) -> Resear
                 "authorships": [],
                 "identities": [],
                 "claim_status": {"from": claim.status, "to": status},
+                "attestations": len(events),
             },
-            event="",
+            event=events[0] if events else "",
         )
         ResearcherClaim.objects.filter(pk=claim.pk).update(
             status=status, decision=record, decided_at=timezone.now()

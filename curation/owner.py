@@ -20,7 +20,7 @@ from .confirm import confirm_constraints
 from .errors import CurationConflict, CurationError
 from .marks import CONFIDENCE_OWNER, marks_confirm, marks_snapshot, owner_signal
 from .models import CurationRecord, ResearcherClaim
-from .records import append_event, lock_researchers, next_record_id, researcher_states, write_record
+from .records import append_event, attest, lock_researchers, next_record_id, researcher_states, write_record
 from .split import split_check, split_do
 
 MINE_REASON = "Confirmed by the researcher"
@@ -58,6 +58,24 @@ def owner_check(*, user, researcher_id: int, authorship_id: int) -> OwnerPlan:
     return OwnerPlan(claim, authorship)
 
 
+def owner_attest(plan: OwnerPlan, *, action: str, record_id: int) -> list[str]:
+    """Sign the owner's word into the paper: an ``author_attestation`` event with payload
+    ``{"attestation": "mine"|"not_mine", "curation_id", "researcher_id" (the claimed
+    record), "arxiv_id", "positions": [the slot's position], "strong", "orcid"}``
+    (:func:`curation.records.attest`)."""
+    claim, authorship = plan.claim, plan.authorship
+    payload = {
+        "attestation": action,
+        "curation_id": record_id,
+        "researcher_id": claim.researcher_id,
+        "arxiv_id": authorship.paper.arxiv_id,
+        "positions": [authorship.slot.position],
+        "strong": claim.strong,
+        "orcid": claim.orcid if claim.strong else "",
+    }
+    return attest([(authorship.paper_id, payload)])
+
+
 def authorship_mine(*, user, researcher_id: int, authorship_id: int) -> CurationRecord:
     """The researcher confirms one of their record's papers.
 
@@ -92,6 +110,7 @@ def authorship_mine(*, user, researcher_id: int, authorship_id: int) -> Curation
         event = append_event(
             event_type="authorship_matched", payload=payload, paper_ids=[authorship.paper_id]
         )
+        owner_attest(plan, action="mine", record_id=record_id)
         states = researcher_states([authorship.researcher_id])
         return write_record(
             record_id=record_id,
@@ -134,4 +153,6 @@ def authorship_not_mine(*, user, researcher_id: int, authorship_id: int) -> Cura
         split = split_check(
             researcher_id=researcher_id, authorship_ids=[authorship_id], reason=NOT_MINE_REASON
         )
-        return split_do(split, editor=user, reassign=True, owner_strong=plan.claim.strong)
+        record = split_do(split, editor=user, reassign=True, owner_strong=plan.claim.strong)
+        owner_attest(plan, action="not_mine", record_id=record.pk)
+        return record

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
+from provenance.attestations import attestation_events
 from researchers.constraints import constraints_revert
 from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, ExternalIdentity, Researcher
@@ -18,7 +19,14 @@ from .claims import claim_restore, claim_undo_problems
 from .errors import CurationConflict, CurationError
 from .marks import marks_recompute, marks_restore
 from .models import UNDOABLE_KINDS, CurationRecord
-from .records import append_event, lock_researchers, next_record_id, require_reason, write_record
+from .records import (
+    append_event,
+    attestations_withdraw,
+    lock_researchers,
+    next_record_id,
+    require_reason,
+    write_record,
+)
 from .signals import curation_undone
 
 
@@ -188,12 +196,14 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
         "reason": plan.reason,
         "researchers": sorted(int(pk) for pk in before),
     }
+    attested = attestation_events(curation_id=original.pk)
+    withdrawn = attestations_withdraw(attested, payload)
     event = append_event(
         event_type="curation_undone",
         payload=payload,
         paper_ids=changes.get("event_papers") or [],
         supersedes=[original.provenance_event] if original.provenance_event else [],
-    )
+    ) or (withdrawn[0] if withdrawn else "")
     return write_record(
         record_id=record_id,
         kind=CurationRecord.Kind.UNDO,

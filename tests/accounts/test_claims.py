@@ -23,6 +23,7 @@ from curation.undo import curation_undo
 from researchers.models import Researcher
 from tests.accounts.conftest import make_reader
 from tests.accounts.orcid_flow import orcid_sign_in, use_standin
+from tests.curation.conftest import signing_key_file
 from tests.orcid_standin import orcid_standin
 
 CARBERRY = "0000-0002-1825-0097"
@@ -30,6 +31,7 @@ SANDBOX = "0000-0002-7319-2192"
 CLAIMED = "claimed by the researcher"
 
 pytestmark = pytest.mark.django_db
+__all__ = ["signing_key_file"]  # the autouse fixture: events signed with a key under tmp_path
 
 
 @pytest.fixture

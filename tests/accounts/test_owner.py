@@ -21,12 +21,14 @@ from researchers.models import Authorship, MatchConstraint, Researcher
 from researchers.services import researchers_match_authors
 from tests.accounts.conftest import make_reader
 from tests.accounts.orcid_flow import orcid_sign_in, use_standin
+from tests.curation.conftest import signing_key_file
 from tests.orcid_standin import orcid_standin
 
 CARBERRY = "0000-0002-1825-0097"
 AICKELIN_PAPERS = ["0801.3971", "0801.4119", "0801.4287", "0801.4307", "0801.4312", "0801.4314"]
 
 pytestmark = pytest.mark.django_db
+__all__ = ["signing_key_file"]  # the autouse fixture: events signed with a key under tmp_path
 
 
 def _aickelin_claimed(archive):
