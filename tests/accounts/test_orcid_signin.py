@@ -23,7 +23,7 @@ def test_the_button_shows_only_with_a_client_id_and_secret(client, settings):
         for name in ("account_login", "account_signup"):
             page = client.get(reverse(name)).text
             assert "Sign in with ORCID" in page
-            assert 'action="/accounts/orcid/login/?process=login"' in page
+            assert 'action="/accounts/orcid/login/?process=login&amp;next=%2Faccounts%2Fclaims%2F"' in page
 
 
 def test_the_hosts_are_settings_and_production_keeps_orcid_org(client, settings):
@@ -93,3 +93,13 @@ def test_a_refused_code_signs_nobody_in(client, settings):
     assert failed.status_code == 401
     assert SocialAccount.objects.count() == 0
     assert get_user_model().objects.count() == 0
+
+
+def test_the_button_sends_an_orcid_sign_in_to_the_claims_page(client, settings):
+    with orcid_standin() as standin:
+        use_standin(settings, standin)
+        done = orcid_sign_in(client, standin, next_url="/accounts/claims/")
+    assert done["Location"] == "/accounts/claims/"
+    page = client.get("/accounts/claims/").text
+    assert "You signed in with ORCID iD" in page
+    assert "No researcher here holds your iD yet" in page
