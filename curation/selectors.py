@@ -237,7 +237,7 @@ OWN_SUMMARIES = {
     CurationRecord.Kind.CLAIM_APPROVE: "Claim approved by an editor",
     CurationRecord.Kind.CLAIM_REFUSE: "Claim refused by an editor",
     CurationRecord.Kind.MINE: "Authorship of {arxiv_id} confirmed by the researcher",
-    CurationRecord.Kind.NOT_MINE: "Authorship of {arxiv_id} rejected by the researcher",
+    CurationRecord.Kind.NOT_MINE: "A paper rejected by the researcher (moved to researcher {target})",
 }
 
 
@@ -265,7 +265,9 @@ def _summary(record: CurationRecord, researcher_id: int) -> str:
     if record.kind == CurationRecord.Kind.UNDO:
         return f"Undid curation #{changes.get('undoes')}"
     if record.kind in OWN_SUMMARIES:
-        return OWN_SUMMARIES[record.kind].format(arxiv_id=changes.get("arxiv_id", "a paper"))
+        return OWN_SUMMARIES[record.kind].format(
+            arxiv_id=changes.get("arxiv_id", "a paper"), target=changes.get("target", "")
+        )
     return "Declared not the same person as researcher " + str(
         next((i for i in record.researcher_ids if i != researcher_id), "")
     )
