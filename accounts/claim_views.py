@@ -107,16 +107,20 @@ def claim_researcher(request: HttpRequest, pk: int) -> HttpResponse:
 @require_safe
 @login_required
 def owner_papers(request: HttpRequest, pk: int) -> HttpResponse:
-    """``/accounts/claims/<claim id>/papers``: the claimed record's papers, newest first (at
-    most :data:`OWNER_PAPERS_SHOWN`), each with "Mine" and "Not mine"; the owner only."""
+    """``/accounts/claims/<claim id>/papers``: the claimed record's papers (the survivor's
+    when it was merged since), newest first (at most :data:`OWNER_PAPERS_SHOWN`), each with
+    "Mine" and "Not mine"; the owner only."""
     claim = _owned_claim(request, pk)
+    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
     authorships = list(
-        Authorship.objects.filter(researcher_id=claim.researcher_id)
+        Authorship.objects.filter(researcher_id=researcher.pk)
         .select_related("paper", "slot")
         .order_by("-paper__submitted_at", "paper__arxiv_id", "slot__position")[:OWNER_PAPERS_SHOWN]
     )
     rows = [{"authorship": a, "confirmed": evidence_owner_confirmed(a.evidence)} for a in authorships]
-    return render(request, "accounts/owner_papers.html", {"claim": claim, "rows": rows})
+    return render(
+        request, "accounts/owner_papers.html", {"claim": claim, "researcher": researcher, "rows": rows}
+    )
 
 
 @require_POST
@@ -130,7 +134,8 @@ def owner_decide(request: HttpRequest, pk: int, authorship: int, decision: str) 
     if act is None:
         raise Http404("no such decision")
     try:
-        record = act(user=request.user, researcher_id=claim.researcher_id, authorship_id=authorship)
+        researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+        record = act(user=request.user, researcher_id=researcher.pk, authorship_id=authorship)
     except CurationError as exc:
         messages.error(request, str(exc))
     else:

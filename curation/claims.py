@@ -97,10 +97,16 @@ def researcher_for_orcid(orcid: str) -> Researcher | None:
 
 
 def claim_owner(researcher_id: int) -> ResearcherClaim | None:
-    """The approved claim on researcher ``researcher_id`` (its owner), else ``None``."""
+    """The approved claim on researcher ``researcher_id`` or on a record merged into it (a
+    merge keeps the claim on the record claimed, and flattens chains, so one hop finds it;
+    the oldest wins if two owned records were merged), else ``None``."""
     return (
-        ResearcherClaim.objects.filter(researcher_id=researcher_id, status=ResearcherClaim.Status.APPROVED)
+        ResearcherClaim.objects.filter(
+            Q(researcher_id=researcher_id) | Q(researcher__merged_into_id=researcher_id),
+            status=ResearcherClaim.Status.APPROVED,
+        )
         .select_related("user")
+        .order_by("created_at", "id")
         .first()
     )
 

@@ -19,6 +19,7 @@ from curation.claims import researcher_claim, researcher_for_orcid
 from curation.errors import CurationConflict, CurationError
 from curation.merge import researcher_merge
 from curation.models import CurationRecord, ResearcherClaim
+from curation.owner import authorship_mine
 from curation.undo import curation_undo
 from researchers.models import Researcher
 from tests.accounts.conftest import make_reader
@@ -223,3 +224,21 @@ def test_the_verified_id_is_the_social_account_uid(client, settings, reader):
         orcid_sign_in(client, standin)
     user = get_user_model().objects.get(socialaccount__provider="orcid")
     assert verified_orcid(user) == CARBERRY
+
+
+def test_a_claimed_record_merged_into_another_makes_the_survivor_claimed(archive):
+    aickelin = archive["aickelin"]
+    other = Researcher.objects.create(display_name="U. Aickelin", orcid=CARBERRY)
+    user = make_reader("uwe@example.org")
+    researcher_claim(user=user, researcher_id=other.pk, verified_orcid=CARBERRY)
+    assert CLAIMED not in Client().get(aickelin.get_absolute_url()).text
+    researcher_merge(
+        survivor_id=aickelin.pk,
+        merged_ids=[other.pk],
+        editor=make_reader("ed@example.org"),
+        reason="Same man",
+    )
+    assert CLAIMED in Client().get(aickelin.get_absolute_url()).text
+    link = aickelin.authorships.get(paper__arxiv_id="0801.4119")
+    record = authorship_mine(user=user, researcher_id=aickelin.pk, authorship_id=link.pk)
+    assert (record.kind, record.researcher_id) == ("mine", aickelin.pk)
