@@ -103,3 +103,9 @@ def test_the_button_sends_an_orcid_sign_in_to_the_claims_page(client, settings):
     page = client.get("/accounts/claims/").text
     assert "You signed in with ORCID iD" in page
     assert "No researcher here holds your iD yet" in page
+
+
+def test_without_a_client_the_orcid_urls_answer_404(client, settings):
+    settings.SOCIALACCOUNT_PROVIDERS = {"orcid": {"provider_class": "accounts.orcid.provider.OrcidProvider"}}
+    assert client.post(reverse("orcid_login")).status_code == 404
+    assert client.get(reverse("orcid_callback") + "?code=x&state=y").status_code == 404
