@@ -14,7 +14,7 @@ from researchers.models import Researcher
 from wove.admin_mixins import ReadOnlyAdmin
 
 from .actions import CurationActionsMixin
-from .models import UNDOABLE_KINDS, CurationRecord, PairDecision
+from .models import UNDOABLE_KINDS, CurationRecord, PairDecision, ResearcherClaim
 from .stories import record_story
 
 # researchers registers its admin first (curation comes later in INSTALLED_APPS, and the
@@ -100,4 +100,16 @@ class PairDecisionAdmin(ReadOnlyAdmin):
     list_filter = ["created_at"]
     search_fields = ["=researcher_low", "=researcher_high"]
     list_select_related = ["record"]
+    autocomplete_fields: list[str] = []
+
+
+@admin.register(ResearcherClaim)
+class ResearcherClaimAdmin(ReadOnlyAdmin):
+    """Claims as stored (read-only): editors decide them in the claims queue
+    (``/admin/curation/claims/``), and undo decisions from the curation log."""
+
+    list_display = ["id", "researcher", "user", "status", "strong", "orcid", "created_at", "decided_at"]
+    list_filter = ["status", "strong", "created_at"]
+    search_fields = ["=id", "=researcher__id", "orcid", "user__username", "user__email"]
+    list_select_related = ["researcher", "user"]
     autocomplete_fields: list[str] = []

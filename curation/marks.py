@@ -15,6 +15,9 @@ from researchers.models import Authorship, MatchMethod
 # editor who looked at the paper is surer than a registry's author id, but below an iD the
 # author claimed. Confirming only ever raises a link to it, never lowers one.
 CONFIDENCE_EDITOR = 0.95
+# The researcher's own word on a paper of a record they claimed (issue 31): the level of
+# their own ORCID iD (0.98), above an editor's, since they know their papers best.
+CONFIDENCE_OWNER = 0.98
 # The authorship columns an editor's mark changes and an undo writes back. Each also sets
 # ``modified_at`` (QuerySet.update skips auto_now) to now: an undo is a change too.
 MARK_FIELDS = ("method", "confidence", "unconfirmed", "evidence")
@@ -34,17 +37,35 @@ def marks_snapshot(authorship_ids: Iterable[int]) -> list[dict[str, Any]]:
     return [{"id": row.pop("pk"), "before": row} for row in rows]
 
 
-def marks_confirm(authorship_ids: Iterable[int], *, signal: dict[str, Any]) -> None:
+def marks_confirm(
+    authorship_ids: Iterable[int], *, signal: dict[str, Any], confidence: float = CONFIDENCE_EDITOR
+) -> None:
     """Confirm links as they are: ``unconfirmed`` cleared, ``confidence`` raised to
-    :data:`CONFIDENCE_EDITOR` (a higher one is kept), ``signal`` appended to ``evidence``."""
+    ``confidence`` (:data:`CONFIDENCE_EDITOR`; :data:`CONFIDENCE_OWNER` for the researcher's
+    own; a higher one is kept), ``signal`` appended to ``evidence``."""
     now = timezone.now()
     for authorship in Authorship.objects.filter(pk__in=list(authorship_ids)).order_by("pk"):
         Authorship.objects.filter(pk=authorship.pk).update(
             unconfirmed=False,
-            confidence=max(authorship.confidence, CONFIDENCE_EDITOR),
+            confidence=max(authorship.confidence, confidence),
             evidence=[*(authorship.evidence or []), signal],
             modified_at=now,
         )
+
+
+def owner_signal(*, user, action: str, record_id: int, strong: bool, **extra: Any) -> dict[str, Any]:
+    """The evidence entry of the researcher's own decision (issue 31): ``{"kind": "owner",
+    "action": "confirmed"|"rejected", "user": username, "curation_id": record id, "strong":
+    proved by ORCID sign-in, **extra}`` (shape: :mod:`researchers.evidence`)."""
+    name = user.get_username() if user is not None else ""
+    return {
+        "kind": "owner",
+        "action": action,
+        "user": name,
+        "curation_id": record_id,
+        "strong": bool(strong),
+        **extra,
+    }
 
 
 def marks_reassigned(authorship_ids: Iterable[int], *, signal: dict[str, Any]) -> None:

@@ -21,7 +21,11 @@ class CurationRecord(models.Model):
     ``kind`` is ``merge``, ``split``, ``undo``, ``distinct`` ("not the same person"),
     ``confirm`` (an unconfirmed authorship confirmed, :mod:`curation.confirm`) or ``reassign``
     (an authorship moved to another or a new researcher: a split of one authorship,
-    :mod:`curation.reassign`).
+    :mod:`curation.reassign`); issue 31 adds the researcher's own: ``claim`` (a user claims
+    a researcher record, :mod:`curation.claims`), ``claim_approve`` and ``claim_refuse`` (an
+    editor's decision on a claim that needed review), ``mine`` and ``not_mine`` (the owner
+    of a claimed record confirms or rejects one of its authorships, :mod:`curation.owner`).
+    For those, ``editor`` is the user who acted (the researcher, or the deciding editor).
     ``researcher`` is the record the history is shown on (the survivor of a merge, the
     researcher a split took authorships from); ``researcher_ids`` every researcher involved
     (GIN-indexed, so a researcher page finds its history in one query). ``changes`` is the
@@ -43,6 +47,11 @@ class CurationRecord(models.Model):
         DISTINCT = "distinct", "Not the same person"
         CONFIRM = "confirm", "Confirm"
         REASSIGN = "reassign", "Reassign"
+        CLAIM = "claim", "Claim"
+        CLAIM_APPROVE = "claim_approve", "Claim approved"
+        CLAIM_REFUSE = "claim_refuse", "Claim refused"
+        MINE = "mine", "Confirmed by the researcher"
+        NOT_MINE = "not_mine", "Rejected by the researcher"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     editor = models.ForeignKey(
@@ -89,6 +98,11 @@ UNDOABLE_KINDS = (
     CurationRecord.Kind.SPLIT,
     CurationRecord.Kind.CONFIRM,
     CurationRecord.Kind.REASSIGN,
+    CurationRecord.Kind.CLAIM,
+    CurationRecord.Kind.CLAIM_APPROVE,
+    CurationRecord.Kind.CLAIM_REFUSE,
+    CurationRecord.Kind.MINE,
+    CurationRecord.Kind.NOT_MINE,
 )
 
 
@@ -121,3 +135,74 @@ class PairDecision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.researcher_low} ≠ {self.researcher_high}"
+
+
+class ResearcherClaim(models.Model):
+    """A user's claim to be the person of a researcher record (issue 31).
+
+    ``strong`` claims were proved: the user signed in with ORCID (allauth's
+    ``SocialAccount`` of provider ``orcid``) and the researcher holds that iD, as its
+    ``orcid`` or through any ORCID :class:`~researchers.models.ExternalIdentity` (a merged
+    record holding several); they are ``approved`` at once. Every other claim waits
+    ``pending`` in the editors' queue with the user's ``evidence`` (free text) and ``orcid``
+    (the iD the user typed, or the verified one that the researcher does not hold: never
+    proof), until an editor approves or refuses it. ``orcid`` is stored normalised, or empty.
+
+    Statuses (database trigger): ``pending`` -> ``approved`` | ``refused`` | ``withdrawn``;
+    ``approved`` -> ``pending`` (an editor's approval undone) | ``withdrawn`` (a proved claim
+    undone); ``refused`` -> ``pending`` (a refusal undone). One approved claim per researcher
+    (the owner), one open claim per user and researcher (unique constraints). ``record`` is
+    the curation record of the claim, ``decision`` that of the editor's last decision.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for an editor"
+        APPROVED = "approved", "Approved"
+        REFUSED = "refused", "Refused"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    researcher = models.ForeignKey("researchers.Researcher", on_delete=models.CASCADE, related_name="claims")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="researcher_claims"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    strong = models.BooleanField(default=False, help_text="Proved by ORCID sign-in")
+    orcid = models.CharField(max_length=19, blank=True, help_text="The iD given with the claim, normalised")
+    evidence = models.TextField(blank=True, help_text="What the user wrote for the editors")
+    record = models.ForeignKey(CurationRecord, on_delete=models.PROTECT, related_name="claims_made")
+    decision = models.ForeignKey(
+        CurationRecord, null=True, blank=True, on_delete=models.PROTECT, related_name="claims_decided"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "created_at"], name="claim_status_idx")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["researcher"], condition=models.Q(status="approved"), name="claim_one_owner"
+            ),
+            models.UniqueConstraint(
+                fields=["researcher", "user"],
+                condition=models.Q(status__in=["pending", "approved"]),
+                name="claim_one_open_per_user",
+            ),
+        ]
+        triggers = [
+            pgtrigger.FSM(
+                name="claim_status_transitions",
+                field="status",
+                transitions=[
+                    ("pending", "approved"),
+                    ("pending", "refused"),
+                    ("pending", "withdrawn"),
+                    ("approved", "pending"),
+                    ("approved", "withdrawn"),
+                    ("refused", "pending"),
+                ],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"claim #{self.pk} of researcher {self.researcher_id} by user {self.user_id} ({self.status})"

@@ -10,6 +10,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from papers.models import Paper
+from provenance.attestations import author_attestations_append, author_attestations_withdraw
 from provenance.services import event_append
 from researchers.models import Authorship, Researcher
 
@@ -99,6 +100,35 @@ def append_event(
             logger.exception("curation: cannot append %s to paper %s", event_type, paper.pk)
     logger.warning("curation: %s written without a provenance event (no signable paper)", event_type)
     return ""
+
+
+def attest(items: Sequence[tuple[int, dict]]) -> list[str]:
+    """Append signed ``author_attestation`` events, one per ``(paper id, payload)`` (issue 31,
+    :func:`provenance.attestations.author_attestations_append`), in a savepoint. Returns
+    their ids, or ``[]`` when they could not be signed (the curation record is still
+    written; logged)."""
+    if not items:
+        return []
+    try:
+        with transaction.atomic():
+            return author_attestations_append(items=items)
+    except Exception:  # unsignable papers must not block the researcher's decision
+        logger.exception("curation: cannot append %s author attestations", len(items))
+        return []
+
+
+def attestations_withdraw(events: Sequence[tuple[int, str]], payload: dict) -> list[str]:
+    """Supersede attestations ``[(paper id, event id)]`` with signed ``curation_undone``
+    events carrying ``payload`` (:func:`provenance.attestations.author_attestations_withdraw`),
+    in a savepoint; ``[]`` when they could not be signed (logged)."""
+    if not events:
+        return []
+    try:
+        with transaction.atomic():
+            return author_attestations_withdraw(events=events, payload=payload)
+    except Exception:  # as attest(): the undo still happens
+        logger.exception("curation: cannot withdraw %s author attestations", len(events))
+        return []
 
 
 def _editor_name(editor) -> str:

@@ -231,6 +231,16 @@ class HistoryItem:
     pith_body: str = ""  # the provenance record carrying the signed event (``/pith/<body>``)
 
 
+# The one-line history of the researcher's own actions and the decisions on their claims (issue 31).
+OWN_SUMMARIES = {
+    CurationRecord.Kind.CLAIM: "Claimed by a user",
+    CurationRecord.Kind.CLAIM_APPROVE: "Claim approved by an editor",
+    CurationRecord.Kind.CLAIM_REFUSE: "Claim refused by an editor",
+    CurationRecord.Kind.MINE: "Authorship of {arxiv_id} confirmed by the researcher",
+    CurationRecord.Kind.NOT_MINE: "A paper rejected by the researcher (moved to researcher {target})",
+}
+
+
 def _summary(record: CurationRecord, researcher_id: int) -> str:
     changes = record.changes or {}
     if record.kind == CurationRecord.Kind.MERGE:
@@ -254,6 +264,10 @@ def _summary(record: CurationRecord, researcher_id: int) -> str:
         return f"Authorship of {changes.get('arxiv_id', 'a paper')} confirmed by an editor"
     if record.kind == CurationRecord.Kind.UNDO:
         return f"Undid curation #{changes.get('undoes')}"
+    if record.kind in OWN_SUMMARIES:
+        return OWN_SUMMARIES[record.kind].format(
+            arxiv_id=changes.get("arxiv_id", "a paper"), target=changes.get("target", "")
+        )
     return "Declared not the same person as researcher " + str(
         next((i for i in record.researcher_ids if i != researcher_id), "")
     )

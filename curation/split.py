@@ -15,7 +15,7 @@ from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Re
 from researchers.names import best_name
 
 from .errors import CurationConflict, CurationError
-from .marks import editor_signal, marks_reassigned, marks_recompute, marks_snapshot
+from .marks import editor_signal, marks_reassigned, marks_recompute, marks_snapshot, owner_signal
 from .models import CurationRecord
 from .records import (
     EVENT_PAPER_ATTEMPTS,
@@ -157,7 +157,37 @@ def _split_target(plan: SplitPlan) -> tuple[int, int | None]:
     return target.pk, target.pk
 
 
-def split_do(plan: SplitPlan, *, editor, reassign: bool = False) -> CurationRecord:
+def _split_kind(*, reassign: bool, by_owner: bool) -> tuple[str, str]:
+    """The event's ``action`` and the record's kind: ``split``, ``reassign`` (an editor's, of
+    one authorship) or ``not_mine`` (the owner's, issue 31)."""
+    if reassign and by_owner:
+        return "not_mine", CurationRecord.Kind.NOT_MINE
+    if reassign:
+        return "reassign", CurationRecord.Kind.REASSIGN
+    return "split", CurationRecord.Kind.SPLIT
+
+
+def _mark_moved(plan: SplitPlan, *, editor, record_id: int, owner_strong: bool | None) -> None:
+    """The moved links become the decider's (:func:`curation.marks.marks_reassigned`) with an
+    ``editor`` signal, or an ``owner`` one (``rejected``) when ``owner_strong`` is not ``None``."""
+    if owner_strong is not None:
+        signal = owner_signal(
+            user=editor,
+            action="rejected",
+            record_id=record_id,
+            strong=owner_strong,
+            from_researcher=plan.researcher_id,
+        )
+    else:
+        signal = editor_signal(
+            editor=editor, action="reassigned", record_id=record_id, from_researcher=plan.researcher_id
+        )
+    marks_reassigned(plan.wanted, signal=signal)
+
+
+def split_do(
+    plan: SplitPlan, *, editor, reassign: bool = False, owner_strong: bool | None = None
+) -> CurationRecord:
     """Carry out a checked split (in the transaction of :func:`split_check`).
 
     Creates the target when needed, moves the authorships and identities, recomputes both
@@ -168,9 +198,13 @@ def split_do(plan: SplitPlan, *, editor, reassign: bool = False) -> CurationReco
     ``reassign`` (:func:`curation.reassign.authorship_reassign`): the moved links become
     the editor's (:func:`curation.marks.marks_reassigned`; their old method, confidence,
     mark and evidence kept in ``changes["marks"]`` for the undo), and the record is
-    ``kind=reassign``.
+    ``kind=reassign``. ``owner_strong`` (not ``None``: :func:`curation.owner.authorship_not_mine`,
+    with ``reassign``): the researcher who claimed the source said the papers are not theirs;
+    ``editor`` is that user, the links' evidence an ``owner`` signal (``strong`` as given),
+    the event's action ``not_mine`` and the record ``kind=not_mine``.
     """
     researcher_id = plan.researcher_id
+    action, kind = _split_kind(reassign=reassign, by_owner=owner_strong is not None)
     target_id, created = _split_target(plan)
     before = {str(pk): researcher_state(r) for pk, r in sorted(plan.rows.items()) if pk != created}
     marks = marks_snapshot(plan.wanted) if reassign else []
@@ -183,10 +217,7 @@ def split_do(plan: SplitPlan, *, editor, reassign: bool = False) -> CurationReco
     constraints = _split_constraints(researcher_id, target_id)
     record_id = next_record_id()
     if reassign:
-        signal = editor_signal(
-            editor=editor, action="reassigned", record_id=record_id, from_researcher=researcher_id
-        )
-        marks_reassigned(plan.wanted, signal=signal)
+        _mark_moved(plan, editor=editor, record_id=record_id, owner_strong=owner_strong)
     # The block gains a holder (or the source loses its last other paper): the marks follow.
     marks_recompute([researcher_id, target_id])
     event, paper_ids = _split_event(
@@ -195,7 +226,7 @@ def split_do(plan: SplitPlan, *, editor, reassign: bool = False) -> CurationReco
         target_id=target_id,
         created=created,
         moved_authorships=moved_authorships,
-        action="reassign" if reassign else "split",
+        action=action,
     )
     responses = researcher_split_done.send(
         sender=CurationRecord, researcher_id=researcher_id, new_researcher_id=target_id, record_id=record_id
@@ -216,7 +247,7 @@ def split_do(plan: SplitPlan, *, editor, reassign: bool = False) -> CurationReco
         changes["marks"] = [{**mark, "researcher": target_id} for mark in marks]
     return write_record(
         record_id=record_id,
-        kind=CurationRecord.Kind.REASSIGN if reassign else CurationRecord.Kind.SPLIT,
+        kind=kind,
         editor=editor,
         reason=plan.reason,
         researcher_id=researcher_id,

@@ -10,14 +10,23 @@ from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
+from provenance.attestations import attestation_events
 from researchers.constraints import constraints_revert
 from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, ExternalIdentity, Researcher
 
+from .claims import claim_restore, claim_undo_problems
 from .errors import CurationConflict, CurationError
 from .marks import marks_recompute, marks_restore
 from .models import UNDOABLE_KINDS, CurationRecord
-from .records import append_event, lock_researchers, next_record_id, require_reason, write_record
+from .records import (
+    append_event,
+    attestations_withdraw,
+    lock_researchers,
+    next_record_id,
+    require_reason,
+    write_record,
+)
 from .signals import curation_undone
 
 
@@ -73,7 +82,7 @@ def _undo_problems(plan: UndoPlan) -> list[str]:
             problems.append(f"researcher {pk} changed since (merged or ORCID iD)")
     if plan.created and _created_gained_records(plan):
         problems.append(f"researcher {plan.created} (created by the split) gained other records since")
-    return problems
+    return problems + claim_undo_problems(plan.original)
 
 
 def _original_locked(record_id: int) -> CurationRecord:
@@ -177,6 +186,7 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
     _restore_researchers(before, created)
     # The links are back where they were: their marks are the ones that state gives.
     marks_recompute(int(pk) for pk in before)
+    claim = claim_restore(original)
     record_id = next_record_id()
     payload = {
         "curation_id": record_id,
@@ -186,12 +196,14 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
         "reason": plan.reason,
         "researchers": sorted(int(pk) for pk in before),
     }
+    attested = attestation_events(curation_id=original.pk)
+    withdrawn = attestations_withdraw(attested, payload)
     event = append_event(
         event_type="curation_undone",
         payload=payload,
         paper_ids=changes.get("event_papers") or [],
         supersedes=[original.provenance_event] if original.provenance_event else [],
-    )
+    ) or (withdrawn[0] if withdrawn else "")
     return write_record(
         record_id=record_id,
         kind=CurationRecord.Kind.UNDO,
@@ -199,24 +211,31 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
         reason=plan.reason,
         researcher_id=original.researcher_id,
         researcher_ids=original.researcher_ids,
-        changes={"undoes": original.pk, "restored": before, "deleted_researcher": created},
+        changes={
+            "undoes": original.pk,
+            "restored": before,
+            "deleted_researcher": created,
+            **({"claim_restored": claim} if claim else {}),
+        },
         event=event,
         undoes=original,
     )
 
 
 def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
-    """Undo a merge, split, confirmation or reassignment: the state before it comes back
-    exactly, as a new record.
+    """Undo a merge, split, confirmation, reassignment, claim, claim decision or owner's
+    mark: the state before it comes back exactly, as a new record.
 
     Restores authorships (and the method, confidence, mark and evidence an editor's
     confirmation or reassignment changed), external identities, follows (accounts, through
     :data:`curation.signals.curation_undone`), ORCID iDs, ``merged_into`` (including
     flattened chains), every researcher column of the ``before`` snapshot, the matcher
-    constraints the action wrote, changed or dropped, and deletes the researcher a split
-    created. Authorships deleted since (a paper lost an author) are skipped. The original
-    record stays; the undo is a ``kind=undo`` record pointing at it, with a signed
-    ``curation_undone`` event superseding the original event.
+    constraints the action wrote, changed or dropped, the status of a researcher's claim
+    (:func:`curation.claims.claim_restore`: a claim withdrawn, an editor's approval or
+    refusal back to waiting), and deletes the researcher a split created. Authorships
+    deleted since (a paper lost an author) are skipped. The original record stays; the undo
+    is a ``kind=undo`` record pointing at it, with a signed ``curation_undone`` event
+    superseding the original event.
 
     Raises :class:`CurationError` without a reason, for an undo of an undo or of a record
     already undone; :class:`CurationConflict` when a later action moved the same rows

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import claim_views, views
 
 app_name = "curation"
 
@@ -15,4 +15,6 @@ urlpatterns = [
     path("unconfirmed/", views.unconfirmed_queue_view, name="unconfirmed"),
     path("unconfirmed/<int:pk>/confirm/", views.authorship_confirm_view, name="confirm"),
     path("unconfirmed/<int:pk>/reassign/", views.authorship_reassign_view, name="reassign"),
+    path("claims/", claim_views.claims_queue_view, name="claims"),
+    path("claims/<int:pk>/decide", claim_views.claim_decide_view, name="claim_decide"),
 ]

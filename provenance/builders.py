@@ -29,8 +29,9 @@ RECEIPT_SIGNED_MESSAGE = "canonical_sha256_bytes"
 BUNDLE_SIGNED_MESSAGE = "bundle_sha256_bytes"
 SIGNATURE_STATUS = "signed_v1"
 
-# Event families: the registry's two, and ours for authorship, editor curation and the
-# paper's status at arXiv (``deleted``: arXiv's OAI-PMH header said ``status="deleted"``).
+# Event families: the registry's two (and its author attestations, issue 31), and ours for
+# authorship, editor curation and the paper's status at arXiv (``deleted``: arXiv's
+# OAI-PMH header said ``status="deleted"``).
 # The default target names the chain an event extends (``prev_event`` links within one target).
 EVENT_TARGETS = {
     "record_created": "record",
@@ -40,6 +41,8 @@ EVENT_TARGETS = {
     "researcher_split": "curation",
     "curation_undone": "curation",
     "deleted": "status",
+    # Issue 31: a researcher's claim or word on a paper (provenance.attestations).
+    "author_attestation": "attestation",
 }
 EVENT_TYPES = frozenset(EVENT_TARGETS)
 

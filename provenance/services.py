@@ -603,6 +603,16 @@ def _paper_sign(
         previous_created = created.event_id
 
 
+def _without_author_claims(payload: dict | None) -> dict | None:
+    """A graph snapshot payload without its ``author_claims`` block (issue 31,
+    :mod:`provenance.attestations`): the block is not what the archive shows of the paper,
+    so a snapshot differing only there is not a change for signing."""
+    snapshot = (payload or {}).get("graph_snapshot")
+    if not isinstance(snapshot, dict) or "author_claims" not in snapshot:
+        return payload
+    return {**payload, "graph_snapshot": {k: v for k, v in snapshot.items() if k != "author_claims"}}
+
+
 def _snapshot_if_changed(
     paper: _PaperRow,
     parts: PaperParts,
@@ -618,7 +628,8 @@ def _snapshot_if_changed(
     source = {"kind": "arxiv", "id": paper.arxiv_id, "version": version}
     snapshot = _snapshot(paper, source, submitted)
     graph_tip = history.graph_tips.get(current["canonical_sha256"])
-    if graph_tip is None or history.tip_payloads.get(graph_tip["content_sha256"]) != snapshot:
+    tip_payload = history.tip_payloads.get(graph_tip["content_sha256"]) if graph_tip else None
+    if graph_tip is None or _without_author_claims(tip_payload) != snapshot:
         prev = f"sha256:{graph_tip['content_sha256']}" if graph_tip else None
         rows.add_event(
             current["canonical_sha256"],
@@ -766,7 +777,8 @@ def event_append(
     ``subject`` is a :class:`Record`, a :class:`~papers.models.Paper` (its current record,
     signed first when needed) or a pith number; ``event_type`` one of ``graph_snapshot``,
     ``authorship_matched``, ``researcher_merged``, ``researcher_split``,
-    ``curation_undone``, ``deleted`` (``record_created`` is written by :func:`records_sign` only);
+    ``curation_undone``, ``deleted``, ``author_attestation`` (``record_created`` is written
+    by :func:`records_sign` only);
     ``payload`` a JSON object of strings, integers, booleans, nulls, lists and objects
     (floats raise :class:`~provenance.canonical.CanonicalJsonError`); ``target`` names the
     chain (default per type: ``authorship``, ``curation``, ``graph``; use e.g.

@@ -27,6 +27,10 @@ Shapes, one per kind (lists of values hold at most :data:`EVIDENCE_VALUES` items
   and its name block (every local link carries it).
 - ``{"kind": "editor", ...}``: an editor's decision (written by curation; its other keys
   are curation's).
+- ``{"kind": "owner", "action": "confirmed"|"rejected", "user": username, "curation_id": id,
+  "strong": true|false}``: the researcher who claimed the record said this paper is theirs
+  (``confirmed``) or not (``rejected``: the link then holds the slot's new researcher);
+  ``strong`` when their claim was proved by ORCID sign-in (written by curation, issue 31).
 
 The evidence is what decided a link when it was made: as a researcher gains papers, only
 its name-only links are recomputed (they may become confirmed); the others keep their
@@ -71,9 +75,10 @@ CATEGORIES = "categories"
 YEARS = "years"
 NAME = "name"
 EDITOR = "editor"
-KINDS = (ORCID, EXTERNAL_ID, COAUTHORS, AFFILIATION, INSTITUTION, CATEGORIES, YEARS, NAME, EDITOR)
+OWNER = "owner"
+KINDS = (ORCID, EXTERNAL_ID, COAUTHORS, AFFILIATION, INSTITUTION, CATEGORIES, YEARS, NAME, EDITOR, OWNER)
 # Any of these beside the name confirms a link; categories and years alone do not.
-DECISIVE_KINDS = frozenset({ORCID, EXTERNAL_ID, COAUTHORS, AFFILIATION, INSTITUTION, EDITOR})
+DECISIVE_KINDS = frozenset({ORCID, EXTERNAL_ID, COAUTHORS, AFFILIATION, INSTITUTION, EDITOR, OWNER})
 # Values kept per list signal (co-author names, affiliations, categories): enough to check
 # by hand, small enough that a 3,000-author paper's page and events stay light.
 EVIDENCE_VALUES = 3
@@ -332,6 +337,14 @@ def signal_words(signal: dict) -> str:
         ),
         NAME: lambda: f"the name “{signal.get('name')}”",
         EDITOR: lambda: "an editor's decision",
+        OWNER: lambda: (
+            (
+                "confirmed by the researcher"
+                if signal.get("action") == "confirmed"
+                else "the researcher of the former link said it is not theirs"
+            )
+            + (" (signed in with ORCID)" if signal.get("strong") else "")
+        ),
     }
     return words[kind]() if kind in words else str(kind)
 
@@ -358,6 +371,12 @@ def evidence_words(
     if unconfirmed:
         lines.append("unconfirmed: only the name links it, and several researchers share this name")
     return lines
+
+
+def evidence_owner_confirmed(evidence: list[dict]) -> bool:
+    """True when the researcher who claimed the record confirmed this link (an ``owner``
+    signal with action ``confirmed``): the paper page's "confirmed by the researcher"."""
+    return any(s.get("kind") == OWNER and s.get("action") == "confirmed" for s in evidence or ())
 
 
 # --------------------------------------------------------------------------- unconfirmed
@@ -459,6 +478,7 @@ __all__ = [
     "cluster_evidence",
     "evidence_institutions_register",
     "evidence_is_name_only",
+    "evidence_owner_confirmed",
     "evidence_words",
     "name_only_slots",
     "researcher_clusters",

@@ -97,6 +97,10 @@ INSTALLED_APPS = [
     # Accounts (issue 9): allauth sign-up and sign-in; follows, feeds and digests.
     "allauth",
     "allauth.account",
+    # Sign in with ORCID (issue 31): allauth's provider, its URLs and adapter swapped for
+    # accounts.orcid's (SOCIALACCOUNT_PROVIDERS below), which read ORCID_BASE_URL.
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.orcid",
     "accounts",
     # Editor curation of researcher identities (issue 6).
     "curation",
@@ -464,6 +468,38 @@ ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[wovepaper] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SECURE_COOKIES else "http"
+
+# Sign in with ORCID (issue 31): allauth's ORCID provider, with the client id and secret of
+# an ORCID public API client (https://info.orcid.org/documentation/integration-guide/); the
+# button shows only when both are set. ORCID_BASE_URL is where people authorise (the
+# /oauth/authorize page), ORCID_API_BASE_URL where the code is exchanged and the record read
+# (/oauth/token, /v3.0/<iD>/record): production keeps orcid.org, tests point both at a
+# stand-in on 127.0.0.1 (accounts.orcid reads them per request). The sandbox is
+# https://sandbox.orcid.org and https://pub.sandbox.orcid.org. ORCID proves who signs in; an
+# e-mail address is not asked for (digests go only to a verified address, added later).
+ORCID_CLIENT_ID = os.environ.get("ORCID_CLIENT_ID", "")
+ORCID_CLIENT_SECRET = os.environ.get("ORCID_CLIENT_SECRET", "")
+ORCID_BASE_URL = os.environ.get("ORCID_BASE_URL", "https://orcid.org").rstrip("/")
+ORCID_API_BASE_URL = os.environ.get("ORCID_API_BASE_URL", "https://pub.orcid.org").rstrip("/")
+SOCIALACCOUNT_PROVIDERS = {
+    "orcid": {
+        "provider_class": "accounts.orcid.provider.OrcidProvider",
+        **(
+            {"APP": {"client_id": ORCID_CLIENT_ID, "secret": ORCID_CLIENT_SECRET, "key": ""}}
+            if ORCID_CLIENT_ID and ORCID_CLIENT_SECRET
+            else {}
+        ),
+    }
+}
+SOCIALACCOUNT_EMAIL_REQUIRED = False
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_QUERY_EMAIL = False
+# The sign-in form posts to our own /accounts/orcid/login/, which redirects to ORCID: the
+# browser checks that redirect against form-action, so ORCID's origin joins it.
+if ORCID_CLIENT_ID and "CONTENT_SECURITY_POLICY" not in os.environ:
+    CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace(
+        "form-action 'self'", f"form-action 'self' {ORCID_BASE_URL}"
+    )
 
 # Semantic search (issue 10): title+abstract embeddings in pgvector (HNSW), hybrid search by
 # reciprocal-rank fusion, similar papers. SEMANTIC_MODEL: "minilm-int8" (all-MiniLM-L6-v2 as

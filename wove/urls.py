@@ -24,6 +24,7 @@ urlpatterns = [
     path("institutions/", include("institutions.urls")),
     path("", include("wove.api")),  # /api/v1/, /api/docs, /openapi.json
     path("", include("provenance.urls")),
+    path("accounts/claims/", include("accounts.claim_urls")),  # issue 31: claiming a researcher
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("cms/", include(wagtailadmin_urls)),

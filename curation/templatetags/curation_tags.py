@@ -1,11 +1,13 @@
-"""Template tags: the curation history of a researcher (for the public researcher page), and
-the desk's links from a queue to the merge comparison and back."""
+"""Template tags: the curation history and the claim of a researcher (for the public
+researcher page), and the desk's links from a queue to the merge comparison and back."""
 
 from urllib.parse import urlencode
 
 from django import template
 from django.urls import reverse
 
+from ..claims import claim_owner
+from ..models import ResearcherClaim
 from ..selectors import curation_history
 
 register = template.Library()
@@ -18,6 +20,31 @@ def curation_history_for(researcher) -> list:
     if researcher is None or getattr(researcher, "pk", None) is None:
         return []
     return curation_history(researcher)
+
+
+@register.simple_tag(takes_context=True)
+def researcher_claim_for(context, researcher) -> dict:
+    """``{% researcher_claim_for researcher as claim %}`` (issue 31): ``{"owner": the approved
+    ResearcherClaim or None, "mine": the signed-in user owns it, "waiting": the user's claim
+    is pending}``. One query for a visitor, two for a signed-in user."""
+    if researcher is None or getattr(researcher, "pk", None) is None:
+        return {"owner": None, "mine": False, "waiting": False}
+    owner = claim_owner(researcher.pk)
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    signed_in = bool(user is not None and user.is_authenticated)
+    waiting = (
+        signed_in
+        and owner is None
+        and ResearcherClaim.objects.filter(
+            researcher_id=researcher.pk, user=user, status=ResearcherClaim.Status.PENDING
+        ).exists()
+    )
+    return {
+        "owner": owner,
+        "mine": bool(signed_in and owner and owner.user_id == user.pk),
+        "waiting": waiting,
+    }
 
 
 @register.simple_tag(takes_context=True)

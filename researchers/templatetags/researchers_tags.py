@@ -6,7 +6,7 @@ from django import template
 from django.utils.safestring import SafeString
 
 from papers.templatetags.wove import ld_json_script
-from researchers.evidence import WHY_FULL_AUTHORS, evidence_words
+from researchers.evidence import WHY_FULL_AUTHORS, evidence_owner_confirmed, evidence_words
 
 register = template.Library()
 
@@ -26,6 +26,13 @@ def authorship_why(authorship, author_count: int = 0) -> list[str]:
         unconfirmed=authorship.unconfirmed,
         brief=(author_count or 0) > WHY_FULL_AUTHORS,
     )
+
+
+@register.filter
+def owner_confirmed(authorship) -> bool:
+    """``{% if authorship|owner_confirmed %}``: the researcher who claimed the record confirmed
+    this link (:func:`researchers.evidence.evidence_owner_confirmed`); False for ``None``."""
+    return authorship is not None and evidence_owner_confirmed(authorship.evidence)
 
 
 @register.simple_tag

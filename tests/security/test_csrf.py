@@ -27,6 +27,11 @@ STATE_CHANGING = {
     "curation:distinct": "/admin/curation/distinct/",
     "curation:confirm": "/admin/curation/unconfirmed/1/confirm/",
     "curation:reassign": "/admin/curation/unconfirmed/1/reassign/",
+    "curation:claim_decide": "/admin/curation/claims/1/decide",
+    "claims:claim": "/accounts/claims/researcher/1",
+    "claims:decide": "/accounts/claims/1/authorships/1/not-mine",
+    "orcid_login": "/accounts/orcid/login/",
+    "socialaccount_connections": "/accounts/3rdparty/",
     "account_login": "/accounts/login/",
     "account_signup": "/accounts/signup/",
     "account_logout": "/accounts/logout/",
@@ -56,6 +61,9 @@ READ_ONLY = {
     "pages:collaboration",
     "pages:collaborations",
     "accounts:following",
+    "claims:home",
+    "claims:papers",
+    "curation:claims",
     "accounts:feed",
     "accounts:export",
     "accounts:digest",
@@ -106,7 +114,17 @@ READ_ONLY = {
     "account_confirm_reauthentication_code",
     "account_confirm_login_code",
 }
-OURS = ("accounts", "pages", "papers", "researchers", "institutions", "provenance", "curation", "api")
+OURS = (
+    "accounts",
+    "claims",
+    "pages",
+    "papers",
+    "researchers",
+    "institutions",
+    "provenance",
+    "curation",
+    "api",
+)
 
 
 def _names(patterns, namespace: str = "") -> set[str]:

@@ -1,0 +1,26 @@
+"""The claim form: what a user tells the editors when ORCID sign-in does not prove a claim."""
+
+from __future__ import annotations
+
+from django import forms
+
+
+class ClaimForm(forms.Form):
+    """``evidence`` (free text: a homepage, an institutional address, a paper's
+    acknowledgements) and ``orcid`` (an iD typed in: evidence for the editors, never proof;
+    validated by the claim service). Both optional here: a claim proved by ORCID sign-in
+    needs neither, and the service says when an unproved one lacks both."""
+
+    evidence = forms.CharField(
+        required=False,
+        max_length=4000,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        label="Why this profile is yours",
+        help_text="A homepage, an institutional page or address, anything an editor can check.",
+    )
+    orcid = forms.CharField(
+        required=False,
+        max_length=60,
+        label="Your ORCID iD (optional)",
+        help_text="Typed here, an iD is a hint for the editors; sign in with ORCID to prove it.",
+    )

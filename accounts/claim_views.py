@@ -1,0 +1,147 @@
+"""A signed-in user claims a researcher profile (issue 31); the rules are curation's.
+
+Each view reads the iD the user proved by ORCID sign-in (:func:`accounts.orcid.selectors.verified_orcid`)
+and hands it to one curation service; a typed iD goes in as evidence only.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from curation.claims import claim_owner, claims_of_user, researcher_claim, researcher_for_orcid
+from curation.errors import CurationError
+from curation.models import ResearcherClaim
+from curation.owner import authorship_mine, authorship_not_mine
+from researchers.evidence import evidence_owner_confirmed
+from researchers.models import Authorship
+from researchers.selectors import researcher_resolve
+
+from .claim_forms import ClaimForm
+from .orcid.selectors import verified_orcid
+
+# Papers listed on the owner's page (newest first); a record with more is rare and the rest
+# stay reachable from the researcher page.
+OWNER_PAPERS_SHOWN = 500
+DECISIONS = {"mine": authorship_mine, "not-mine": authorship_not_mine}
+
+
+def _owned_claim(request: HttpRequest, pk: int) -> ResearcherClaim:
+    """The user's approved claim ``pk`` (404 for anyone else's, or one not approved)."""
+    claim = (
+        ResearcherClaim.objects.filter(pk=pk, user=request.user, status=ResearcherClaim.Status.APPROVED)
+        .select_related("researcher")
+        .first()
+    )
+    if claim is None:
+        raise Http404("no such claim of yours")
+    return claim
+
+
+@require_safe
+@login_required
+def claims_home(request: HttpRequest) -> HttpResponse:
+    """``/accounts/claims/``: the iD the user proved (or how to prove one), the researcher
+    holding it with a one-click claim, and the user's claims with their status. Where ORCID
+    sign-in lands."""
+    orcid = verified_orcid(request.user)
+    match = researcher_for_orcid(orcid) if orcid else None
+    claims = claims_of_user(request.user)
+    owner = claim_owner(match.pk) if match else None
+    return render(
+        request,
+        "accounts/claims.html",
+        {"orcid": orcid, "match": match, "match_owner": owner, "claims": claims},
+    )
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def claim_researcher(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/accounts/claims/researcher/<id>``: GET shows the claim form (the evidence and an
+    optional typed iD for the editors); POST claims. A claim the user's ORCID sign-in proves
+    is approved at once; any other goes to the editors' queue. Either way the user lands on
+    the researcher page with a message saying which."""
+    researcher = researcher_resolve(int(pk))[0]
+    if researcher is None:
+        raise Http404("no such researcher")
+    orcid = verified_orcid(request.user)
+    form = ClaimForm(request.POST if request.method == "POST" else None)
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        try:
+            claim = researcher_claim(
+                user=request.user,
+                researcher_id=researcher.pk,
+                verified_orcid=orcid,
+                typed_orcid=form.cleaned_data["orcid"],
+                evidence=form.cleaned_data["evidence"],
+            )
+        except CurationError as exc:
+            error = str(exc)
+        else:
+            if claim.strong:
+                messages.success(
+                    request, f"You have claimed {researcher.display_name}: your ORCID iD proves it."
+                )
+            else:
+                messages.info(request, f"Your claim on {researcher.display_name} is waiting for an editor.")
+            return HttpResponseRedirect(researcher.get_absolute_url())
+    return render(
+        request,
+        "accounts/claim_form.html",
+        {
+            "researcher": researcher,
+            "form": form,
+            "error": error,
+            "orcid": orcid,
+            "connect_url": reverse("socialaccount_connections"),
+        },
+    )
+
+
+@require_safe
+@login_required
+def owner_papers(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/accounts/claims/<claim id>/papers``: the claimed record's papers (the survivor's
+    when it was merged since), newest first (at most :data:`OWNER_PAPERS_SHOWN`), each with
+    "Mine" and "Not mine"; the owner only."""
+    claim = _owned_claim(request, pk)
+    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    authorships = list(
+        Authorship.objects.filter(researcher_id=researcher.pk)
+        .select_related("paper", "slot")
+        .order_by("-paper__submitted_at", "paper__arxiv_id", "slot__position")[:OWNER_PAPERS_SHOWN]
+    )
+    rows = [{"authorship": a, "confirmed": evidence_owner_confirmed(a.evidence)} for a in authorships]
+    return render(
+        request, "accounts/owner_papers.html", {"claim": claim, "researcher": researcher, "rows": rows}
+    )
+
+
+@require_POST
+@login_required
+def owner_decide(request: HttpRequest, pk: int, authorship: int, decision: str) -> HttpResponse:
+    """POST ``/accounts/claims/<claim id>/authorships/<authorship id>/<mine|not-mine>``: the
+    owner's decision on one paper (:func:`curation.owner.authorship_mine` or
+    :func:`~curation.owner.authorship_not_mine`); back to the papers page with a message."""
+    claim = _owned_claim(request, pk)
+    act = DECISIONS.get(decision)
+    if act is None:
+        raise Http404("no such decision")
+    try:
+        researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+        record = act(user=request.user, researcher_id=researcher.pk, authorship_id=authorship)
+    except CurationError as exc:
+        messages.error(request, str(exc))
+    else:
+        arxiv_id = record.changes.get("arxiv_id") or ""
+        if decision == "mine":
+            messages.success(request, f"arXiv {arxiv_id}: confirmed as yours.")
+        else:
+            messages.success(request, "Removed from your profile; matching will not bring it back.")
+    return HttpResponseRedirect(reverse("claims:papers", args=[claim.pk]))
