@@ -13,7 +13,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from ninja import Router, Schema, Status
 from ninja.security import django_auth
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from wove.errors import ApiError, Error
 
@@ -35,9 +35,12 @@ class SavedSearchIn(Schema):
     category: str = Field("", max_length=32, examples=["astro-ph.CO"])
     year_from: int | None = Field(None, ge=1986, le=2100)
     year_to: int | None = Field(None, ge=1986, le=2100)
-    researcher: str = Field("", max_length=80)
-    institution: str = Field("", max_length=80)
-    collaboration: str = Field("", max_length=300, description="A collaboration's id or name")
+    researcher: int | str = Field("", description="A researcher's id or ORCID iD")
+    institution: int | str = Field("", description="An institution's id or ROR ID")
+    collaboration: int | str = Field("", description="A collaboration's id or name")
+
+    # A misspelt field ("categroy") must not save a broader search than was meant.
+    model_config = ConfigDict(extra="forbid")
 
 
 class SavedSearchPatch(Schema):
@@ -48,9 +51,11 @@ class SavedSearchPatch(Schema):
     category: str | None = Field(None, max_length=32)
     year_from: int | None = Field(None, ge=1986, le=2100)
     year_to: int | None = Field(None, ge=1986, le=2100)
-    researcher: str | None = Field(None, max_length=80)
-    institution: str | None = Field(None, max_length=80)
-    collaboration: str | None = Field(None, max_length=300)
+    researcher: int | str | None = None
+    institution: int | str | None = None
+    collaboration: int | str | None = None
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class NamedRecord(Schema):
@@ -160,7 +165,12 @@ def _save(request: HttpRequest, given: dict, saved: SavedSearch | None = None) -
         )
     except saved_searches.SavedSearchInvalid as exc:
         errors = [
-            {"loc": ["body"] + ([] if field == "__all__" else [field]), "msg": message, "type": "invalid"}
+            # The location ninja's own validation gives a body field: ["body", "payload", name].
+            {
+                "loc": ["body", "payload"] + ([] if field == "__all__" else [field]),
+                "msg": message,
+                "type": "invalid",
+            }
             for field, messages in exc.errors.items()
             for message in messages
         ]

@@ -9,9 +9,11 @@ from django import forms
 from institutions.models import Institution
 from institutions.ror import InvalidRorId, normalize_ror_id
 from papers.models import Collaboration
+from papers.search_filters import query_is_empty
 from papers.selectors import category_canonical
 from researchers.models import Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
+from wove.ids import id_or_none
 
 from .models import DigestFrequency, SavedSearch
 
@@ -90,9 +92,6 @@ class SavedSearchForm(forms.ModelForm):
             raise forms.ValidationError("Give the search a name.")
         return name
 
-    def clean_q(self) -> str:
-        return " ".join(self.cleaned_data["q"].split())
-
     def clean_category(self) -> str:
         code = self.cleaned_data["category"].strip()
         if not code:
@@ -119,13 +118,16 @@ class SavedSearchForm(forms.ModelForm):
         if not raw:
             return None
         found = None
-        if raw.isdigit():
-            found = Researcher.objects.filter(pk=int(raw)).first()
+        if raw.isascii() and raw.isdigit():
+            found = Researcher.objects.filter(pk=id_or_none(raw)).first()
         else:
             with contextlib.suppress(InvalidOrcid):
-                found = Researcher.objects.filter(
-                    orcid=normalize_orcid(raw), merged_into__isnull=True
-                ).first()
+                found = Researcher.objects.filter(orcid=normalize_orcid(raw)).order_by("pk").first()
+        seen: set[int] = set()
+        while found is not None and found.merged_into_id and found.pk not in seen:
+            # A record merged away answers for its survivor, by id or by iD alike.
+            seen.add(found.pk)
+            found = Researcher.objects.filter(pk=found.merged_into_id).first()
         if found is None:
             raise forms.ValidationError("No researcher with that id or ORCID iD.")
         return found
@@ -135,8 +137,8 @@ class SavedSearchForm(forms.ModelForm):
         if not raw:
             return None
         found = None
-        if raw.isdigit():
-            found = Institution.objects.filter(pk=int(raw)).first()
+        if raw.isascii() and raw.isdigit():
+            found = Institution.objects.filter(pk=id_or_none(raw)).first()
         else:
             with contextlib.suppress(InvalidRorId):
                 found = Institution.objects.filter(ror_id=normalize_ror_id(raw)).first()
@@ -148,15 +150,23 @@ class SavedSearchForm(forms.ModelForm):
         raw = self.cleaned_data["collaboration"].strip()
         if not raw:
             return None
-        rows = (
-            Collaboration.objects.filter(pk=int(raw))
-            if raw.isdigit()
-            else Collaboration.objects.filter(name__iexact=raw)
-        )
+        if raw.isascii() and raw.isdigit():
+            rows = Collaboration.objects.filter(pk=id_or_none(raw))
+        else:
+            rows = Collaboration.objects.filter(name__iexact=raw)
         found = rows.order_by("pk").first()
         if found is None:
             raise forms.ValidationError("No collaboration with that id or name.")
         return found
+
+    def clean_q(self) -> str:
+        q = " ".join(self.cleaned_data["q"].split())
+        if q and query_is_empty(q):
+            raise forms.ValidationError(
+                f"“{q[:80]}” holds no word a search can match (only common words like “the”, or "
+                "operators): add a word."
+            )
+        return q
 
     def clean(self) -> dict:
         data = super().clean()

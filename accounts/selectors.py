@@ -6,13 +6,14 @@ from dataclasses import dataclass, field
 from functools import reduce
 from operator import or_
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet
 
 from institutions.models import AuthorAffiliation, Institution
 from papers.models import Category, Paper
 from papers.search_filters import filters_q, web_query
 from papers.selectors import category_codes, category_q
 from researchers.models import Authorship, Researcher
+from wove.ids import id_or_none
 
 from .models import DigestPaper, Follow, FollowKind, SavedSearch
 
@@ -48,16 +49,16 @@ def follow_target(kind: str, key: str) -> Researcher | Institution | Category | 
     """The object ``kind``/``key`` names (``researcher``/``12``, ``category``/``hep-th``), or
     ``None`` when there is none. A researcher merged away resolves to its survivor."""
     if kind == FollowKind.RESEARCHER:
-        if not key.isdigit():
+        if id_or_none(key) is None:
             return None
-        researcher = Researcher.objects.filter(pk=int(key)).first()
+        researcher = Researcher.objects.filter(pk=id_or_none(key)).first()
         seen = set()
         while researcher is not None and researcher.merged_into_id and researcher.pk not in seen:
             seen.add(researcher.pk)
             researcher = Researcher.objects.filter(pk=researcher.merged_into_id).first()
         return researcher
     if kind == FollowKind.INSTITUTION:
-        return Institution.objects.filter(pk=int(key)).first() if key.isdigit() else None
+        return Institution.objects.filter(pk=id_or_none(key)).first() if id_or_none(key) else None
     if kind == FollowKind.CATEGORY:
         return Category.objects.filter(pk=key).first()
     return None
@@ -107,17 +108,24 @@ def saved_search_q(saved: SavedSearch) -> Q:
     """The papers ``saved`` matches, as one ``Q``: its words by full text
     (:func:`papers.search_filters.web_query`, as the keyword search matches them) and its
     filters (:func:`papers.search_filters.filters_q`; a researcher counts the authorships of
-    the records merged into it too, as the search page does)."""
+    the records merged into it too, as the search page does; a withdrawn or inactive
+    institution is read as the active record its links moved to, ``Institution.superseded_by``,
+    as a follow of it is)."""
     cond = Q(search_vector=web_query(saved.q)) if saved.q else Q()
     researcher_ids: list[int] = []
     if (researcher := saved_search_researcher(saved)) is not None:
         researcher_ids = [researcher.pk, *researcher.merged_from.values_list("pk", flat=True)]
+    institution = saved.institution
+    seen: set[int] = set()
+    while institution is not None and institution.superseded_by_id and institution.pk not in seen:
+        seen.add(institution.pk)
+        institution = institution.superseded_by
     return cond & filters_q(
         category=saved.category,
         year_from=saved.year_from,
         year_to=saved.year_to,
         researcher_ids=researcher_ids,
-        institution_id=saved.institution_id,
+        institution_id=institution.pk if institution is not None else None,
         collaboration_id=saved.collaboration_id,
     )
 
@@ -213,10 +221,12 @@ class Reason:
     url: str
 
 
-def match_reasons(user_id: int, paper_ids: list[int]) -> dict[int, list[Reason]]:
+def match_reasons(user_id: int, paper_ids: list[int], *, new_only: bool = False) -> dict[int, list[Reason]]:
     """Why each paper is in a user's feed or digest, ``{paper_id: [Reason, ...]}``: followed
     researchers first, then institutions, then categories, each in name order, then saved
-    searches by name; one query per kind and one per saved search."""
+    searches by name; one query per kind, one for all saved searches. ``new_only`` (a
+    digest's sense): a saved search gives a reason only for papers archived since it was
+    saved, as only those are new to it."""
     reasons: dict[int, list[Reason]] = {pk: [] for pk in paper_ids}
     seen: set[tuple[int, str]] = set()
 
@@ -250,19 +260,28 @@ def match_reasons(user_id: int, paper_ids: list[int]) -> dict[int, list[Reason]]
                 if set(category_codes(code)) & set(categories):
                     url = f"/papers/?category={code}"
                     add(paper_id, Reason(f"category:{code}", f"in {code}", f"In {code}", url))
-    for saved in saved_searches_for_user(user_id):
-        matched = Paper.objects.filter(saved_search_q(saved), pk__in=paper_ids).values_list("pk", flat=True)
-        for paper_id in matched:
-            text = f"your search “{saved.name}”"
-            add(
-                paper_id,
-                Reason(
-                    f"search:{saved.pk}",
-                    f"matches {text}",
-                    text[0].upper() + text[1:],
-                    saved.get_absolute_url(),
-                ),
+    searches = saved_searches_for_user(user_id)
+    if searches and paper_ids:
+        # One query: a boolean column per saved search (a hundred searches were a hundred
+        # queries on the Following page and in each digest).
+        flags = {
+            f"s{saved.pk}": ExpressionWrapper(
+                saved_search_q(saved) & (Q(created_at__gte=saved.created_at) if new_only else Q()),
+                output_field=BooleanField(),
             )
+            for saved in searches
+        }
+        rows = Paper.objects.filter(pk__in=paper_ids).annotate(**flags).values_list("pk", *flags)
+        matched = {row[0]: row[1:] for row in rows}
+        for paper_id in paper_ids:
+            for saved, hit in zip(searches, matched.get(paper_id, ()), strict=False):
+                if hit:
+                    text = f"your search “{saved.name}”"
+                    heading = text[0].upper() + text[1:]
+                    add(
+                        paper_id,
+                        Reason(f"search:{saved.pk}", f"matches {text}", heading, saved.get_absolute_url()),
+                    )
     return reasons
 
 

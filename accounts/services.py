@@ -407,7 +407,7 @@ def digest_groups(user_id: int, paper_ids: list[int], *, listed: int | None = No
     ``listed`` caps the papers loaded and listed per group (``None``: all); every paper is
     counted. Groups go by kind in that order, then by heading; papers nothing matches any
     more come last, in a group without reason."""
-    reasons = match_reasons(user_id, paper_ids)
+    reasons = match_reasons(user_id, paper_ids, new_only=True)
     grouped: dict[str, tuple[Reason | None, list[int]]] = {}
     for pk in paper_ids:
         found = reasons.get(pk) or []
@@ -436,8 +436,12 @@ def digest_content(digest: Digest, *, listed: int | None = None) -> DigestConten
     """The content of ``digest``, read back from its rows (so a resend says the same papers),
     grouped by :func:`digest_groups`, ``listed`` papers a group (``None``: all, as the
     digest page shows them; the e-mail lists :data:`DIGEST_GROUP_LISTED`)."""
+    # Public papers only: one hidden or deleted since the digest was built is left out.
     ids = list(
-        Paper.objects.filter(pk__in=digest.items.values("paper_id")).newest().values_list("pk", flat=True)
+        Paper.objects.public()
+        .filter(pk__in=digest.items.values("paper_id"))
+        .newest()
+        .values_list("pk", flat=True)
     )
     return DigestContent(
         digest=digest,

@@ -161,8 +161,12 @@ def saved_search_edit(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, f"Saved “{saved.name}”: the next digest follows the new terms.")
             return _see_other(f"/accounts/saved-searches/{saved.pk}")
-        saved.refresh_from_db()
-        form = saved_searches.saved_search_form(user_id=request.user.pk, data=request.POST, saved=saved)
+        # Validation copied the typed terms onto the instance it was given: the heading, links
+        # and preview read a fresh copy of what is stored, the form another one holding what
+        # was typed.
+        saved = saved_searches.saved_search_get(user_id=request.user.pk, pk=pk)
+        typed = saved_searches.saved_search_get(user_id=request.user.pk, pk=pk)
+        form = saved_searches.saved_search_form(user_id=request.user.pk, data=request.POST, saved=typed)
         form.is_valid()
     else:
         form = saved_searches.saved_search_form(user_id=request.user.pk, saved=saved)

@@ -35,6 +35,7 @@ from semantic.integration import Ranking, rank_if_ready
 from semantic.search_model import search_model
 from wove.bulk import int_array
 from wove.counts import count_cached
+from wove.ids import id_or_none
 from wove.pagination import SortKey
 
 from .facts import archive_facts
@@ -134,11 +135,8 @@ class PaperSearch:
 
 
 def _year(raw: str | None) -> int | None:
-    raw = (raw or "").strip()
-    if not raw.isdigit():
-        return None
-    year = int(raw)
-    return year if YEAR_MIN <= year <= YEAR_MAX else None
+    year = id_or_none((raw or "")[:8])
+    return year if year is not None and YEAR_MIN <= year <= YEAR_MAX else None
 
 
 def _resolve_researcher(raw: str) -> Researcher | None:
@@ -146,8 +144,8 @@ def _resolve_researcher(raw: str) -> Researcher | None:
     raw = raw.strip()
     if not raw:
         return None
-    if raw.isdigit():
-        found = Researcher.objects.filter(pk=int(raw)).first()
+    if raw.isascii() and raw.isdigit():
+        found = Researcher.objects.filter(pk=id_or_none(raw)).first()
         # An editor-merged record answers for its survivor.
         while found is not None and found.merged_into_id:
             found = Researcher.objects.filter(pk=found.merged_into_id).first()
@@ -160,8 +158,8 @@ def _resolve_institution(raw: str) -> Institution | None:
     raw = raw.strip()
     if not raw:
         return None
-    if raw.isdigit():
-        return Institution.objects.filter(pk=int(raw)).first()
+    if raw.isascii() and raw.isdigit():
+        return Institution.objects.filter(pk=id_or_none(raw)).first()
     ror = raw.rstrip("/").rsplit("/", 1)[-1].lower()
     found = Institution.objects.filter(ror_id=ror).first()
     return found or institutions_matching(raw).first()
@@ -170,8 +168,8 @@ def _resolve_institution(raw: str) -> Institution | None:
 def _resolve_collaboration(raw: str) -> Collaboration | None:
     """An id (digits) or a name as written (``ATLAS Collaboration``, any case)."""
     raw = raw.strip()
-    if raw.isdigit():
-        return Collaboration.objects.filter(pk=int(raw)).first()
+    if raw.isascii() and raw.isdigit():
+        return Collaboration.objects.filter(pk=id_or_none(raw)).first()
     return Collaboration.objects.filter(name__iexact=raw).order_by("pk").first() if raw else None
 
 
@@ -217,7 +215,7 @@ def parse_search(params: QueryDict) -> PaperSearch:
     mode = params.get("mode", "hybrid")
     search.mode = mode if mode in MODES else "hybrid"
     page = params.get("page", "").strip()
-    search.page = min(int(page), MATCH_CAP) if page.isdigit() and int(page) > 0 else 1
+    search.page = min(id_or_none(page[:8]) or 1, MATCH_CAP)
     return search
 
 

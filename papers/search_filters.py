@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.postgres.search import SearchQuery
+from django.db import connection
 from django.db.models import Exists, Model, OuterRef, Q
 
 from .models import Paper, PaperAuthor, PaperCollaboration
@@ -40,6 +41,17 @@ def web_query(q: str) -> SearchQuery:
     """``websearch_to_tsquery('english', q)``: words, "quoted phrases", ``OR``, ``-excluded``;
     accents folded as the search vector folds them (:func:`papers.search_fold.search_fold`)."""
     return SearchQuery(search_fold(q), search_type="websearch", config=SEARCH_CONFIG)
+
+
+def query_is_empty(q: str) -> bool:
+    """Whether ``q`` holds nothing the full-text search can match: only stop words ("the"),
+    only operators ("-", "OR OR"), punctuation. ``websearch_to_tsquery`` makes an empty query
+    of it, which matches no paper (PostgreSQL's ``numnode`` of it is 0). One query."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT numnode(websearch_to_tsquery(%s::regconfig, %s))", [SEARCH_CONFIG, search_fold(q)]
+        )
+        return cursor.fetchone()[0] == 0
 
 
 def filters_q(

@@ -187,3 +187,73 @@ def test_sixty_matches_give_fifty_in_the_mail_and_a_link(sample_papers, reader, 
     # Another user's digest is not theirs to read.
     client.force_login(make_reader("grace@example.org"))
     assert client.get(f"/accounts/digests/{digest_id}").status_code == 404
+
+
+def test_a_rejected_edit_previews_what_is_stored(archive, reader, follower):
+    """The breaker's find: the page answering a refused edit showed the typed words' papers
+    as the preview (validation had copied them onto the search), not what the digest holds."""
+    saved = save(reader, "Imaging", q="ultrasound")
+    response = follower.post(
+        f"/accounts/saved-searches/{saved.pk}",
+        {"name": "Galaxies", "q": "luminosity", "researcher": "999999"},
+    )
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert "No researcher with that id or ORCID iD." in page
+    assert re.findall(r'data-preview-count="(\d+)"', page) == ["3"]
+    assert "<h1>Imaging</h1>" in page and 'value="luminosity"' in page  # the form keeps what was typed
+    for arxiv_id in ULTRASOUND:
+        assert f"/papers/{arxiv_id}" in page
+    saved.refresh_from_db()
+    assert (saved.name, saved.q) == ("Imaging", "ultrasound")
+
+
+def test_odd_digits_are_a_form_error_not_a_crash(archive, reader, follower, client):
+    response = follower.post(
+        "/accounts/saved-searches", {"name": "Odd", "q": "ultrasound", "researcher": "²"}
+    )
+    assert response.status_code == 303
+    assert not SavedSearch.objects.exists()
+    for query in ("q=x&researcher=²", "q=x&institution=²", "q=x&collaboration=²", "q=x&from=²&page=²"):
+        assert client.get(f"/search?{query}").status_code == 200, query
+        assert client.get(f"/search/feed.xml?{query}").status_code == 200, query
+
+
+def test_the_digest_leaves_out_papers_hidden_since_it_was_built(archive, reader, client):
+    save(reader, "Imaging", q="ultrasound")
+    digest = services.digest_prepare(user_id=reader.pk)
+    Paper.objects.filter(arxiv_id="0801.4483").update(hidden=True)
+    Paper.objects.filter(arxiv_id="0801.3965").update(deleted=True)
+    services.digest_send(digest_id=digest.pk)
+    assert listed_ids(mail.outbox[0]) == ["0801.3711"]
+    client.force_login(reader)
+    page = client.get(f"/accounts/digests/{digest.pk}").content.decode()
+    assert "/papers/0801.3711" in page and "/papers/0801.4483" not in page and "/papers/0801.3965" not in page
+
+
+def test_a_search_made_after_a_paper_arrived_does_not_claim_it_in_the_digest(archive, reader):
+    """Two searches match the Troccaz papers; only the older one saw them arrive, so the
+    digest files them under it, not under the newer (whose name sorts first)."""
+    save(reader, "Zonal imaging", q="ultrasound", days_ago=1)
+    save(reader, "An ultrasound search", q="ultrasound", days_ago=0)
+    assert services.digest_run(user_id=reader.pk) == 3
+    body = mail.outbox[0].body
+    assert "== Your search “Zonal imaging”: 3 new papers ==" in body
+    assert "An ultrasound search" not in body
+
+
+def test_a_search_by_a_withdrawn_institution_follows_its_successor(archive, reader):
+    """Links of a withdrawn or inactive record move to the active one it names as successor;
+    a saved search by the old record follows them there, as a follow does."""
+    from accounts.selectors import saved_search_new
+    from institutions.models import Institution
+    from institutions.services import affiliation_links_repoint
+
+    jhu = archive["jhu"]
+    saved = save(reader, "Hopkins", institution=str(jhu.pk))
+    assert [p.arxiv_id for p in saved_search_new(saved)] == JHU
+    successor = Institution.objects.exclude(pk=jhu.pk).order_by("pk").first()
+    Institution.objects.filter(pk=jhu.pk).update(superseded_by=successor, status="withdrawn")
+    affiliation_links_repoint()
+    saved = SavedSearch.objects.get(pk=saved.pk)
+    assert [p.arxiv_id for p in saved_search_new(saved)] == JHU

@@ -98,11 +98,33 @@ def test_bad_terms_answer_422_naming_the_field(archive, browser):
     assert body["code"] == "validation_error"
     assert body["detail"] == "No arXiv category “hep-xx”."
     assert body["errors"] == [
-        {"loc": ["body", "category"], "msg": "No arXiv category “hep-xx”.", "type": "invalid"}
+        {"loc": ["body", "payload", "category"], "msg": "No arXiv category “hep-xx”.", "type": "invalid"}
     ]
     everything = send(browser, "post", URL, {"name": "Everything"})
     assert everything.status_code == 422
-    assert everything.json()["errors"][0]["loc"] == ["body"]
+    assert everything.json()["errors"][0]["loc"] == ["body", "payload"]
+    # Digits that are not ASCII ("²", "١") are no id: 422, not a 500 (the breaker's find).
+    for field in ("researcher", "institution", "collaboration"):
+        odd = send(browser, "post", URL, {"name": "Odd", "q": "ultrasound", field: "²"})
+        assert odd.status_code == 422, (field, odd.content)
+        assert odd.json()["errors"][0]["loc"] == ["body", "payload", field]
+    # Only stop words or operators: a search that could never match is refused.
+    for words in ("the", "-", "OR OR"):
+        empty = send(browser, "post", URL, {"name": "Empty", "q": words})
+        assert empty.status_code == 422, words
+        assert "holds no word a search can match" in empty.json()["detail"]
+    # A misspelt field is refused rather than saving a broader search.
+    typo = send(browser, "post", URL, {"name": "Typo", "q": "ultrasound", "categroy": "cs.OH"})
+    assert typo.status_code == 422
+    assert not SavedSearch.objects.exists()
+
+
+def test_ids_may_be_numbers(archive, reader, browser):
+    aickelin = archive["aickelin"]
+    response = send(browser, "post", URL, {"name": "Aickelin", "researcher": aickelin.pk})
+    assert response.status_code == 201, response.content
+    assert response.json()["researcher"]["id"] == aickelin.pk
+    assert response.json()["researcher"]["name"] == "Uwe Aickelin"
 
 
 def test_another_users_search_is_not_found(archive, reader, browser):
