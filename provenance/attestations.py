@@ -112,6 +112,20 @@ def author_claims_refresh(*, paper_ids: Sequence[int]) -> list[str]:
     return events_append(items=specs)
 
 
+def author_claims_restore() -> list[str]:
+    """After a signing run: a paper whose metadata changed got a new ``graph_snapshot`` from
+    its record alone, without its ``author_claims`` counts; give every paper holding an
+    author attestation its counts back (:func:`author_claims_refresh`, which appends only
+    where they differ from the tip). Papers with attestations are the claimed researchers'
+    few; one query finds them. Returns the new event ids."""
+    paper_ids = (
+        Record.objects.filter(events__event_type=ATTESTATION, paper_id__isnull=False)
+        .values_list("paper_id", flat=True)
+        .distinct()
+    )
+    return author_claims_refresh(paper_ids=sorted(paper_ids))
+
+
 def author_attestations_append(*, items: Sequence[tuple[int, dict]]) -> list[str]:
     """Sign one ``author_attestation`` event per ``(paper id, payload)`` (the paper signed
     first when it has no record yet), then refresh those papers' ``author_claims``

@@ -10,6 +10,7 @@ from django.db import InterfaceError, OperationalError
 from wove.stages import StageTask, stage_execute
 
 from . import services
+from .attestations import author_claims_restore
 from .authorships import authorships_sign
 
 
@@ -25,6 +26,10 @@ def signing_stage(*, trigger: str = "task", progress: Callable[[int], object] | 
 
     def work() -> dict:
         counts = vars(services.records_sign(progress=progress))
+        if counts["events_created"]:
+            # New snapshots start from the record alone: put back the counts of researchers'
+            # claims on those papers (issue 31).
+            counts["author_claims_restored"] = len(author_claims_restore())
         # Then each authorship changed since last recorded, with its evidence (issue 20).
         counts["authorships_recorded"] = authorships_sign()
         return counts

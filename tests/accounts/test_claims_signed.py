@@ -124,3 +124,36 @@ def test_an_approved_claim_counts_but_is_not_strong_and_its_undo_withdraws_it(ar
     assert set(map(tuple, (sorted(c.items()) for c in author_claims_counts(ids).values()))) == {
         (("count", 0), ("strong_count", 0))
     }
+
+
+def test_a_new_snapshot_from_the_record_alone_gets_the_claims_counts_back(archive):
+    """The signing stage snapshots a changed paper from its record alone (author_claims back
+    at the seed's zeros); provenance.attestations.author_claims_restore, which the stage runs
+    after signing anything, puts the counts of the claims on it back."""
+    import copy
+
+    from provenance.attestations import author_claims_restore
+    from provenance.services import EventSpec, events_append
+
+    aickelin = archive["aickelin"]
+    Researcher.objects.filter(pk=aickelin.pk).update(orcid=CARBERRY)
+    researcher_claim(user=make_reader("uwe@example.org"), researcher_id=aickelin.pk, verified_orcid=CARBERRY)
+    assert _claims(_bundle("0801.4119")) == {"count": 1, "strong_count": 1}
+    # As the stage would on a respelled author line: a snapshot whose block is the seed's.
+    tip = _bundle("0801.4119")["state"]["current"]["graph_snapshots"][-1]
+    payload = copy.deepcopy(tip["payload"])
+    payload["graph_snapshot"]["author_claims"] = {"count": 0, "strong_count": 0}
+    payload["graph_snapshot"]["paper"]["authors_text"] += " "
+    record = (
+        Record.objects.filter(paper__arxiv_id="0801.4119").order_by("-source_version", "-created_at").first()
+    )
+    events_append(items=[EventSpec(record, "graph_snapshot", payload, supersedes=(tip["event_id"],))])
+    assert _claims(_bundle("0801.4119")) == {"count": 0, "strong_count": 0}
+
+    assert len(author_claims_restore()) == 1  # only that paper's counts differed
+    bundle = _bundle("0801.4119")
+    assert verify_bundle(bundle).ok, verify_bundle(bundle).failed
+    latest = bundle["state"]["current"]["graph_snapshots"][-1]["payload"]["graph_snapshot"]
+    assert latest["author_claims"] == {"count": 1, "strong_count": 1}
+    assert latest["paper"]["authors_text"].endswith(" ")  # the change itself kept
+    assert author_claims_restore() == []  # nothing left to restore
