@@ -13,6 +13,7 @@ from papers.search_filters import query_is_empty
 from papers.selectors import category_canonical
 from researchers.models import Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
+from researchers.selectors import researcher_resolve
 from wove.ids import id_or_none
 
 from .models import DigestFrequency, SavedSearch
@@ -117,17 +118,15 @@ class SavedSearchForm(forms.ModelForm):
         raw = self.cleaned_data["researcher"].strip()
         if not raw:
             return None
-        found = None
+        pk = None
         if raw.isascii() and raw.isdigit():
-            found = Researcher.objects.filter(pk=id_or_none(raw)).first()
+            pk = id_or_none(raw)
         else:
             with contextlib.suppress(InvalidOrcid):
-                found = Researcher.objects.filter(orcid=normalize_orcid(raw)).order_by("pk").first()
-        seen: set[int] = set()
-        while found is not None and found.merged_into_id and found.pk not in seen:
-            # A record merged away answers for its survivor, by id or by iD alike.
-            seen.add(found.pk)
-            found = Researcher.objects.filter(pk=found.merged_into_id).first()
+                holders = Researcher.objects.filter(orcid=normalize_orcid(raw)).order_by("pk")
+                pk = holders.values_list("pk", flat=True).first()
+        # A record merged away answers for its survivor, by id or by iD alike.
+        found = researcher_resolve(pk)[0] if pk is not None else None
         if found is None:
             raise forms.ValidationError("No researcher with that id or ORCID iD.")
         return found

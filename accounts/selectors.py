@@ -13,6 +13,7 @@ from papers.models import Category, Paper
 from papers.search_filters import filters_q, web_query
 from papers.selectors import category_codes, category_q
 from researchers.models import Authorship, Researcher
+from researchers.selectors import researcher_resolve
 from wove.ids import id_or_none
 
 from .models import DigestPaper, Follow, FollowKind, SavedSearch
@@ -49,14 +50,8 @@ def follow_target(kind: str, key: str) -> Researcher | Institution | Category | 
     """The object ``kind``/``key`` names (``researcher``/``12``, ``category``/``hep-th``), or
     ``None`` when there is none. A researcher merged away resolves to its survivor."""
     if kind == FollowKind.RESEARCHER:
-        if id_or_none(key) is None:
-            return None
-        researcher = Researcher.objects.filter(pk=id_or_none(key)).first()
-        seen = set()
-        while researcher is not None and researcher.merged_into_id and researcher.pk not in seen:
-            seen.add(researcher.pk)
-            researcher = Researcher.objects.filter(pk=researcher.merged_into_id).first()
-        return researcher
+        pk = id_or_none(key)
+        return researcher_resolve(pk)[0] if pk is not None else None
     if kind == FollowKind.INSTITUTION:
         return Institution.objects.filter(pk=id_or_none(key)).first() if id_or_none(key) else None
     if kind == FollowKind.CATEGORY:
@@ -97,10 +92,8 @@ def saved_search_researcher(saved: SavedSearch) -> Researcher | None:
     """The researcher ``saved`` filters by, read as the survivor when an editor merged it
     away (``None`` without one)."""
     researcher = saved.researcher
-    seen: set[int] = set()
-    while researcher is not None and researcher.merged_into_id and researcher.pk not in seen:
-        seen.add(researcher.pk)
-        researcher = Researcher.objects.filter(pk=researcher.merged_into_id).first()
+    if researcher is not None and researcher.merged_into_id:
+        researcher = researcher_resolve(researcher.merged_into_id)[0]
     return researcher
 
 
@@ -115,17 +108,16 @@ def saved_search_q(saved: SavedSearch) -> Q:
     researcher_ids: list[int] = []
     if (researcher := saved_search_researcher(saved)) is not None:
         researcher_ids = [researcher.pk, *researcher.merged_from.values_list("pk", flat=True)]
-    institution = saved.institution
-    seen: set[int] = set()
-    while institution is not None and institution.superseded_by_id and institution.pk not in seen:
-        seen.add(institution.pk)
-        institution = institution.superseded_by
+    # superseded_by names the active end of the ROR succession already: one hop.
+    institution_id = saved.institution_id
+    if saved.institution is not None and saved.institution.superseded_by_id:
+        institution_id = saved.institution.superseded_by_id
     return cond & filters_q(
         category=saved.category,
         year_from=saved.year_from,
         year_to=saved.year_to,
         researcher_ids=researcher_ids,
-        institution_id=institution.pk if institution is not None else None,
+        institution_id=institution_id,
         collaboration_id=saved.collaboration_id,
     )
 

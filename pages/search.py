@@ -30,7 +30,7 @@ from papers.selectors import category_canonical
 from researchers.models import Researcher
 from researchers.orcid import InvalidOrcid, normalize_orcid
 from researchers.querysets import fold_text, name_words
-from researchers.selectors import researchers_matching
+from researchers.selectors import researcher_resolve, researchers_matching
 from semantic.integration import Ranking, rank_if_ready
 from semantic.search_model import search_model
 from wove.bulk import int_array
@@ -145,11 +145,9 @@ def _resolve_researcher(raw: str) -> Researcher | None:
     if not raw:
         return None
     if raw.isascii() and raw.isdigit():
-        found = Researcher.objects.filter(pk=id_or_none(raw)).first()
         # An editor-merged record answers for its survivor.
-        while found is not None and found.merged_into_id:
-            found = Researcher.objects.filter(pk=found.merged_into_id).first()
-        return found
+        pk = id_or_none(raw)
+        return researcher_resolve(pk)[0] if pk is not None else None
     return researchers_matching(raw).first()
 
 
