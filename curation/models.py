@@ -24,7 +24,11 @@ class CurationRecord(models.Model):
     :mod:`curation.reassign`); issue 31 adds the researcher's own: ``claim`` (a user claims
     a researcher record, :mod:`curation.claims`), ``claim_approve`` and ``claim_refuse`` (an
     editor's decision on a claim that needed review), ``mine`` and ``not_mine`` (the owner
-    of a claimed record confirms or rejects one of its authorships, :mod:`curation.owner`).
+    of a claimed record confirms or rejects one of its authorships, :mod:`curation.owner`),
+    ``name_variant`` and ``display_name`` (the owner adds a name or chooses the one shown),
+    ``merge_proposal`` (the owner proposes merging another record of theirs; an editor's
+    confirmation is a ``merge``, a refusal ``proposal_refuse``) and ``take`` (the owner takes
+    a paper from an unconfirmed link or the review queue).
     For those, ``editor`` is the user who acted (the researcher, or the deciding editor).
     ``researcher`` is the record the history is shown on (the survivor of a merge, the
     researcher a split took authorships from); ``researcher_ids`` every researcher involved
@@ -52,6 +56,11 @@ class CurationRecord(models.Model):
         CLAIM_REFUSE = "claim_refuse", "Claim refused"
         MINE = "mine", "Confirmed by the researcher"
         NOT_MINE = "not_mine", "Rejected by the researcher"
+        NAME_VARIANT = "name_variant", "Name added by the researcher"
+        DISPLAY_NAME = "display_name", "Display name chosen by the researcher"
+        MERGE_PROPOSAL = "merge_proposal", "Merge proposed by the researcher"
+        PROPOSAL_REFUSE = "proposal_refuse", "Merge proposal refused"
+        TAKE = "take", "Taken by the researcher"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     editor = models.ForeignKey(

@@ -135,6 +135,12 @@ def test_two_workers_given_the_same_stages_end_with_one_run_of_rows(sample):
 
 
 # Issue 30: the stages' queues split between two workers, as on two hosts.
+# How long a message a killed worker held can take to come back: kombu's redis transport scans
+# for unacknowledged messages every ~100 s (a 10 s timer, every 10th tick), under a Redis lock
+# that expires after 300 s (`unacked_mutex_expire`). A worker SIGKILLed inside its own scan
+# (the joining worker scans as it starts) leaves the lock held that long, and every scan in the
+# meantime is skipped: a CI run that waited 300 s lost that race (2026-12-04).
+RESTORE_WAIT = 300 + 100 + 60
 QUEUES_A = "celery,harvest,search-index,affiliations,authors"
 QUEUES_B = "signing,embeddings,summaries,digests"
 
@@ -159,7 +165,7 @@ def test_workers_on_separate_queues_and_one_that_joins_and_dies_end_with_one_run
             os.killpg(c.pid, signal.SIGKILL)
             c.wait(10)
             joined = log_c.read_text()
-        done = wait_for(finished("digests"), timeout=300)
+        done = wait_for(finished("digests"), timeout=RESTORE_WAIT)
         logs = Path(a.log_path).read_text() + Path(b.log_path).read_text()
         assert done, logs[-3000:]
     print(
