@@ -11,4 +11,7 @@ urlpatterns = [
     path("researcher/<int:pk>", claim_views.claim_researcher, name="claim"),
     path("<int:pk>/papers", claim_views.owner_papers, name="papers"),
     path("<int:pk>/authorships/<int:authorship>/<str:decision>", claim_views.owner_decide, name="decide"),
+    path("<int:pk>/take", claim_views.owner_take_list, name="take"),
+    path("<int:pk>/take/link/<int:authorship>", claim_views.owner_take_link, name="take_link"),
+    path("<int:pk>/take/review/<int:slot>", claim_views.owner_take_review, name="take_review"),
 ]

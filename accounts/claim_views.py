@@ -17,6 +17,7 @@ from curation.claims import claim_owner, claims_of_user, researcher_claim, resea
 from curation.errors import CurationError
 from curation.models import ResearcherClaim
 from curation.owner import authorship_mine, authorship_not_mine
+from curation.take import authorship_take, review_take, take_candidates
 from researchers.evidence import evidence_owner_confirmed
 from researchers.models import Authorship
 from researchers.selectors import researcher_resolve
@@ -145,3 +146,52 @@ def owner_decide(request: HttpRequest, pk: int, authorship: int, decision: str) 
         else:
             messages.success(request, "Removed from your profile; matching will not bring it back.")
     return HttpResponseRedirect(reverse("claims:papers", args=[claim.pk]))
+
+
+@require_safe
+@login_required
+def owner_take_list(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/accounts/claims/<claim id>/take``: papers that may be the owner's, each with "Take
+    it": other records' unconfirmed links in the owner's names, and slots the matcher left
+    for review with the owner among their candidates (:func:`curation.take.take_candidates`)."""
+    claim = _owned_claim(request, pk)
+    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    candidates = take_candidates(researcher.pk)
+    return render(
+        request,
+        "accounts/owner_take.html",
+        {"claim": claim, "researcher": researcher, "links": candidates.links, "reviews": candidates.reviews},
+    )
+
+
+def _take(request: HttpRequest, pk: int, act, **ids) -> HttpResponse:
+    claim = _owned_claim(request, pk)
+    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    try:
+        record = act(user=request.user, researcher_id=researcher.pk, **ids)
+    except CurationError as exc:
+        messages.error(request, str(exc))
+    else:
+        arxiv_id = record.changes.get("arxiv_id") or (
+            Authorship.objects.filter(pk=ids.get("authorship_id"))
+            .values_list("paper__arxiv_id", flat=True)
+            .first()
+        )
+        messages.success(request, f"arXiv {arxiv_id}: now on your profile.")
+    return HttpResponseRedirect(reverse("claims:take", args=[claim.pk]))
+
+
+@require_POST
+@login_required
+def owner_take_link(request: HttpRequest, pk: int, authorship: int) -> HttpResponse:
+    """POST ``/accounts/claims/<claim id>/take/link/<authorship id>``: take another record's
+    unconfirmed link (:func:`curation.take.authorship_take`); back to the list with a message."""
+    return _take(request, pk, authorship_take, authorship_id=authorship)
+
+
+@require_POST
+@login_required
+def owner_take_review(request: HttpRequest, pk: int, slot: int) -> HttpResponse:
+    """POST ``/accounts/claims/<claim id>/take/review/<slot id>``: take a slot left for review
+    (:func:`curation.take.review_take`); back to the list with a message."""
+    return _take(request, pk, review_take, slot_id=slot)

@@ -55,7 +55,7 @@ def marks_confirm(
 
 def owner_signal(*, user, action: str, record_id: int, strong: bool, **extra: Any) -> dict[str, Any]:
     """The evidence entry of the researcher's own decision (issue 31): ``{"kind": "owner",
-    "action": "confirmed"|"rejected", "user": username, "curation_id": record id, "strong":
+    "action": "confirmed"|"rejected"|"taken", "user": username, "curation_id": record id, "strong":
     proved by ORCID sign-in, **extra}`` (shape: :mod:`researchers.evidence`)."""
     name = user.get_username() if user is not None else ""
     return {
@@ -68,13 +68,16 @@ def owner_signal(*, user, action: str, record_id: int, strong: bool, **extra: An
     }
 
 
-def marks_reassigned(authorship_ids: Iterable[int], *, signal: dict[str, Any]) -> None:
-    """Links an editor made (a reassignment): method ``editor``, confidence
-    :data:`CONFIDENCE_EDITOR`, confirmed, and ``signal`` as their only evidence (the old
-    signals argued for the researcher the editor took them from)."""
+def marks_reassigned(
+    authorship_ids: Iterable[int], *, signal: dict[str, Any], confidence: float = CONFIDENCE_EDITOR
+) -> None:
+    """Links a person made (an editor's reassignment, an owner's take): method ``editor``,
+    ``confidence`` (:data:`CONFIDENCE_EDITOR`; :data:`CONFIDENCE_OWNER` for the owner's),
+    confirmed, and ``signal`` as their only evidence (the old signals argued for the
+    researcher they were taken from)."""
     Authorship.objects.filter(pk__in=list(authorship_ids)).update(
         method=MatchMethod.EDITOR,
-        confidence=CONFIDENCE_EDITOR,
+        confidence=confidence,
         unconfirmed=False,
         evidence=[signal],
         modified_at=timezone.now(),

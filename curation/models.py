@@ -112,6 +112,7 @@ UNDOABLE_KINDS = (
     CurationRecord.Kind.CLAIM_REFUSE,
     CurationRecord.Kind.MINE,
     CurationRecord.Kind.NOT_MINE,
+    CurationRecord.Kind.TAKE,
 )
 
 

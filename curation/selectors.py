@@ -262,6 +262,13 @@ def _summary(record: CurationRecord, researcher_id: int) -> str:
         return f"Paper reassigned to researcher {changes.get('target')}"
     if record.kind == CurationRecord.Kind.CONFIRM:
         return f"Authorship of {changes.get('arxiv_id', 'a paper')} confirmed by an editor"
+    if record.kind == CurationRecord.Kind.TAKE:
+        paper = changes.get("arxiv_id", "a paper")
+        if changes.get("slot_review"):
+            return f"Authorship of {paper} taken from the review queue by the researcher"
+        if researcher_id == changes.get("target"):
+            return f"Authorship of {paper} taken by the researcher from researcher {changes.get('source')}"
+        return f"Authorship of {paper} taken by the researcher of researcher {changes.get('target')}"
     if record.kind == CurationRecord.Kind.UNDO:
         return f"Undid curation #{changes.get('undoes')}"
     if record.kind in OWN_SUMMARIES:

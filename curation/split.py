@@ -15,7 +15,14 @@ from researchers.models import Authorship, ExternalIdentity, MatchConstraint, Re
 from researchers.names import best_name
 
 from .errors import CurationConflict, CurationError
-from .marks import editor_signal, marks_reassigned, marks_recompute, marks_snapshot, owner_signal
+from .marks import (
+    CONFIDENCE_OWNER,
+    editor_signal,
+    marks_reassigned,
+    marks_recompute,
+    marks_snapshot,
+    owner_signal,
+)
 from .models import CurationRecord
 from .records import (
     EVENT_PAPER_ATTEMPTS,
@@ -157,27 +164,33 @@ def _split_target(plan: SplitPlan) -> tuple[int, int | None]:
     return target.pk, target.pk
 
 
-def _split_kind(*, reassign: bool, by_owner: bool) -> tuple[str, str]:
+def _split_kind(*, reassign: bool, by_owner: bool, take: bool = False) -> tuple[str, str]:
     """The event's ``action`` and the record's kind: ``split``, ``reassign`` (an editor's, of
-    one authorship) or ``not_mine`` (the owner's, issue 31)."""
+    one authorship), ``not_mine`` or ``take`` (the owner's, issue 31)."""
     if reassign and by_owner:
-        return "not_mine", CurationRecord.Kind.NOT_MINE
+        return ("take", CurationRecord.Kind.TAKE) if take else ("not_mine", CurationRecord.Kind.NOT_MINE)
     if reassign:
         return "reassign", CurationRecord.Kind.REASSIGN
     return "split", CurationRecord.Kind.SPLIT
 
 
-def _mark_moved(plan: SplitPlan, *, editor, record_id: int, owner_strong: bool | None) -> None:
+def _mark_moved(
+    plan: SplitPlan, *, editor, record_id: int, owner_strong: bool | None, take: bool = False
+) -> None:
     """The moved links become the decider's (:func:`curation.marks.marks_reassigned`) with an
-    ``editor`` signal, or an ``owner`` one (``rejected``) when ``owner_strong`` is not ``None``."""
+    ``editor`` signal, or an ``owner`` one when ``owner_strong`` is not ``None``: ``rejected``
+    (not mine), or ``taken`` at the owner's confidence (the owner took the paper)."""
     if owner_strong is not None:
         signal = owner_signal(
             user=editor,
-            action="rejected",
+            action="taken" if take else "rejected",
             record_id=record_id,
             strong=owner_strong,
             from_researcher=plan.researcher_id,
         )
+        if take:
+            marks_reassigned(plan.wanted, signal=signal, confidence=CONFIDENCE_OWNER)
+            return
     else:
         signal = editor_signal(
             editor=editor, action="reassigned", record_id=record_id, from_researcher=plan.researcher_id
@@ -186,7 +199,13 @@ def _mark_moved(plan: SplitPlan, *, editor, record_id: int, owner_strong: bool |
 
 
 def split_do(
-    plan: SplitPlan, *, editor, reassign: bool = False, owner_strong: bool | None = None
+    plan: SplitPlan,
+    *,
+    editor,
+    reassign: bool = False,
+    owner_strong: bool | None = None,
+    owner_take: bool = False,
+    changes_extra: dict | None = None,
 ) -> CurationRecord:
     """Carry out a checked split (in the transaction of :func:`split_check`).
 
@@ -201,10 +220,14 @@ def split_do(
     ``kind=reassign``. ``owner_strong`` (not ``None``: :func:`curation.owner.authorship_not_mine`,
     with ``reassign``): the researcher who claimed the source said the papers are not theirs;
     ``editor`` is that user, the links' evidence an ``owner`` signal (``strong`` as given),
-    the event's action ``not_mine`` and the record ``kind=not_mine``.
+    the event's action ``not_mine`` and the record ``kind=not_mine``. With ``owner_take``
+    too (:func:`curation.take.authorship_take`): the owner of the target took the papers
+    (signal ``taken``, confidence :data:`curation.marks.CONFIDENCE_OWNER`, action and kind
+    ``take``, the record shown on the target's page). ``changes_extra`` joins the record's
+    ``changes`` (the take's ``arxiv_id``).
     """
     researcher_id = plan.researcher_id
-    action, kind = _split_kind(reassign=reassign, by_owner=owner_strong is not None)
+    action, kind = _split_kind(reassign=reassign, by_owner=owner_strong is not None, take=owner_take)
     target_id, created = _split_target(plan)
     before = {str(pk): researcher_state(r) for pk, r in sorted(plan.rows.items()) if pk != created}
     marks = marks_snapshot(plan.wanted) if reassign else []
@@ -217,7 +240,7 @@ def split_do(
     constraints = _split_constraints(researcher_id, target_id)
     record_id = next_record_id()
     if reassign:
-        _mark_moved(plan, editor=editor, record_id=record_id, owner_strong=owner_strong)
+        _mark_moved(plan, editor=editor, record_id=record_id, owner_strong=owner_strong, take=owner_take)
     # The block gains a holder (or the source loses its last other paper): the marks follow.
     marks_recompute([researcher_id, target_id])
     event, paper_ids = _split_event(
@@ -245,12 +268,13 @@ def split_do(
     }
     if reassign:
         changes["marks"] = [{**mark, "researcher": target_id} for mark in marks]
+    changes.update(changes_extra or {})
     return write_record(
         record_id=record_id,
         kind=kind,
         editor=editor,
         reason=plan.reason,
-        researcher_id=researcher_id,
+        researcher_id=target_id if owner_take else researcher_id,
         researcher_ids=[researcher_id, target_id],
         changes=changes,
         event=event,

@@ -13,7 +13,7 @@ from django.utils import timezone
 from provenance.attestations import attestation_events
 from researchers.constraints import constraints_revert
 from researchers.matching_common import researchers_refresh
-from researchers.models import Authorship, ExternalIdentity, Researcher
+from researchers.models import Authorship, ExternalIdentity, Researcher, SlotReview
 
 from .claims import claim_restore, claim_undo_problems
 from .errors import CurationConflict, CurationError
@@ -74,6 +74,9 @@ def _undo_problems(plan: UndoPlan) -> list[str]:
     # A confirmed link moved since (reassigned, merged): its old mark belongs to the old link.
     marked = [{"id": m["id"], "to": m["researcher"]} for m in changes.get("marks") or []]
     problems += [p for p in _check_moved(Authorship, marked, "authorship") if p not in problems]
+    # An authorship the action created (an owner's take from the review queue) moved since.
+    created = [{"id": c["id"], "to": c["researcher"]} for c in changes.get("created_authorships") or []]
+    problems += _check_moved(Authorship, created, "authorship")
     for pk, after in changes["after"].items():
         row = plan.rows.get(int(pk))
         if row is None:
@@ -174,6 +177,12 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
     _move_back(Authorship, changes["authorships"], modified_at=timezone.now())
     _move_back(ExternalIdentity, changes["identities"])
     ExternalIdentity.objects.filter(pk__in=changes.get("orcid_identities") or []).delete()
+    # An owner's take from the review queue: the slot goes back to the queue.
+    Authorship.objects.filter(pk__in=[c["id"] for c in changes.get("created_authorships") or []]).delete()
+    if review := changes.get("slot_review"):
+        SlotReview.objects.get_or_create(
+            slot_id=review["slot"], defaults={"candidates": review["candidates"]}
+        )
     curation_undone.send(
         sender=CurationRecord,
         undone_record_id=original.pk,
@@ -223,8 +232,8 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
 
 
 def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
-    """Undo a merge, split, confirmation, reassignment, claim, claim decision or owner's
-    mark: the state before it comes back exactly, as a new record.
+    """Undo a merge, split, confirmation, reassignment, claim, claim decision, owner's mark
+    or take: the state before it comes back exactly, as a new record.
 
     Restores authorships (and the method, confidence, mark and evidence an editor's
     confirmation or reassignment changed), external identities, follows (accounts, through
@@ -232,7 +241,8 @@ def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
     flattened chains), every researcher column of the ``before`` snapshot, the matcher
     constraints the action wrote, changed or dropped, the status of a researcher's claim
     (:func:`curation.claims.claim_restore`: a claim withdrawn, an editor's approval or
-    refusal back to waiting), and deletes the researcher a split created. Authorships
+    refusal back to waiting), and deletes the researcher a split created and the authorship
+    an owner's take from the review queue created (the slot waits for review again). Authorships
     deleted since (a paper lost an author) are skipped. The original record stays; the undo
     is a ``kind=undo`` record pointing at it, with a signed ``curation_undone`` event
     superseding the original event.

@@ -9,9 +9,10 @@ whose derivation is not recoverable: PROVENANCE.md; ours carries the two counts 
 withdrawn attestation (an editor's undo) is superseded by a ``curation_undone`` event on
 the same paper and leaves the counts.
 
-The signing stage's snapshots do not carry the block (their fast templates are fixed):
-a paper's next metadata change gives a snapshot without it until the next attestation
-(:func:`author_claims_refresh` puts it back).
+The signing stage's snapshots do not carry the block (their fast templates are fixed), and
+a new arXiv version gives the paper a new record without the attestations: after signing,
+:func:`author_claims_restore` carries the attestations in force onto the current record and
+puts the counts back.
 """
 
 from __future__ import annotations
@@ -112,18 +113,63 @@ def author_claims_refresh(*, paper_ids: Sequence[int]) -> list[str]:
     return events_append(items=specs)
 
 
+def author_attestations_carry(*, paper_ids: Iterable[int] | None = None) -> list[str]:
+    """Carry each attestation in force onto its paper's current record: a new arXiv version
+    (a new title or abstract) gives the paper a new record, and the researcher's word on
+    the paper is not withdrawn by it. For every attestation on an older record that no
+    event of the paper supersedes and whose ``curation_id`` the current record has no
+    attestation of yet, append a copy there whose payload adds ``"carried_from": <event
+    id>``. Idempotent; ``paper_ids`` limits it (default: every paper holding an
+    attestation). An undo then withdraws both (:func:`author_attestations_withdraw`).
+    Returns the new event ids. Three queries and one append."""
+    found = Record.objects.filter(events__event_type=ATTESTATION, paper_id__isnull=False)
+    if paper_ids is not None:
+        found = found.filter(paper_id__in=list(paper_ids))
+    wanted = set(found.values_list("paper_id", flat=True))
+    records = _current_records(wanted)
+    rows = list(
+        Event.objects.filter(record__paper_id__in=list(records))
+        .filter(Q(event_type=ATTESTATION) | ~Q(content__supersedes=[]))
+        .order_by("created_at", "content_sha256")
+        .values_list("record__paper_id", "record_id", "content_sha256", "content")
+    )
+    superseded = {ref for *_ids, content in rows for ref in content.get("supersedes") or ()}
+    on_current = {
+        (pid, (content.get("payload") or {}).get("curation_id"))
+        for pid, rid, _d, content in rows
+        if content.get("event_type") == ATTESTATION and rid == records[pid].pk
+    }
+    specs = []
+    for pid, rid, digest, content in rows:
+        payload = content.get("payload") or {}
+        key = (pid, payload.get("curation_id"))
+        if (
+            content.get("event_type") != ATTESTATION
+            or rid == records[pid].pk
+            or f"sha256:{digest}" in superseded
+            or key in on_current
+        ):
+            continue
+        on_current.add(key)
+        specs.append(EventSpec(records[pid], ATTESTATION, {**payload, "carried_from": f"sha256:{digest}"}))
+    return events_append(items=specs)
+
+
 def author_claims_restore() -> list[str]:
-    """After a signing run: a paper whose metadata changed got a new ``graph_snapshot`` from
-    its record alone, without its ``author_claims`` counts; give every paper holding an
-    author attestation its counts back (:func:`author_claims_refresh`, which appends only
-    where they differ from the tip). Papers with attestations are the claimed researchers'
-    few; one query finds them. Returns the new event ids."""
+    """After a signing run: a paper with a new arXiv version got a new record, and a paper
+    whose metadata changed a new ``graph_snapshot`` from its record alone, without its
+    ``author_claims`` counts. Carry the attestations in force onto the current records
+    (:func:`author_attestations_carry`), then give every paper holding an author attestation
+    its counts back (:func:`author_claims_refresh`, which appends only where they differ
+    from the tip). Papers with attestations are the claimed researchers' few; one query
+    finds them. Returns the new event ids."""
+    carried = author_attestations_carry()
     paper_ids = (
         Record.objects.filter(events__event_type=ATTESTATION, paper_id__isnull=False)
         .values_list("paper_id", flat=True)
         .distinct()
     )
-    return author_claims_refresh(paper_ids=sorted(paper_ids))
+    return carried + author_claims_refresh(paper_ids=sorted(paper_ids))
 
 
 def author_attestations_append(*, items: Sequence[tuple[int, dict]]) -> list[str]:
@@ -139,13 +185,24 @@ def author_attestations_append(*, items: Sequence[tuple[int, dict]]) -> list[str
 
 def author_attestations_withdraw(*, events: Sequence[tuple[int, str]], payload: dict) -> list[str]:
     """Withdraw attestations: per ``(paper id, event id)`` a ``curation_undone`` event with
-    ``payload`` superseding it on that paper, then :func:`author_claims_refresh`. Returns the
-    new ``curation_undone`` event ids."""
-    papers = Paper.objects.in_bulk([pid for pid, _e in events])
+    ``payload`` superseding it on the record that holds it (an older version's, or the
+    current one's carried copy: :func:`author_attestations_carry`), then
+    :func:`author_claims_refresh`. Returns the new ``curation_undone`` event ids."""
+    holders = dict(
+        Event.objects.filter(content_sha256__in=[e.removeprefix("sha256:") for _p, e in events]).values_list(
+            "content_sha256", "record"
+        )
+    )
+    records = Record.objects.in_bulk(set(holders.values()))
     ids = events_append(
         items=[
-            EventSpec(papers[pid], "curation_undone", payload, supersedes=(event_id,))
-            for pid, event_id in events
+            EventSpec(
+                records[holders[event_id.removeprefix("sha256:")]],
+                "curation_undone",
+                payload,
+                supersedes=(event_id,),
+            )
+            for _pid, event_id in events
         ]
     )
     author_claims_refresh(paper_ids=sorted({pid for pid, _e in events}))

@@ -27,9 +27,10 @@ Shapes, one per kind (lists of values hold at most :data:`EVIDENCE_VALUES` items
   and its name block (every local link carries it).
 - ``{"kind": "editor", ...}``: an editor's decision (written by curation; its other keys
   are curation's).
-- ``{"kind": "owner", "action": "confirmed"|"rejected", "user": username, "curation_id": id,
+- ``{"kind": "owner", "action": "confirmed"|"rejected"|"taken", "user": username, "curation_id": id,
   "strong": true|false}``: the researcher who claimed the record said this paper is theirs
-  (``confirmed``) or not (``rejected``: the link then holds the slot's new researcher);
+  (``confirmed``; ``taken`` from another record's unconfirmed link or the review queue) or
+  not (``rejected``: the link then holds the slot's new researcher);
   ``strong`` when their claim was proved by ORCID sign-in (written by curation, issue 31).
 
 The evidence is what decided a link when it was made: as a researcher gains papers, only
@@ -76,6 +77,8 @@ YEARS = "years"
 NAME = "name"
 EDITOR = "editor"
 OWNER = "owner"
+# The owner's actions that say a link is theirs (``rejected`` says it is not).
+OWNER_CONFIRMING = frozenset({"confirmed", "taken"})
 KINDS = (ORCID, EXTERNAL_ID, COAUTHORS, AFFILIATION, INSTITUTION, CATEGORIES, YEARS, NAME, EDITOR, OWNER)
 # Any of these beside the name confirms a link; categories and years alone do not.
 DECISIVE_KINDS = frozenset({ORCID, EXTERNAL_ID, COAUTHORS, AFFILIATION, INSTITUTION, EDITOR, OWNER})
@@ -338,11 +341,10 @@ def signal_words(signal: dict) -> str:
         NAME: lambda: f"the name “{signal.get('name')}”",
         EDITOR: lambda: "an editor's decision",
         OWNER: lambda: (
-            (
-                "confirmed by the researcher"
-                if signal.get("action") == "confirmed"
-                else "the researcher of the former link said it is not theirs"
-            )
+            {
+                "confirmed": "confirmed by the researcher",
+                "taken": "the researcher took this paper as theirs",
+            }.get(str(signal.get("action")), "the researcher of the former link said it is not theirs")
             + (" (signed in with ORCID)" if signal.get("strong") else "")
         ),
     }
@@ -375,8 +377,9 @@ def evidence_words(
 
 def evidence_owner_confirmed(evidence: list[dict]) -> bool:
     """True when the researcher who claimed the record confirmed this link (an ``owner``
-    signal with action ``confirmed``): the paper page's "confirmed by the researcher"."""
-    return any(s.get("kind") == OWNER and s.get("action") == "confirmed" for s in evidence or ())
+    signal with action ``confirmed``, or ``taken``: they took the paper from another record
+    or the review queue): the paper page's "confirmed by the researcher"."""
+    return any(s.get("kind") == OWNER and s.get("action") in OWNER_CONFIRMING for s in evidence or ())
 
 
 # --------------------------------------------------------------------------- unconfirmed
