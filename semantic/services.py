@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from papers import search_index
 from papers.models import Paper
+from papers.search_filters import web_text
 from papers.search_fold import search_fold
 from papers.selectors import category_q
 from wove.backlog import Backlog
@@ -397,7 +398,8 @@ def _index_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> lis
 
 def keyword_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> list[tuple[int, float]]:
     """Full-text ranking: ``websearch_to_tsquery('english', query)``, best ``ts_rank_cd`` first
-    (accents of ``query`` folded as the search vector's, :mod:`papers.search_fold`).
+    (accents of ``query`` folded as the search vector's, :mod:`papers.search_fold`;
+    hyphenated words as phrases, :func:`papers.search_filters.web_text`).
 
     Uses the papers' ``search_vector`` column (title A, authors B, abstract C) when it exists,
     else ``to_tsvector`` over title (A) and abstract (C) computed per row. Returns
@@ -419,7 +421,7 @@ def keyword_ranking(*, query: str, limit: int, restrict: tuple[str, list]) -> li
         f"WHERE {vector} @@ q AND p.id IN ({sql}) ORDER BY r DESC, p.id LIMIT %s"
     )
     with connections[read_alias()].cursor() as cursor:
-        cursor.execute(statement, [search_fold(query), *params, limit])
+        cursor.execute(statement, [search_fold(web_text(query)), *params, limit])
         return [(pk, float(r)) for pk, r in cursor.fetchall()]
 
 
