@@ -99,7 +99,8 @@ def researcher_for_orcid(orcid: str) -> Researcher | None:
 def claim_owner(researcher_id: int) -> ResearcherClaim | None:
     """The approved claim on researcher ``researcher_id`` or on a record merged into it (a
     merge keeps the claim on the record claimed, and flattens chains, so one hop finds it;
-    the oldest wins if two owned records were merged), else ``None``."""
+    a merge of records two users own is refused, :func:`claim_owners`; of two records one
+    user owns, the older claim), else ``None``."""
     return (
         ResearcherClaim.objects.filter(
             Q(researcher_id=researcher_id) | Q(researcher__merged_into_id=researcher_id),
@@ -109,6 +110,23 @@ def claim_owner(researcher_id: int) -> ResearcherClaim | None:
         .order_by("created_at", "id")
         .first()
     )
+
+
+def claim_owners(researcher_ids: Iterable[int]) -> dict[int, int]:
+    """``{user id: researcher id}``: the users holding an approved claim on one of
+    ``researcher_ids`` (the oldest claim's record for a user with several). A merge refuses
+    records owned by two users (:func:`curation.merge.merge_check`): the owner's word binds
+    the matcher, and one record cannot hold two people's. One query."""
+    owners: dict[int, int] = {}
+    for user_id, researcher_id in (
+        ResearcherClaim.objects.filter(
+            researcher_id__in=list(researcher_ids), status=ResearcherClaim.Status.APPROVED
+        )
+        .order_by("created_at", "id")
+        .values_list("user_id", "researcher_id")
+    ):
+        owners.setdefault(user_id, researcher_id)
+    return owners
 
 
 @dataclass

@@ -13,6 +13,7 @@ from researchers.constraints import constraints_apply, slots_by_block, star
 from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, ExternalIdentity, IdentitySource, MatchConstraint, Researcher
 
+from .claims import claim_owners
 from .errors import CurationConflict, CurationError, OrcidConflict
 from .marks import marks_recompute
 from .models import CurationRecord
@@ -106,8 +107,9 @@ def merge_check(
     savepoint), so every lock is still taken in id order. Raises :class:`CurationError`
     without a reason or with nothing to merge, :class:`CurationConflict` when a record is
     missing, when a record to merge was merged away meanwhile, or when following the
-    survivor would take more than one hop; :class:`OrcidConflict` for two different ORCID
-    iDs unless ``override_orcid``.
+    survivor would take more than one hop or when two different users own records of it (an
+    approved claim each: :func:`curation.claims.claim_owners`); :class:`OrcidConflict` for
+    two different ORCID iDs unless ``override_orcid``.
     """
     reason = require_reason(reason)
     merged = sorted({int(i) for i in merged_ids} - {int(survivor_id)})
@@ -131,6 +133,13 @@ def merge_check(
             "already merged away meanwhile: "
             + ", ".join(f"{i} (into {rows[i].merged_into_id})" for i in gone)
             + "; reload the comparison"
+        )
+    owners = claim_owners(rows)
+    if len(owners) > 1:
+        raise CurationConflict(
+            "these records are claimed by different users ("
+            + ", ".join(f"researcher {rid}" for rid in sorted(owners.values()))
+            + "): one person owns one record; refuse or undo one of the claims first"
         )
     orcids = sorted({rows[i].orcid for i in core if rows[i].orcid})
     if len(orcids) > 1 and not override_orcid:

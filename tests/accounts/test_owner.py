@@ -140,3 +140,37 @@ def test_only_the_owner_marks_papers(client, archive):
     assert client.post(reverse("claims:decide", args=[claim.pk, link.pk, "not-mine"])).status_code == 404
     link.refresh_from_db()
     assert link.researcher_id == aickelin.pk
+
+
+def test_a_merge_of_records_two_users_own_is_refused_and_one_users_two_records_merge(
+    archive, django_user_model
+):
+    """One record holds one person's word: merging records two users claimed would make one
+    user's "mine" and "not mine" bind the other's papers. Two records of one user merge."""
+    from django.contrib.auth.models import Group
+
+    from curation.claims import claim_decide, claim_owner
+    from curation.errors import CurationConflict
+    from curation.merge import researcher_merge
+
+    aickelin, uwe = _aickelin_claimed(archive)
+    troccaz = archive["troccaz"]
+    editor = django_user_model.objects.create_user("ed", "ed@example.org", "pw-ed-12345", is_staff=True)
+    editor.groups.add(Group.objects.get(name="Editors"))
+    jocelyne = make_reader("jocelyne@example.org")
+    pending = researcher_claim(
+        user=jocelyne, researcher_id=troccaz.pk, verified_orcid=None, evidence="My page"
+    )
+    claim_decide(claim_id=pending.pk, editor=editor, approve=True, reason="Her lab page lists the papers")
+    with pytest.raises(CurationConflict, match="claimed by different users"):
+        researcher_merge(
+            survivor_id=aickelin.pk, merged_ids=[troccaz.pk], editor=editor, reason="Same person?"
+        )
+    assert Researcher.objects.get(pk=troccaz.pk).merged_into_id is None
+    # The same user's two records: the merge goes through and the survivor stays theirs.
+    undo = CurationRecord.objects.get(kind="claim_approve")
+    curation_undo(record_id=undo.pk, editor=editor, reason="Approved by mistake")
+    other = researcher_claim(user=uwe, researcher_id=troccaz.pk, verified_orcid=None, evidence="Also me")
+    claim_decide(claim_id=other.pk, editor=editor, approve=True, reason="Checked")
+    researcher_merge(survivor_id=aickelin.pk, merged_ids=[troccaz.pk], editor=editor, reason="One person")
+    assert claim_owner(aickelin.pk).user_id == uwe.pk
