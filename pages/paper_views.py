@@ -26,13 +26,13 @@ from papers.selectors import category_canonical, category_names, paper_for_page,
 from papers.templatetags.wove import ld_json_script, readable_text
 from papers.views import gone, not_found
 from researchers.models import Authorship, Researcher
-from researchers.selectors import AuthorLine, author_lines
+from researchers.selectors import AuthorLine, author_lines, author_lines_of
 from wove.counts import CachedCountPaginator, cached_when_large, count_cached
 from wove.jsonld import breadcrumb_list
 
 from .facts import archive_facts, category_counts
 from .facts import top_categories as top_categories_of
-from .selectors import authors_for_page, paper_collaborations
+from .selectors import authors_for_page, authors_for_paper_page, paper_collaborations
 
 PAGE_SIZE = 24
 # A paper with more author slots than this shows the first AUTHORS_SHOWN and links the rest.
@@ -76,13 +76,18 @@ def paper_detail(request: HttpRequest, arxiv_id: str, slug: str) -> HttpResponse
     paper = _paper_or_response(request, arxiv_id, slug)
     if isinstance(paper, HttpResponse):
         return paper
-    count = paper.authors.count()
-    long_list = count > AUTHORS_INLINE_MAX
+    items, count, pairs = authors_for_paper_page(paper, inline_max=AUTHORS_INLINE_MAX, shown=AUTHORS_SHOWN)
+    long_list = pairs is None
     collaborations = paper_collaborations(paper)
-    items = authors_for_page(paper, count=count, stop=AUTHORS_SHOWN if long_list else None)
     authors = _with_collaborations(items, collaborations)
     categories = category_names(paper.categories)
-    complete = _complete_author_list(paper, categories, collaborations, cached=long_list)
+    complete = _complete_author_list(
+        paper,
+        categories,
+        collaborations,
+        cached=long_list,
+        lines=None if long_list else author_lines_of(pairs),
+    )
     context = {
         "paper": paper,
         "authors": authors,
@@ -107,7 +112,14 @@ def _links_version(paper: Paper) -> str:
     return f"{row['n']}-{row['ids']}-{row['at'].timestamp() if row['at'] else 0}"
 
 
-def _complete_author_list(paper: Paper, categories: list, collaborations: list, *, cached: bool) -> dict:
+def _complete_author_list(
+    paper: Paper,
+    categories: list,
+    collaborations: list,
+    *,
+    cached: bool,
+    lines: list[AuthorLine] | None = None,
+) -> dict:
     """The parts of a paper page that name every author: ``{"total": authors shown,
     "citation": the citation_author tags, "jsonld": the JSON-LD script}``, as strings.
 
@@ -115,13 +127,14 @@ def _complete_author_list(paper: Paper, categories: list, collaborations: list, 
     ``AUTHOR_LIST_CACHE_SECONDS`` under the paper's ``modified_at`` and its links' version
     (:func:`_links_version`): reading 3,000 slots costs a mega-paper page about 15 ms. A
     researcher renamed meanwhile keeps its old slug there until the entry expires; that URL
-    answers 301 to the new one."""
+    answers 301 to the new one. ``lines``: every slot's line when the caller read them
+    already (an ordinary paper: :func:`pages.selectors.authors_for_paper_page`)."""
     key = (
         f"paper-authors:{paper.pk}:{paper.modified_at.timestamp()}:{_links_version(paper)}" if cached else ""
     )
     if key and (hit := cache.get(key)) is not None:
         return hit
-    lines = _shown(author_lines(paper))
+    lines = _shown(lines if lines is not None else author_lines(paper))
     parts = {
         "total": len(lines),
         "citation": citation_author_tags(lines),

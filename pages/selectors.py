@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from papers.models import Collaboration, Paper, PaperAuthor, PaperCollaboration
@@ -20,8 +22,12 @@ def authors_for_page(paper: Paper, *, count: int, start: int = 0, stop: int | No
     method, confidence, evidence and ``unconfirmed`` flag), both ``None`` while unmatched;
     ``count`` is the paper's number of slots (for "first"/"last" author positions).
     """
+    return _author_items(authors_with_researchers(paper, start=start, stop=stop), count)
+
+
+def _author_items(pairs: Iterable[tuple[PaperAuthor, Researcher | None]], count: int) -> list[dict]:
     out = []
-    for slot, researcher in authors_with_researchers(paper, start=start, stop=stop):
+    for slot, researcher in pairs:
         slot._author_count = count
         out.append(
             {
@@ -33,6 +39,23 @@ def authors_for_page(paper: Paper, *, count: int, start: int = 0, stop: int | No
             }
         )
     return out
+
+
+def authors_for_paper_page(
+    paper: Paper, *, inline_max: int, shown: int
+) -> tuple[list[dict], int, list | None]:
+    """The paper page's authors in one query for an ordinary paper: ``(items, count, pairs)``.
+
+    Reads the first ``inline_max + 1`` slots. A paper with at most ``inline_max`` gives all
+    of them as :func:`authors_for_page` items, their number as ``count`` (no ``COUNT``) and
+    the ``(slot, researcher)`` pairs (for :func:`researchers.selectors.author_lines_of`: its
+    complete author list without a second read). A longer one gives the first ``shown``, the
+    counted total and ``pairs`` ``None`` (the complete list is read, and cached, apart)."""
+    pairs = authors_with_researchers(paper, stop=inline_max + 1)
+    if len(pairs) <= inline_max:
+        return _author_items(pairs, len(pairs)), len(pairs), pairs
+    count = paper.authors.count()
+    return _author_items(pairs[:shown], count), count, None
 
 
 def collaboration_list() -> QuerySet[Collaboration]:

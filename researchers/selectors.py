@@ -84,6 +84,21 @@ def author_lines(paper: Paper) -> list[AuthorLine]:
     ]
 
 
+def author_lines_of(pairs: Iterable[tuple[PaperAuthor, Researcher | None]]) -> list[AuthorLine]:
+    """:func:`author_lines` of slots already loaded, as :func:`authors_with_researchers`
+    gives them (every slot of the paper, in order): no query."""
+    return [
+        AuthorLine(
+            slot.position,
+            slot.name,
+            slot.is_collaboration,
+            slot.affiliations,
+            Researcher.url_for(researcher.pk, researcher.slug) if researcher is not None else None,
+        )
+        for slot, researcher in pairs
+    ]
+
+
 def researchers_matching(text: str) -> QuerySet[Researcher]:
     """Listed researchers (active, with papers) found by the one name search,
     :meth:`researchers.querysets.ResearcherQuerySet.search`: every word of ``text`` in the

@@ -1,7 +1,8 @@
 """Every query on a page's path reads through an index (issue 28): each page kind is opened on
 the matched sample, every SELECT it ran is planned again with ``enable_seqscan = off``, and no
 plan may still scan a big table sequentially (the planner falls back to a sequential scan
-with that setting only where no index can serve the query). At 200,000 papers the same
+with that setting only where no index can serve the query), nor read a whole index of one to
+find a few rows (its other fallback: an index scan with a filter and no index condition). At 200,000 papers the same
 survey found only the home page's counts reading whole tables; they are kept rows now
 (pages.facts)."""
 
@@ -47,12 +48,23 @@ def matched_sample(sample_papers):
     cache.clear()
 
 
-def _seq_scans(plan: dict) -> list[str]:
+def _seq_scans(plan: dict, rows: dict[str, float]) -> list[str]:
+    """Big tables the plan reads whole: a sequential scan, or an index scan with a filter, no
+    index condition and few rows expected of many (every entry of the index read to find a
+    few: what the planner does without a usable index when sequential scans are off; a
+    filter most rows pass, under a LIMIT, stops early). ``rows``: the tables' row estimates."""
     found = []
-    if plan.get("Node Type") == "Seq Scan" and plan.get("Relation Name", "").startswith(BIG):
-        found.append(plan["Relation Name"])
+    table = plan.get("Relation Name", "")
+    whole_index = (
+        plan.get("Node Type") in {"Index Scan", "Index Only Scan"}
+        and "Filter" in plan
+        and "Index Cond" not in plan
+        and plan.get("Plan Rows", 0) < 0.05 * rows.get(table, 0)
+    )
+    if (plan.get("Node Type") == "Seq Scan" or whole_index) and table.startswith(BIG):
+        found.append(table)
     for child in plan.get("Plans", []):
-        found += _seq_scans(child)
+        found += _seq_scans(child, rows)
     return found
 
 
@@ -83,12 +95,14 @@ def _scans(client, url: str) -> list[tuple[list[str], str]]:
     assert selects, url
     found = []
     with connection.cursor() as cursor:
+        cursor.execute("SELECT relname, reltuples FROM pg_class WHERE relkind = 'r'")
+        rows = dict(cursor.fetchall())
         cursor.execute("SET LOCAL enable_seqscan = off")
         for sql in selects:
             cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
             plan = cursor.fetchone()[0]
             plan = json.loads(plan) if isinstance(plan, str) else plan
-            if scans := _seq_scans(plan[0]["Plan"]):
+            if scans := _seq_scans(plan[0]["Plan"], rows):
                 found.append((scans, sql[:200]))
         cursor.execute("SET LOCAL enable_seqscan = on")
     return found
