@@ -30,6 +30,7 @@ from django.test import Client, override_settings
 from pytest_django.live_server_helper import LiveServer
 
 from accounts.services import follow_create
+from curation.claims import claim_decide, researcher_claim
 from institutions.models import AuthorAffiliation, Institution, InstitutionName
 from papers import harvest
 from papers.affiliations import normalize
@@ -68,7 +69,8 @@ class PageKind:
     ``path`` is a path, or a function of the walk's records (a dict: ``paper``,
     ``researcher``, ``institution``, ``collaboration``, ``pith``, ``pair``) giving one.
     ``persona`` is who visits: ``visitor`` (anonymous), ``reader`` (signed in, following a
-    researcher) or ``editor`` (staff in the Editors group). ``status`` is the expected HTTP
+    researcher), ``owner`` (signed in, owner of a claimed record: ``claim`` is its claim's id)
+    or ``editor`` (staff in the Editors group). ``status`` is the expected HTTP
     status; ``ready`` a CSS selector to wait for on pages that draw themselves with script.
     """
 
@@ -108,6 +110,11 @@ PAGE_KINDS = [
     PageKind("sign-in", "/accounts/login/"),
     PageKind("sign-up", "/accounts/signup/"),
     PageKind("following", "/accounts/following", persona="reader"),
+    # Issue 31: the owner of a claimed record (one sharing a name block with another
+    # record's unconfirmed link, so "papers that may be yours" lists it).
+    PageKind("claims", "/accounts/claims/", persona="owner"),
+    PageKind("owner-papers", lambda r: f"/accounts/claims/{r['claim']}/papers", persona="owner"),
+    PageKind("owner-take", lambda r: f"/accounts/claims/{r['claim']}/take", persona="owner"),
     PageKind("merge", lambda r: "/admin/curation/merge/?ids={},{}".format(*r["pair"]), persona="editor"),
     PageKind("same-name-queue", "/admin/curation/queue/", persona="editor"),
     PageKind("unconfirmed-review", "/admin/curation/unconfirmed/", persona="editor"),
@@ -152,15 +159,25 @@ def _sample_records(signing_key: Path) -> dict:
     }
 
 
-def _personas() -> dict[str, str]:
-    """Signed-in users and their session ids: ``{"reader": sessionid, "editor": sessionid}``."""
+def _personas(records: dict, signing_key: Path) -> dict[str, str]:
+    """Signed-in users and their session ids: ``{"reader", "owner", "editor": sessionid}``;
+    the owner's claim id goes into ``records["claim"]``."""
     users = get_user_model().objects
     reader = users.create_user("reader", "reader@example.org", "pw-reader-123")
     follow_create(user_id=reader.pk, target=Researcher.objects.order_by("-paper_count", "pk").first())
     editor = users.create_user("editor", "editor@example.org", "pw-editor-123", is_staff=True)
     editor.groups.add(Group.objects.get(name="Editors"))
+    owner = users.create_user("owner", "owner@example.org", "pw-owner-123")
+    guess = Authorship.objects.filter(unconfirmed=True).order_by("pk").first()
+    owned = Authorship.objects.filter(block=guess.block).exclude(researcher_id=guess.researcher_id).first()
+    with override_settings(PROVENANCE_SIGNING_KEY_FILE=str(signing_key), PROVENANCE_KEY_ID=""):
+        claim = researcher_claim(
+            user=owner, researcher_id=owned.researcher_id, verified_orcid=None, evidence="My publication list"
+        )
+        claim_decide(claim_id=claim.pk, editor=editor, approve=True, reason="The list matches")
+    records["claim"] = claim.pk
     sessions = {}
-    for name, user in (("reader", reader), ("editor", editor)):
+    for name, user in (("reader", reader), ("owner", owner), ("editor", editor)):
         client = Client()
         client.force_login(user)
         sessions[name] = client.cookies["sessionid"].value
@@ -212,8 +229,9 @@ def site(django_db_setup, django_db_blocker, tmp_path_factory):
         seeded = connection.creation.serialize_db_to_string()
         server = LiveServer("localhost:0")
         try:
-            records = _sample_records(tmp_path_factory.mktemp("keys") / "provenance-ed25519.pem")
-            yield Site(records=records, sessions=_personas(), url=server.url)
+            key = tmp_path_factory.mktemp("keys") / "provenance-ed25519.pem"
+            records = _sample_records(key)
+            yield Site(records=records, sessions=_personas(records, key), url=server.url)
         finally:
             server.stop()
             # As a serialized rollback does: no post_migrate rows, the seeded ones come back.
@@ -231,7 +249,7 @@ def walk(browser, site):
     ARTIFACT_DIRS_WRITTEN.append(PAGES_DIR)
     found: dict[tuple[str, str], dict] = {}
     for width in WIDTHS:
-        for persona in ("visitor", "reader", "editor"):
+        for persona in ("visitor", "reader", "owner", "editor"):
             context = site.context(browser, width, persona)
             page = context.new_page()
             for kind in PAGE_KINDS:
