@@ -11,4 +11,7 @@ urlpatterns = [
     path("researcher/<int:pk>", claim_views.claim_researcher, name="claim"),
     path("<int:pk>/papers", claim_views.owner_papers, name="papers"),
     path("<int:pk>/authorships/<int:authorship>/<str:decision>", claim_views.owner_decide, name="decide"),
+    path("<int:pk>/merge", claim_views.owner_merge, name="merge"),
+    path("<int:pk>/merge/<int:other>", claim_views.owner_propose, name="propose"),
+    path("proposals/<int:pk>/withdraw", claim_views.owner_withdraw, name="withdraw"),
 ]
