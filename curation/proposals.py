@@ -20,7 +20,7 @@ from django.utils import timezone
 from researchers.models import Authorship, Researcher
 from researchers.selectors import researcher_resolve, researchers_matching
 
-from .claims import ATTESTED_PAPERS_MAX
+from .claims import ATTESTED_PAPERS_MAX, claim_owner
 from .errors import CurationConflict, CurationError
 from .merge import merge_check, merge_do
 from .models import CurationRecord, MergeProposal, PairDecision, ResearcherClaim
@@ -209,6 +209,9 @@ def _confirm(proposal: MergeProposal, *, editor, reason: str, override_orcid: bo
     other = researcher_resolve(proposal.other_id)[0]
     if own is None or other is None or own.pk == other.pk:
         raise CurationConflict("the two records are one already (merged meanwhile)")
+    owner = claim_owner(own.pk)
+    if owner is None or owner.user_id != proposal.user_id:
+        raise CurationConflict(f"the proposer no longer owns researcher {own.pk} (their claim was undone)")
     refusal = proposal_refusals(user=proposal.user, researcher_id=own.pk, other_ids=[other.pk]).get(other.pk)
     if refusal and not refusal.startswith("your proposal"):  # the proposal itself is waiting
         raise CurationConflict(f"researcher {other.pk}: {refusal}")
@@ -269,8 +272,9 @@ def proposal_decide(
 
     Raises :class:`CurationError` for a user who may not curate
     (:func:`curation.permissions.user_can_curate`), without a reason, or for a proposal not
-    waiting; :class:`CurationConflict` when the records were merged meanwhile, the other was
-    claimed by someone else or declared a different person since; the merge's own errors
+    waiting; :class:`CurationConflict` when the records were merged meanwhile, the proposer's
+    claim was undone, the other was claimed by someone else or declared a different person
+    since; the merge's own errors
     (:func:`curation.merge.merge_check`).
     """
     if not user_can_curate(editor):

@@ -14,7 +14,7 @@ from django.test import Client
 from django.urls import reverse
 
 from curation.claims import claim_decide, researcher_claim
-from curation.errors import CurationError, OrcidConflict
+from curation.errors import CurationConflict, CurationError, OrcidConflict
 from curation.merge import researcher_merge
 from curation.models import CurationRecord, MergeProposal
 from curation.pairs import pair_mark_distinct
@@ -283,3 +283,17 @@ def test_a_merged_away_record_is_followed_and_orcid_rules_apply(curation_sample,
     # "Lucas A. Cieza" is now merged into the owner's record: theirs already.
     with pytest.raises(CurationError, match=f"researcher {a.pk} was merged into your record already"):
         merge_propose(user=user, claim_id=claim.pk, other_id=a.pk)
+
+
+def test_a_proposal_whose_claim_was_undone_cannot_be_confirmed(curation_sample, editor_user):
+    a, b = cieza()
+    user, claim = owner_of(b)
+    proposal = merge_propose(user=user, claim_id=claim.pk, other_id=a.pk)
+    curation_undo(record_id=claim.record_id, editor=editor_user, reason="Wrong person signed in")
+    with pytest.raises(CurationConflict, match=f"no longer owns researcher {b.pk}"):
+        proposal_decide(proposal_id=proposal.pk, editor=editor_user, confirm=True, reason="Same astronomer")
+    assert Researcher.objects.get(pk=a.pk).merged_into_id is None
+    proposal = proposal_decide(
+        proposal_id=proposal.pk, editor=editor_user, confirm=False, reason="Claim undone"
+    )
+    assert proposal.status == "refused"
