@@ -24,3 +24,15 @@ class ClaimForm(forms.Form):
         label="Your ORCID iD (optional)",
         help_text="Typed here, an iD is a hint for the editors; sign in with ORCID to prove it.",
     )
+
+
+class ProposalForm(forms.Form):
+    """``evidence`` for a merge proposal (optional free text for the editors)."""
+
+    evidence = forms.CharField(
+        required=False,
+        max_length=4000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="Why it is you (optional)",
+        help_text="A paper you share, a co-author, an address: anything an editor can check.",
+    )

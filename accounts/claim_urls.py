@@ -14,4 +14,7 @@ urlpatterns = [
     path("<int:pk>/take", claim_views.owner_take_list, name="take"),
     path("<int:pk>/take/link/<int:authorship>", claim_views.owner_take_link, name="take_link"),
     path("<int:pk>/take/review/<int:slot>", claim_views.owner_take_review, name="take_review"),
+    path("<int:pk>/merge", claim_views.owner_merge, name="merge"),
+    path("<int:pk>/merge/<int:other>", claim_views.owner_propose, name="propose"),
+    path("proposals/<int:pk>/withdraw", claim_views.owner_withdraw, name="withdraw"),
 ]

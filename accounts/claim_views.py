@@ -15,14 +15,15 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from curation.claims import claim_owner, claims_of_user, researcher_claim, researcher_for_orcid
 from curation.errors import CurationError
-from curation.models import ResearcherClaim
+from curation.models import MergeProposal, ResearcherClaim
 from curation.owner import authorship_mine, authorship_not_mine
+from curation.proposals import merge_propose, proposal_candidates, proposal_withdraw, proposals_of_user
 from curation.take import authorship_take, review_take, take_candidates
 from researchers.evidence import evidence_owner_confirmed
 from researchers.models import Authorship
 from researchers.selectors import researcher_resolve
 
-from .claim_forms import ClaimForm
+from .claim_forms import ClaimForm, ProposalForm
 from .orcid.selectors import verified_orcid
 
 # Papers listed on the owner's page (newest first); a record with more is rare and the rest
@@ -47,8 +48,8 @@ def _owned_claim(request: HttpRequest, pk: int) -> ResearcherClaim:
 @login_required
 def claims_home(request: HttpRequest) -> HttpResponse:
     """``/accounts/claims/``: the iD the user proved (or how to prove one), the researcher
-    holding it with a one-click claim, and the user's claims with their status. Where ORCID
-    sign-in lands."""
+    holding it with a one-click claim, the user's claims and merge proposals with their
+    status. Where ORCID sign-in lands."""
     orcid = verified_orcid(request.user)
     match = researcher_for_orcid(orcid) if orcid else None
     claims = claims_of_user(request.user)
@@ -56,7 +57,13 @@ def claims_home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "accounts/claims.html",
-        {"orcid": orcid, "match": match, "match_owner": owner, "claims": claims},
+        {
+            "orcid": orcid,
+            "match": match,
+            "match_owner": owner,
+            "claims": claims,
+            "proposals": proposals_of_user(request.user),
+        },
     )
 
 
@@ -181,6 +188,55 @@ def _take(request: HttpRequest, pk: int, act, **ids) -> HttpResponse:
     return HttpResponseRedirect(reverse("claims:take", args=[claim.pk]))
 
 
+def owner_merge(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/accounts/claims/<claim id>/merge?q=``: other records of the owner's to propose
+    merging into their claimed record (the survivor's when it was merged since): the
+    same-name suggestions, the name search of ``q``, each with a "This is also me" form or
+    the reason it cannot be proposed; and the user's proposals with a Withdraw button on
+    those waiting. The owner only."""
+    claim = _owned_claim(request, pk)
+    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    query = request.GET.get("q", "").strip()[:200]
+    suggestions, results = proposal_candidates(user=request.user, researcher=researcher, query=query)
+    return render(
+        request,
+        "accounts/owner_merge.html",
+        {
+            "claim": claim,
+            "researcher": researcher,
+            "query": query,
+            "suggestions": suggestions,
+            "results": results,
+            "proposals": [p for p in proposals_of_user(request.user) if p.claim_id == claim.pk],
+        },
+    )
+
+
+@require_POST
+@login_required
+def owner_propose(request: HttpRequest, pk: int, other: int) -> HttpResponse:
+    """POST ``/accounts/claims/<claim id>/merge/<researcher id>`` (field ``evidence``,
+    optional): propose that researcher ``other`` is the owner too
+    (:func:`curation.proposals.merge_propose`); back to the merge page with a message."""
+    claim = _owned_claim(request, pk)
+    form = ProposalForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Evidence is at most 4000 characters.")
+        return HttpResponseRedirect(reverse("claims:merge", args=[claim.pk]))
+    try:
+        proposal = merge_propose(
+            user=request.user, claim_id=claim.pk, other_id=other, evidence=form.cleaned_data["evidence"]
+        )
+    except CurationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"Proposed: {proposal.other.display_name} is you too. An editor will confirm or refuse it.",
+        )
+    return HttpResponseRedirect(reverse("claims:merge", args=[claim.pk]))
+
+
 @require_POST
 @login_required
 def owner_take_link(request: HttpRequest, pk: int, authorship: int) -> HttpResponse:
@@ -195,3 +251,21 @@ def owner_take_review(request: HttpRequest, pk: int, slot: int) -> HttpResponse:
     """POST ``/accounts/claims/<claim id>/take/review/<slot id>``: take a slot left for review
     (:func:`curation.take.review_take`); back to the list with a message."""
     return _take(request, pk, review_take, slot_id=slot)
+
+
+def owner_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    """POST ``/accounts/claims/proposals/<proposal id>/withdraw``: the user takes back a
+    waiting merge proposal (:func:`curation.proposals.proposal_withdraw`); back to the
+    profile page with a message. Anyone else's proposal answers 404."""
+    proposal = MergeProposal.objects.filter(pk=pk, user=request.user).first()
+    if proposal is None:
+        raise Http404("no such proposal of yours")
+    try:
+        proposal_withdraw(user=request.user, proposal_id=proposal.pk)
+    except CurationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request, f"Proposal withdrawn: {proposal.other.display_name} stays a separate record."
+        )
+    return HttpResponseRedirect(reverse("claims:merge", args=[proposal.claim_id]))

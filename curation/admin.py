@@ -14,7 +14,7 @@ from researchers.models import Researcher
 from wove.admin_mixins import ReadOnlyAdmin
 
 from .actions import CurationActionsMixin
-from .models import UNDOABLE_KINDS, CurationRecord, PairDecision, ResearcherClaim
+from .models import UNDOABLE_KINDS, CurationRecord, MergeProposal, PairDecision, ResearcherClaim
 from .stories import record_story
 
 # researchers registers its admin first (curation comes later in INSTALLED_APPS, and the
@@ -112,4 +112,16 @@ class ResearcherClaimAdmin(ReadOnlyAdmin):
     list_filter = ["status", "strong", "created_at"]
     search_fields = ["=id", "=researcher__id", "orcid", "user__username", "user__email"]
     list_select_related = ["researcher", "user"]
+    autocomplete_fields: list[str] = []
+
+
+@admin.register(MergeProposal)
+class MergeProposalAdmin(ReadOnlyAdmin):
+    """Researchers' merge proposals as stored (read-only): editors decide them in the
+    proposals queue (``/admin/curation/proposals/``) and undo decisions from the curation log."""
+
+    list_display = ["id", "researcher", "other", "user", "status", "created_at", "decided_at"]
+    list_filter = ["status", "created_at"]
+    search_fields = ["=id", "=researcher__id", "=other__id", "user__username", "user__email"]
+    list_select_related = ["researcher", "other", "user"]
     autocomplete_fields: list[str] = []

@@ -236,10 +236,16 @@ def _merge_constraints(survivor_id: int) -> dict[str, list]:
 
 
 def _merge_event(
-    plan: MergePlan, *, record_id: int, moved_authorships: list[dict], moved_identities: list[dict]
+    plan: MergePlan,
+    *,
+    record_id: int,
+    moved_authorships: list[dict],
+    moved_identities: list[dict],
+    proposal: dict | None = None,
 ) -> tuple[str, list[int]]:
     """Append the signed ``researcher_merged`` event; returns its id and the papers tried
-    for it (the moved authorships' papers, else the survivor's; at most 10)."""
+    for it (the moved authorships' papers, else the survivor's; at most 10). A merge that
+    confirms a researcher's proposal names it (payload ``proposal``: its id)."""
     paper_ids = list(
         Authorship.objects.filter(pk__in=[m["id"] for m in moved_authorships])
         .order_by("pk")
@@ -257,6 +263,7 @@ def _merge_event(
         "reason": plan.reason,
         "override_orcid": plan.override_orcid,
         **({"followed": plan.followed} if plan.followed else {}),
+        **({"proposal": proposal["proposal"]} if proposal else {}),
         "authorships": moved_authorships_payload(moved_authorships),
         "identities": [
             {"source": s, "external_id": e}
@@ -269,8 +276,13 @@ def _merge_event(
     return event, paper_ids
 
 
-def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
+def merge_do(plan: MergePlan, *, editor, proposal: dict | None = None) -> CurationRecord:
     """Carry out a checked merge (in the transaction of :func:`merge_check`).
+
+    ``proposal`` is given when the merge confirms a researcher's merge proposal
+    (:mod:`curation.proposals`): ``{"proposal": id, "claimant": user id, "proposal_status":
+    {"proposal", "from", "to"}}``, kept in ``changes`` (the undo puts the proposal back to
+    waiting) and named in the signed event.
 
     Moves authorships and external identities to the survivor, then sends
     :data:`curation.signals.researchers_merged` (accounts moves follows; its answer is
@@ -294,7 +306,11 @@ def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
     marks_recompute([survivor_id])
     record_id = next_record_id()
     event, paper_ids = _merge_event(
-        plan, record_id=record_id, moved_authorships=moved_authorships, moved_identities=moved_identities
+        plan,
+        record_id=record_id,
+        moved_authorships=moved_authorships,
+        moved_identities=moved_identities,
+        proposal=proposal,
     )
     changes = {
         "survivor": survivor_id,
@@ -312,6 +328,7 @@ def merge_do(plan: MergePlan, *, editor) -> CurationRecord:
         "event_papers": paper_ids[:EVENT_PAPER_ATTEMPTS],
         # The survivor the editor chose, when it had been merged away and the merge followed it.
         "followed": plan.followed,
+        **(proposal or {}),
     }
     return write_record(
         record_id=record_id,

@@ -113,6 +113,8 @@ UNDOABLE_KINDS = (
     CurationRecord.Kind.MINE,
     CurationRecord.Kind.NOT_MINE,
     CurationRecord.Kind.TAKE,
+    CurationRecord.Kind.MERGE_PROPOSAL,
+    CurationRecord.Kind.PROPOSAL_REFUSE,
 )
 
 
@@ -216,3 +218,83 @@ class ResearcherClaim(models.Model):
 
     def __str__(self) -> str:
         return f"claim #{self.pk} of researcher {self.researcher_id} by user {self.user_id} ({self.status})"
+
+
+class MergeProposal(models.Model):
+    """The owner of a claimed record says another record is theirs too (issue 31).
+
+    ``user`` owns ``claim`` (approved); ``researcher`` is their record (the claimed one, or
+    the survivor it was merged into), which survives the merge and keeps its ORCID iD;
+    ``other`` the record proposed, followed to its survivor when it had been merged away.
+    ``evidence`` is what the user wrote for the editors (free text, never shown publicly).
+    ``record`` is the ``merge_proposal`` curation record; ``decision`` the editor's last
+    decision on it (a ``merge`` record naming the proposal, or ``proposal_refuse``) and
+    ``editor`` who took it.
+
+    Statuses (database trigger): ``pending`` -> ``confirmed`` | ``refused`` | ``withdrawn``;
+    ``confirmed`` -> ``pending`` (the merge undone) and ``refused`` -> ``pending`` (the
+    refusal undone); ``withdrawn`` (the owner withdrew it, or an editor undid the proposal's
+    record) is final. One pending proposal per pair of records (unique constraint).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for an editor"
+        CONFIRMED = "confirmed", "Confirmed: merged"
+        REFUSED = "refused", "Refused"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="merge_proposals"
+    )
+    claim = models.ForeignKey(ResearcherClaim, on_delete=models.CASCADE, related_name="merge_proposals")
+    researcher = models.ForeignKey(
+        "researchers.Researcher", on_delete=models.CASCADE, related_name="merge_proposals"
+    )
+    other = models.ForeignKey(
+        "researchers.Researcher", on_delete=models.CASCADE, related_name="proposed_into"
+    )
+    evidence = models.TextField(blank=True, help_text="What the researcher wrote for the editors")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    record = models.OneToOneField(CurationRecord, on_delete=models.PROTECT, related_name="proposal_made")
+    decision = models.ForeignKey(
+        CurationRecord, null=True, blank=True, on_delete=models.PROTECT, related_name="proposals_decided"
+    )
+    editor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="merge_proposals_decided",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "created_at"], name="proposal_status_idx")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["researcher", "other"],
+                condition=models.Q(status="pending"),
+                name="proposal_one_pending",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(researcher=models.F("other")), name="proposal_two_records"
+            ),
+        ]
+        triggers = [
+            pgtrigger.FSM(
+                name="proposal_status_transitions",
+                field="status",
+                transitions=[
+                    ("pending", "confirmed"),
+                    ("pending", "refused"),
+                    ("pending", "withdrawn"),
+                    ("confirmed", "pending"),
+                    ("refused", "pending"),
+                ],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"proposal #{self.pk}: researcher {self.other_id} into {self.researcher_id} ({self.status})"

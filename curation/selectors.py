@@ -241,15 +241,38 @@ OWN_SUMMARIES = {
 }
 
 
+# How a merge that confirmed a researcher's merge proposal ends its history line.
+PROPOSED_MERGE = ": merge proposed by the researcher, confirmed by an editor"
+
+
+def _merge_summary(changes: dict, researcher_id: int) -> str:
+    merged = changes.get("merged", [])
+    moved = len(changes.get("authorships", []))
+    proposed = PROPOSED_MERGE if changes.get("proposal") else ""
+    if researcher_id in merged:
+        return f"Merged into researcher {changes.get('survivor')}{proposed}"
+    records = f"{len(merged)} record{'s' if len(merged) != 1 else ''}"
+    return f"{records} merged in ({moved} authorship{'s' if moved != 1 else ''} moved){proposed}"
+
+
+def _proposal_summary(record: CurationRecord, researcher_id: int) -> str:
+    """A merge proposal or its refusal, from the owner's record or the other one."""
+    changes = record.changes or {}
+    theirs = researcher_id == changes.get("other")
+    if record.kind == CurationRecord.Kind.PROPOSAL_REFUSE:
+        other = changes.get("researcher") if theirs else changes.get("other")
+        return f"Merge proposal refused by an editor: researcher {other} stays a separate record"
+    if theirs:
+        return f"Proposed by the researcher of record {changes.get('researcher')} as theirs too"
+    return f"Merge of researcher {changes.get('other')} into this record proposed by the researcher"
+
+
 def _summary(record: CurationRecord, researcher_id: int) -> str:
     changes = record.changes or {}
     if record.kind == CurationRecord.Kind.MERGE:
-        merged = changes.get("merged", [])
-        moved = len(changes.get("authorships", []))
-        if researcher_id in merged:
-            return f"Merged into researcher {changes.get('survivor')}"
-        records = f"{len(merged)} record{'s' if len(merged) != 1 else ''}"
-        return f"{records} merged in ({moved} authorship{'s' if moved != 1 else ''} moved)"
+        return _merge_summary(changes, researcher_id)
+    if record.kind in (CurationRecord.Kind.MERGE_PROPOSAL, CurationRecord.Kind.PROPOSAL_REFUSE):
+        return _proposal_summary(record, researcher_id)
     if record.kind == CurationRecord.Kind.SPLIT:
         moved = len(changes.get("authorships", []))
         noun = f"{moved} authorship{'s' if moved != 1 else ''}"

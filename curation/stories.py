@@ -196,6 +196,47 @@ def _merge_story(record: CurationRecord) -> list[SafeString]:
     return lines
 
 
+def _proposed(changes: dict[str, Any]) -> list[SafeString]:
+    """The sentence of a merge that confirmed a researcher's merge proposal, or none."""
+    if not changes.get("proposal"):
+        return []
+    return [
+        format_html(
+            "It confirms merge proposal #{} of the researcher who claimed researcher {}.",
+            changes["proposal"],
+            changes.get("survivor"),
+        )
+    ]
+
+
+def _proposal_story(record: CurationRecord) -> list[SafeString]:
+    """A researcher's merge proposal or an editor's refusal of one."""
+    changes = record.changes or {}
+    own, other = changes.get("researcher"), changes.get("other")
+    if record.kind == CurationRecord.Kind.PROPOSAL_REFUSE:
+        return [
+            format_html(
+                "Refused merge proposal #{}: researcher {} stays apart from researcher {}{}",
+                changes.get("proposal"),
+                researcher_phrase(other, None),
+                researcher_phrase(own, None),
+                _because(record.reason),
+            )
+        ]
+    evidence = (changes.get("evidence") or "").strip()
+    return [
+        format_html(
+            "{}, who claimed researcher {}, proposed merging researcher {} into it.",
+            record.editor_name,
+            researcher_phrase(own, None),
+            researcher_phrase(other, None),
+        ),
+        format_html("Their evidence for the editors: “{}”.", evidence)
+        if evidence
+        else format_html("{}", "They gave no evidence."),
+    ]
+
+
 def _split_story(record: CurationRecord) -> list[SafeString]:
     changes = record.changes or {}
     source, target = changes.get("source"), changes.get("target")
@@ -235,12 +276,22 @@ def _undo_story(record: CurationRecord) -> list[SafeString]:
             what,
             _because(record.reason),
         ),
-        format_html(
-            "Restored {} as {} before it.",
-            _researchers(sorted(int(pk) for pk in restored), restored),
-            "it was" if len(restored) == 1 else "they were",
-        ),
     ]
+    if restored:
+        lines.append(
+            format_html(
+                "Restored {} as {} before it.",
+                _researchers(sorted(int(pk) for pk in restored), restored),
+                "it was" if len(restored) == 1 else "they were",
+            )
+        )
+    proposal = changes.get("proposal_restored")
+    if proposal:
+        lines.append(
+            format_html("Merge proposal #{} waits for an editor again.", proposal["proposal"])
+            if proposal["to"] == "pending"
+            else format_html("Merge proposal #{} is withdrawn.", proposal["proposal"])
+        )
     deleted = changes.get("deleted_researcher")
     if deleted:
         lines.append(format_html("Deleted researcher {}, which the split had created.", deleted))
@@ -309,11 +360,13 @@ def record_story(record: CurationRecord) -> list[SafeString]:
     :mod:`curation.pairs`) plus one query for paper titles or researcher names."""
     kind, changes = record.kind, record.changes or {}
     if kind == CurationRecord.Kind.MERGE:
-        lines = _merge_story(record)
+        lines = _merge_story(record) + _proposed(changes)
     elif kind == CurationRecord.Kind.UNDO:
         lines = _undo_story(record)
     elif kind == CurationRecord.Kind.DISTINCT:
         lines = _distinct_story(record)
+    elif kind in (CurationRecord.Kind.MERGE_PROPOSAL, CurationRecord.Kind.PROPOSAL_REFUSE):
+        lines = _proposal_story(record)
     elif "source" in changes and "target" in changes:
         # A split, or any later kind that moves authorships from one record to another.
         lines = _split_story(record)
@@ -381,6 +434,13 @@ def undo_preview(record: CurationRecord) -> list[SafeString]:
     created = changes.get("created_researcher")
     if created:
         lines.append(format_html("Researcher {}, which the split created, is deleted.", created))
+    moved = changes.get("proposal_status")
+    if moved:
+        lines.append(
+            format_html("{}", "The merge proposal is withdrawn.")
+            if moved["from"] is None
+            else format_html("The merge proposal waits for an editor again ({} now).", moved["to"])
+        )
     lines.append(
         format_html(
             "{}",

@@ -19,6 +19,7 @@ from .claims import claim_restore, claim_undo_problems
 from .errors import CurationConflict, CurationError
 from .marks import marks_recompute, marks_restore
 from .models import UNDOABLE_KINDS, CurationRecord
+from .proposal_states import proposal_restore, proposal_undo_problems
 from .records import (
     append_event,
     attestations_withdraw,
@@ -85,7 +86,7 @@ def _undo_problems(plan: UndoPlan) -> list[str]:
             problems.append(f"researcher {pk} changed since (merged or ORCID iD)")
     if plan.created and _created_gained_records(plan):
         problems.append(f"researcher {plan.created} (created by the split) gained other records since")
-    return problems + claim_undo_problems(plan.original)
+    return problems + claim_undo_problems(plan.original) + proposal_undo_problems(plan.original)
 
 
 def _original_locked(record_id: int) -> CurationRecord:
@@ -196,6 +197,7 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
     # The links are back where they were: their marks are the ones that state gives.
     marks_recompute(int(pk) for pk in before)
     claim = claim_restore(original)
+    proposal = proposal_restore(original)
     record_id = next_record_id()
     payload = {
         "curation_id": record_id,
@@ -225,6 +227,7 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
             "restored": before,
             "deleted_researcher": created,
             **({"claim_restored": claim} if claim else {}),
+            **({"proposal_restored": proposal} if proposal else {}),
         },
         event=event,
         undoes=original,
@@ -232,8 +235,8 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
 
 
 def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
-    """Undo a merge, split, confirmation, reassignment, claim, claim decision, owner's mark
-    or take: the state before it comes back exactly, as a new record.
+    """Undo a merge, split, confirmation, reassignment, claim, claim decision, owner's mark,
+    take, merge proposal or refusal: the state before it comes back exactly, as a new record.
 
     Restores authorships (and the method, confidence, mark and evidence an editor's
     confirmation or reassignment changed), external identities, follows (accounts, through
@@ -241,11 +244,13 @@ def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
     flattened chains), every researcher column of the ``before`` snapshot, the matcher
     constraints the action wrote, changed or dropped, the status of a researcher's claim
     (:func:`curation.claims.claim_restore`: a claim withdrawn, an editor's approval or
-    refusal back to waiting), and deletes the researcher a split created and the authorship
-    an owner's take from the review queue created (the slot waits for review again). Authorships
-    deleted since (a paper lost an author) are skipped. The original record stays; the undo
-    is a ``kind=undo`` record pointing at it, with a signed ``curation_undone`` event
-    superseding the original event.
+    refusal back to waiting) and of a merge proposal
+    (:func:`curation.proposal_states.proposal_restore`: the proposal withdrawn, a
+    confirmation or refusal back to waiting), and deletes the researcher a split created and
+    the authorship an owner's take from the review queue created (the slot waits for review
+    again). Authorships deleted since (a paper lost an author) are skipped. The original
+    record stays; the undo is a ``kind=undo`` record pointing at it, with a signed
+    ``curation_undone`` event superseding the original event.
 
     Raises :class:`CurationError` without a reason, for an undo of an undo or of a record
     already undone; :class:`CurationConflict` when a later action moved the same rows

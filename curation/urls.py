@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import claim_views, views
+from . import claim_views, proposal_views, views
 
 app_name = "curation"
 
@@ -17,4 +17,7 @@ urlpatterns = [
     path("unconfirmed/<int:pk>/reassign/", views.authorship_reassign_view, name="reassign"),
     path("claims/", claim_views.claims_queue_view, name="claims"),
     path("claims/<int:pk>/decide", claim_views.claim_decide_view, name="claim_decide"),
+    path("proposals/", proposal_views.proposals_queue_view, name="proposals"),
+    path("proposals/<int:pk>/", proposal_views.proposal_review_view, name="proposal"),
+    path("proposals/<int:pk>/decide", proposal_views.proposal_decide_view, name="proposal_decide"),
 ]

@@ -24,6 +24,9 @@ REQUESTS = [
     ("get", "/admin/curation/unconfirmed/1/reassign/", {}),
     ("post", "/admin/curation/unconfirmed/1/confirm/", {"researcher": "1", "reason": "checked"}),
     ("post", "/admin/curation/unconfirmed/1/reassign/", {"researcher": "1", "target": "new", "reason": "x"}),
+    ("get", "/admin/curation/proposals/", {}),
+    ("get", "/admin/curation/proposals/1/", {}),
+    ("post", "/admin/curation/proposals/1/decide", {"decision": "confirm", "reason": "same person"}),
 ]
 
 

@@ -2,9 +2,9 @@
 the matched sample, every SELECT it ran is planned again with ``enable_seqscan = off``, and no
 plan may still scan a big table sequentially (the planner falls back to a sequential scan
 with that setting only where no index can serve the query), nor read a whole index of one to
-find a few rows (its other fallback: an index scan with a filter and no index condition). At 200,000 papers the same
-survey found only the home page's counts reading whole tables; they are kept rows now
-(pages.facts)."""
+find a few rows (its other fallback: an index scan with a filter and no index condition). At
+200,000 papers the same survey found only the home page's counts reading whole tables; they
+are kept rows now (pages.facts)."""
 
 from __future__ import annotations
 
