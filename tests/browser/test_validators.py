@@ -31,6 +31,7 @@ from pytest_django.live_server_helper import LiveServer
 
 from accounts.services import follow_create
 from curation.claims import claim_decide, researcher_claim
+from curation.proposals import merge_propose
 from institutions.models import AuthorAffiliation, Institution, InstitutionName
 from papers import harvest
 from papers.affiliations import normalize
@@ -115,9 +116,12 @@ PAGE_KINDS = [
     PageKind("claims", "/accounts/claims/", persona="owner"),
     PageKind("owner-papers", lambda r: f"/accounts/claims/{r['claim']}/papers", persona="owner"),
     PageKind("owner-take", lambda r: f"/accounts/claims/{r['claim']}/take", persona="owner"),
+    PageKind("owner-merge", lambda r: f"/accounts/claims/{r['claim']}/merge", persona="owner"),
     PageKind("merge", lambda r: "/admin/curation/merge/?ids={},{}".format(*r["pair"]), persona="editor"),
     PageKind("same-name-queue", "/admin/curation/queue/", persona="editor"),
     PageKind("unconfirmed-review", "/admin/curation/unconfirmed/", persona="editor"),
+    PageKind("merge-proposals", "/admin/curation/proposals/", persona="editor"),
+    PageKind("merge-proposal", lambda r: f"/admin/curation/proposals/{r['proposal']}/", persona="editor"),
 ]
 
 
@@ -161,7 +165,8 @@ def _sample_records(signing_key: Path) -> dict:
 
 def _personas(records: dict, signing_key: Path) -> dict[str, str]:
     """Signed-in users and their session ids: ``{"reader", "owner", "editor": sessionid}``;
-    the owner's claim id goes into ``records["claim"]``."""
+    the owner's claim and merge proposal ids go into ``records["claim"]`` and
+    ``records["proposal"]``."""
     users = get_user_model().objects
     reader = users.create_user("reader", "reader@example.org", "pw-reader-123")
     follow_create(user_id=reader.pk, target=Researcher.objects.order_by("-paper_count", "pk").first())
@@ -175,7 +180,11 @@ def _personas(records: dict, signing_key: Path) -> dict[str, str]:
             user=owner, researcher_id=owned.researcher_id, verified_orcid=None, evidence="My publication list"
         )
         claim_decide(claim_id=claim.pk, editor=editor, approve=True, reason="The list matches")
-    records["claim"] = claim.pk
+    # ...who proposes the record holding the guess as theirs too (an editor's queue item).
+    proposal = merge_propose(
+        user=owner, claim_id=claim.pk, other_id=guess.researcher_id, evidence="Same initials, same papers"
+    )
+    records["claim"], records["proposal"] = claim.pk, proposal.pk
     sessions = {}
     for name, user in (("reader", reader), ("owner", owner), ("editor", editor)):
         client = Client()
