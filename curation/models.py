@@ -112,6 +112,8 @@ UNDOABLE_KINDS = (
     CurationRecord.Kind.CLAIM_REFUSE,
     CurationRecord.Kind.MINE,
     CurationRecord.Kind.NOT_MINE,
+    CurationRecord.Kind.NAME_VARIANT,
+    CurationRecord.Kind.DISPLAY_NAME,
 )
 
 

@@ -19,6 +19,7 @@ from .claims import claim_restore, claim_undo_problems
 from .errors import CurationConflict, CurationError
 from .marks import marks_recompute, marks_restore
 from .models import UNDOABLE_KINDS, CurationRecord
+from .names import names_undo_problems
 from .records import (
     append_event,
     attestations_withdraw,
@@ -82,7 +83,7 @@ def _undo_problems(plan: UndoPlan) -> list[str]:
             problems.append(f"researcher {pk} changed since (merged or ORCID iD)")
     if plan.created and _created_gained_records(plan):
         problems.append(f"researcher {plan.created} (created by the split) gained other records since")
-    return problems + claim_undo_problems(plan.original)
+    return problems + names_undo_problems(plan.original, plan.rows) + claim_undo_problems(plan.original)
 
 
 def _original_locked(record_id: int) -> CurationRecord:
@@ -223,14 +224,15 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
 
 
 def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
-    """Undo a merge, split, confirmation, reassignment, claim, claim decision or owner's
-    mark: the state before it comes back exactly, as a new record.
+    """Undo a merge, split, confirmation, reassignment, claim, claim decision, owner's
+    mark or owner's name: the state before it comes back exactly, as a new record.
 
     Restores authorships (and the method, confidence, mark and evidence an editor's
     confirmation or reassignment changed), external identities, follows (accounts, through
     :data:`curation.signals.curation_undone`), ORCID iDs, ``merged_into`` (including
-    flattened chains), every researcher column of the ``before`` snapshot, the matcher
-    constraints the action wrote, changed or dropped, the status of a researcher's claim
+    flattened chains), every researcher column of the ``before`` snapshot (display name and
+    slug, name variants, the names the owner declared), the matcher constraints the action
+    wrote, changed or dropped, the status of a researcher's claim
     (:func:`curation.claims.claim_restore`: a claim withdrawn, an editor's approval or
     refusal back to waiting), and deletes the researcher a split created. Authorships
     deleted since (a paper lost an author) are skipped. The original record stays; the undo
@@ -238,8 +240,9 @@ def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
     superseding the original event.
 
     Raises :class:`CurationError` without a reason, for an undo of an undo or of a record
-    already undone; :class:`CurationConflict` when a later action moved the same rows
-    (undo that one first).
+    already undone; :class:`CurationConflict` when a later action moved the same rows or
+    changed the names the owner gave (:func:`curation.names.names_undo_problems`; undo that
+    one first).
     """
     with transaction.atomic():
         plan = undo_check(record_id=record_id, reason=reason)
