@@ -9,6 +9,8 @@ through an editor's approval and he adds the accented "Franck Pélissier" as his
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -137,6 +139,11 @@ def test_display_name_through_the_pages_shows_on_the_researcher_page_and_survive
     assert "Display name chosen by the researcher." in public
     assert 'Names given by the researcher: <span class="declared-name">Franck Pélissier</span>' in public
     assert "Display name “Franck Pélissier” chosen by the researcher" in public  # the history
+    # The history's times are valid HTML datetimes (whole seconds: HTML allows at most three
+    # digits of a fraction, and Python's isoformat writes six).
+    stamps = re.findall(r'<span class="fine"><time datetime="([^"]+)">', public)
+    assert len(stamps) == 3  # claim, approval, display name
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+0000", stamp) for stamp in stamps), stamps
 
     researchers_match_authors(sources=[])
     harvest(LATER_XML)
