@@ -195,6 +195,10 @@ def test_names_are_escaped_and_bad_input_is_refused_with_what_was_typed_kept(cli
         answer = client.post(url, {"name": typed, "action": "add"})
         assert answer.status_code == 400, typed
         assert f'<p class="error" role="alert">{error}</p>' in answer.text
+    # Without the form's CSRF token, even the owner's post is refused.
+    guarded = Client(enforce_csrf_checks=True)
+    guarded.force_login(user)
+    assert guarded.post(url, {"name": "F. Pelissier", "action": "add"}).status_code == 403
     kept = client.post(url, {"name": "Franck Pelissier", "action": "add"}).text
     assert 'value="Franck Pelissier"' in kept  # the typed name is still in the field
     assert not CurationRecord.objects.filter(kind__in=["name_variant", "display_name"]).exists()
