@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -38,6 +39,9 @@ DECLARED_NAMES_MAX = 50
 # zero-width non-joiner is part of Persian names.
 REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Co", "Cn", "Zl", "Zp"})
 NAME_KINDS = (CurationRecord.Kind.NAME_VARIANT, CurationRecord.Kind.DISPLAY_NAME)
+# The researcher columns an undo writes back only where the undone record changed them
+# (:func:`name_fields_kept`).
+NAME_FIELDS = ("display_name", "slug", "declared_names")
 
 
 def name_clean(raw: str) -> str:
@@ -188,29 +192,42 @@ def researcher_display_name_choose(*, user, researcher_id: int, name: str) -> Cu
         return _names_write(plan, user=user, kind=kind, name=name, declared=declared, display=True)
 
 
+def name_fields_kept(before: dict[str, Any], after: dict[str, Any] | None) -> set[str]:
+    """The :data:`NAME_FIELDS` of one researcher's snapshots that the record left as they
+    were (``before`` equals ``after``): an undo of it leaves them as they are now, so the
+    names the owner gave since (or a display name an editor set) stay. ``after`` ``None``
+    (the researcher is not in it): none."""
+    if after is None:
+        return set()
+    return {f for f in NAME_FIELDS if f in before and f in after and before[f] == after[f]}
+
+
 def names_undo_problems(record: CurationRecord, rows: dict[int, Researcher]) -> list[str]:
-    """Why undoing ``record`` would throw away names the owner gave since (``[]``: none):
-    a researcher of its ``after`` snapshot whose declared names differ from it now (a later
-    name or merge), or whose display name differs from it while the record or a later one in
-    force chose it (the owner's choice). ``rows`` are the researchers locked for the undo.
-    Records written before declared names existed are checked on the display name only."""
-    after = (record.changes or {}).get("after") or {}
+    """Why undoing ``record`` would throw away names given since (``[]``: none): a researcher
+    whose declared names or display name the record changed and which changed again since
+    (a later name, choice or merge), or a name the record added that a later choice made the
+    display name. ``rows`` are the researchers locked for the undo. Fields the record did not
+    change are no problem: the undo leaves them (:func:`name_fields_kept`)."""
+    changes = record.changes or {}
+    before, after = changes.get("before") or {}, changes.get("after") or {}
     problems = []
     for pk, state in after.items():
-        row = rows.get(int(pk))
-        if row is None:
+        row, old = rows.get(int(pk)), before.get(pk)
+        if row is None or old is None:
             continue
-        if "declared_names" in state and sorted(row.declared_names) != sorted(state["declared_names"]):
+        changed = set(NAME_FIELDS) & set(old) & set(state) - name_fields_kept(old, state)
+        if "declared_names" in changed and sorted(row.declared_names) != sorted(state["declared_names"]):
             problems.append(f"researcher {pk}'s own names changed since")
-        elif row.display_name != state["display_name"] and (
-            record.kind == CurationRecord.Kind.DISPLAY_NAME
-            or CurationRecord.objects.filter(
-                kind=CurationRecord.Kind.DISPLAY_NAME, researcher_id=int(pk), id__gt=record.pk
-            )
-            .exclude(undone_by__isnull=False)
-            .exists()
-        ):
+        if "display_name" in changed and row.display_name != state["display_name"]:
             problems.append(f"researcher {pk}'s display name changed since")
+    row, name = rows.get(record.researcher_id), changes.get("name")
+    if (
+        record.kind == CurationRecord.Kind.NAME_VARIANT
+        and row is not None
+        and name == row.display_name
+        and name != (after.get(str(row.pk)) or {}).get("display_name")
+    ):
+        problems.append(f"“{name}” is researcher {row.pk}'s display name since")
     return problems
 
 

@@ -176,7 +176,9 @@ def test_a_new_display_name_moves_the_slug_and_the_old_link_redirects(client, ar
     assert Client().get(f"/researchers/{aickelin.pk}-u-aickelin").status_code == 200
     # Undoing the name he then chose as display name would leave the choice without its name.
     first = CurationRecord.objects.get(kind="name_variant")
-    with pytest.raises(CurationConflict, match=f"researcher {aickelin.pk}'s display name changed since"):
+    with pytest.raises(
+        CurationConflict, match=f"“U. Aickelin” is researcher {aickelin.pk}'s display name since"
+    ):
         curation_undo(record_id=first.pk, editor=make_reader("ed@example.org"), reason="Wrong order")
 
 
@@ -262,15 +264,27 @@ def test_an_editor_undo_restores_names_exactly_and_in_order(archive, editor):
 
 def test_undoing_an_older_record_keeps_the_names_given_since(archive):
     aickelin, user = _aickelin_claimed(archive)
+    editor = make_reader("ed@example.org")
     link = Authorship.objects.get(researcher=aickelin, paper__arxiv_id="0801.4119")
     marked = authorship_mine(user=user, researcher_id=aickelin.pk, authorship_id=link.pk)
-    added = researcher_name_add(user=user, researcher_id=aickelin.pk, name="U. Aickelin")
-    with pytest.raises(
-        CurationConflict, match=rf"own names changed since; undo later record\(s\) #{added.pk}"
-    ):
-        curation_undo(record_id=marked.pk, editor=make_reader("ed@example.org"), reason="Marked by mistake")
+    gone = Authorship.objects.get(researcher=aickelin, paper__arxiv_id="0801.4307")
+    rejected = authorship_not_mine(user=user, researcher_id=aickelin.pk, authorship_id=gone.pk)
+    researcher_name_add(user=user, researcher_id=aickelin.pk, name="U. Aickelin")
+    researcher_display_name_choose(user=user, researcher_id=aickelin.pk, name="Aickelin, Uwe")
+    # The two paper decisions changed no name: their undo leaves the names given since.
+    curation_undo(record_id=rejected.pk, editor=editor, reason="It is his after all")
+    curation_undo(record_id=marked.pk, editor=editor, reason="Marked by mistake")
     aickelin.refresh_from_db()
-    assert aickelin.declared_names == ["U. Aickelin"]
+    link.refresh_from_db()
+    assert (aickelin.paper_count, aickelin.display_name, aickelin.slug) == (
+        6,
+        "Aickelin, Uwe",
+        "aickelin-uwe",
+    )
+    assert aickelin.declared_names == ["Aickelin, Uwe", "U. Aickelin"]
+    assert aickelin.name_variants == ["Aickelin, Uwe", "U. Aickelin", "Uwe Aickelin"]
+    assert not any(signal["kind"] == "owner" for signal in link.evidence)
+    assert Authorship.objects.get(slot_id=gone.slot_id).researcher_id == aickelin.pk
 
 
 def test_a_merge_keeps_the_names_both_researchers_gave(archive):
