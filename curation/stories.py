@@ -14,6 +14,7 @@ from django.utils.text import Truncator, capfirst
 from researchers.models import Authorship, Researcher
 
 from .models import CurationRecord
+from .names import NAME_KINDS
 
 # Papers named in a sentence about moved authorships; the rest are counted.
 STORY_PAPERS_SHOWN = 10
@@ -348,7 +349,7 @@ def record_story(record: CurationRecord) -> list[SafeString]:
         lines = _undo_story(record)
     elif kind == CurationRecord.Kind.DISTINCT:
         lines = _distinct_story(record)
-    elif kind in (CurationRecord.Kind.NAME_VARIANT, CurationRecord.Kind.DISPLAY_NAME):
+    elif kind in NAME_KINDS:
         lines = _names_story(record)
     elif "source" in changes and "target" in changes:
         # A split, or any later kind that moves authorships from one record to another.
@@ -417,7 +418,7 @@ def undo_preview(record: CurationRecord) -> list[SafeString]:
     created = changes.get("created_researcher")
     if created:
         lines.append(format_html("Researcher {}, which the split created, is deleted.", created))
-    if record.kind in (CurationRecord.Kind.NAME_VARIANT, CurationRecord.Kind.DISPLAY_NAME):
+    if record.kind in NAME_KINDS:
         state = states.get(str(changes.get("researcher"))) or {}
         lines.append(
             format_html(
