@@ -187,6 +187,16 @@ def _merge_story(record: CurationRecord) -> list[SafeString]:
                 _and([f"“{v}”" for v in variants]),
             )
         )
+    declared = changes.get("declared_added") or []
+    if declared:
+        lines.append(
+            format_html(
+                "Researcher {} kept the {} the merged records' researchers gave: {}.",
+                survivor,
+                "name" if len(declared) == 1 else "names",
+                _and([f"“{name}”" for name in declared]),
+            )
+        )
     lines.append(
         format_html(
             "The merged {} to researcher {}.",

@@ -22,6 +22,7 @@ from curation.models import CurationRecord
 from curation.names import researcher_display_name_choose, researcher_name_add
 from curation.owner import authorship_mine, authorship_not_mine
 from curation.records import researcher_state
+from curation.stories import record_story
 from curation.undo import curation_undo
 from provenance.bundles import bundle_build
 from provenance.models import Event, Record
@@ -301,6 +302,11 @@ def test_a_merge_keeps_the_names_both_researchers_gave(archive):
         survivor_id=aickelin.pk, merged_ids=[troccaz.pk], editor=editor, reason="Same person"
     )
     assert merge.changes["declared_added"] == ["Aickelin, U."]
+    story = " ".join(record_story(merge))
+    assert (
+        f"Researcher {aickelin.pk} kept the name the merged records' researchers gave: “Aickelin, U.”."
+        in story
+    )
     aickelin.refresh_from_db()
     assert aickelin.declared_names == ["Aickelin, U.", "U. Aickelin"]
     researchers_match_authors(sources=[])
