@@ -36,3 +36,16 @@ class ProposalForm(forms.Form):
         label="Why it is you (optional)",
         help_text="A paper you share, a co-author, an address: anything an editor can check.",
     )
+
+
+class NameForm(forms.Form):
+    """A name the owner of a claimed profile adds or makes the display name (issue 31). The
+    rules (letters, length, no control characters, not a duplicate) are the service's,
+    :func:`curation.names.name_clean`; the form bounds what is read and keeps what was typed."""
+
+    name = forms.CharField(
+        max_length=1000,
+        strip=False,
+        label="A name you publish under",
+        help_text="As you write it: accents, other scripts and initials are welcome.",
+    )

@@ -10,6 +10,7 @@ urlpatterns = [
     path("", claim_views.claims_home, name="home"),
     path("researcher/<int:pk>", claim_views.claim_researcher, name="claim"),
     path("<int:pk>/papers", claim_views.owner_papers, name="papers"),
+    path("<int:pk>/names", claim_views.owner_names, name="names"),
     path("<int:pk>/authorships/<int:authorship>/<str:decision>", claim_views.owner_decide, name="decide"),
     path("<int:pk>/take", claim_views.owner_take_list, name="take"),
     path("<int:pk>/take/link/<int:authorship>", claim_views.owner_take_link, name="take_link"),

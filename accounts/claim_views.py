@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from curation.claims import claim_owner, claims_of_user, researcher_claim, researcher_for_orcid
 from curation.errors import CurationError
 from curation.models import MergeProposal, ResearcherClaim
+from curation.names import researcher_display_name_choose, researcher_name_add, researcher_names
 from curation.owner import authorship_mine, authorship_not_mine
 from curation.proposals import merge_propose, proposal_candidates, proposal_withdraw, proposals_of_user
 from curation.take import authorship_take, review_take, take_candidates
@@ -23,13 +24,14 @@ from researchers.evidence import evidence_owner_confirmed
 from researchers.models import Authorship
 from researchers.selectors import researcher_resolve
 
-from .claim_forms import ClaimForm, ProposalForm
+from .claim_forms import ClaimForm, NameForm, ProposalForm
 from .orcid.selectors import verified_orcid
 
 # Papers listed on the owner's page (newest first); a record with more is rare and the rest
 # stay reachable from the researcher page.
 OWNER_PAPERS_SHOWN = 500
 DECISIONS = {"mine": authorship_mine, "not-mine": authorship_not_mine}
+NAME_ACTIONS = {"add": researcher_name_add, "display": researcher_display_name_choose}
 
 
 def _owned_claim(request: HttpRequest, pk: int) -> ResearcherClaim:
@@ -269,3 +271,46 @@ def owner_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
             request, f"Proposal withdrawn: {proposal.other.display_name} stays a separate record."
         )
     return HttpResponseRedirect(reverse("claims:merge", args=[proposal.claim_id]))
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def owner_names(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/accounts/claims/<claim id>/names``: the claimed record's names (the survivor's when
+    it was merged since), each with "Use as display name", and a form to add one; the owner
+    only (404 for anyone else). POST ``action`` ``add`` (:func:`curation.names.researcher_name_add`)
+    or ``display`` (:func:`~curation.names.researcher_display_name_choose`, a listed name or
+    one typed) with ``name``: back here with a message, or the page again with the error and
+    the name as typed (status 400)."""
+    claim = _owned_claim(request, pk)
+    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    form = NameForm(request.POST if request.method == "POST" else None)
+    error, status = "", 200
+    if request.method == "POST":
+        act = NAME_ACTIONS.get(request.POST.get("action", ""))
+        if act is None:
+            error = "Choose “Add a name” or “Use as display name”."
+        elif form.is_valid():
+            try:
+                record = act(user=request.user, researcher_id=researcher.pk, name=form.cleaned_data["name"])
+            except CurationError as exc:
+                error = str(exc)
+            else:
+                name = record.changes["name"]
+                if record.kind == "display_name":
+                    messages.success(request, f"“{name}” is now the name your profile shows.")
+                else:
+                    messages.success(request, f"“{name}” added to your names.")
+                return HttpResponseRedirect(reverse("claims:names", args=[claim.pk]))
+        status = 400
+    declared = set(researcher.declared_names)
+    rows = [
+        {"name": name, "display": name == researcher.display_name, "declared": name in declared}
+        for name in researcher_names(researcher)
+    ]
+    return render(
+        request,
+        "accounts/owner_names.html",
+        {"claim": claim, "researcher": researcher, "rows": rows, "form": form, "error": error},
+        status=status,
+    )

@@ -32,12 +32,23 @@ REVIEW_REASON = "Claimed by a user, for an editor to review"
 ATTESTED_PAPERS_MAX = 2000
 
 
-def claim_attest(*, record_id: int, researcher_id: int, strong: bool, orcid: str) -> list[str]:
+def claim_attest(
+    *,
+    record_id: int,
+    researcher_id: int,
+    strong: bool,
+    orcid: str,
+    attestation: str = "claim",
+    extra: dict | None = None,
+) -> list[str]:
     """Sign the claim into each paper of the researcher (at most :data:`ATTESTED_PAPERS_MAX`,
     newest first): an ``author_attestation`` event with payload ``{"attestation": "claim",
     "curation_id", "researcher_id", "arxiv_id", "positions": [author positions], "strong",
-    "orcid"}`` (``orcid`` the iD proved, ``""`` for a claim an editor approved). Returns the
-    event ids (``[]`` when none could be signed: :func:`curation.records.attest`)."""
+    "orcid"}`` (``orcid`` the iD proved, ``""`` for a claim an editor approved). The owner's
+    other word on the whole record signs the same way with its own ``attestation``
+    (``name_variant``, ``display_name``: :mod:`curation.names`) and ``extra`` keys added to
+    each payload (``{"name": ...}``). Returns the event ids (``[]`` when none could be
+    signed: :func:`curation.records.attest`)."""
     positions: dict[int, list[int]] = {}
     arxiv_ids: dict[int, str] = {}
     rows = (
@@ -54,13 +65,14 @@ def claim_attest(*, record_id: int, researcher_id: int, strong: bool, orcid: str
         (
             paper_id,
             {
-                "attestation": "claim",
+                "attestation": attestation,
                 "curation_id": record_id,
                 "researcher_id": researcher_id,
                 "arxiv_id": arxiv_ids[paper_id],
                 "positions": sorted(slots),
                 "strong": bool(strong),
                 "orcid": orcid if strong else "",
+                **(extra or {}),
             },
         )
         for paper_id, slots in positions.items()

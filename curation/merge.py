@@ -214,6 +214,20 @@ def _merged_into_survivor(plan: MergePlan) -> list[dict]:
     return flattened
 
 
+def _declared_to_survivor(plan: MergePlan) -> list[str]:
+    """Give the survivor every name the researchers of the merged records declared (issue
+    31: ``declared_names``, which :func:`researchers_refresh` keeps in the variants); returns
+    those it gained (sorted). The merged records keep theirs, for an undo's sake and their
+    own history."""
+    declared = sorted(set().union(*(plan.rows[i].declared_names for i in plan.core)))
+    gained = sorted(set(declared) - set(plan.rows[plan.survivor_id].declared_names))
+    if gained:
+        Researcher.objects.filter(pk=plan.survivor_id).update(
+            declared_names=declared, modified_at=timezone.now()
+        )
+    return gained
+
+
 def _variants_to_survivor(plan: MergePlan) -> list[str]:
     """Refresh the records and give the survivor every name variant any of them had;
     returns the variants the survivor gained (sorted)."""
@@ -288,8 +302,9 @@ def merge_do(plan: MergePlan, *, editor, proposal: dict | None = None) -> Curati
     :data:`curation.signals.researchers_merged` (accounts moves follows; its answer is
     stored for the undo), moves the one ORCID iD, sets ``merged_into`` (flattening chains),
     keeps the merged records' other ORCID iDs as the survivor's ORCID identities, merges name
-    variants, writes the matcher constraints and the signed event. Returns the
-    :class:`CurationRecord` (``kind=merge``; ``changes`` lists exactly what moved).
+    variants and the names the researchers declared, writes the matcher constraints and the
+    signed event. Returns the :class:`CurationRecord` (``kind=merge``; ``changes`` lists
+    exactly what moved).
     """
     survivor_id, merged = plan.survivor_id, plan.merged
     before = {str(pk): researcher_state(r) for pk, r in sorted(plan.rows.items())}
@@ -300,6 +315,7 @@ def merge_do(plan: MergePlan, *, editor, proposal: dict | None = None) -> Curati
     orcid_moved = _orcid_to_survivor(plan)
     orcid_identities = _orcids_as_identities(plan)
     flattened = _merged_into_survivor(plan)
+    declared_added = _declared_to_survivor(plan)
     variants_added = _variants_to_survivor(plan)
     constraints = _merge_constraints(survivor_id)
     # The block may now have one holder, and the survivor more papers: the marks follow.
@@ -324,6 +340,7 @@ def merge_do(plan: MergePlan, *, editor, proposal: dict | None = None) -> Curati
         "orcid_identities": orcid_identities,
         "flattened": flattened,
         "variants_added": variants_added,
+        "declared_added": declared_added,
         "constraints": constraints,
         "event_papers": paper_ids[:EVENT_PAPER_ATTEMPTS],
         # The survivor the editor chose, when it had been merged away and the merge followed it.

@@ -115,6 +115,8 @@ UNDOABLE_KINDS = (
     CurationRecord.Kind.TAKE,
     CurationRecord.Kind.MERGE_PROPOSAL,
     CurationRecord.Kind.PROPOSAL_REFUSE,
+    CurationRecord.Kind.NAME_VARIANT,
+    CurationRecord.Kind.DISPLAY_NAME,
 )
 
 

@@ -21,7 +21,15 @@ logger = logging.getLogger(__name__)
 
 # Researcher columns a curation action may change and an undo restores (``modified_at`` is
 # bookkeeping and ``created_at`` never changes).
-RESEARCHER_FIELDS = ("display_name", "slug", "name_variants", "orcid", "merged_into_id", "paper_count")
+RESEARCHER_FIELDS = (
+    "display_name",
+    "slug",
+    "name_variants",
+    "declared_names",
+    "orcid",
+    "merged_into_id",
+    "paper_count",
+)
 # Papers tried, in order, to carry an action's signed provenance event.
 EVENT_PAPER_ATTEMPTS = 3
 

@@ -238,6 +238,8 @@ OWN_SUMMARIES = {
     CurationRecord.Kind.CLAIM_REFUSE: "Claim refused by an editor",
     CurationRecord.Kind.MINE: "Authorship of {arxiv_id} confirmed by the researcher",
     CurationRecord.Kind.NOT_MINE: "A paper rejected by the researcher (moved to researcher {target})",
+    CurationRecord.Kind.NAME_VARIANT: "Name “{name}” added by the researcher",
+    CurationRecord.Kind.DISPLAY_NAME: "Display name “{name}” chosen by the researcher",
 }
 
 
@@ -296,7 +298,9 @@ def _summary(record: CurationRecord, researcher_id: int) -> str:
         return f"Undid curation #{changes.get('undoes')}"
     if record.kind in OWN_SUMMARIES:
         return OWN_SUMMARIES[record.kind].format(
-            arxiv_id=changes.get("arxiv_id", "a paper"), target=changes.get("target", "")
+            arxiv_id=changes.get("arxiv_id", "a paper"),
+            target=changes.get("target", ""),
+            name=changes.get("name", ""),
         )
     return "Declared not the same person as researcher " + str(
         next((i for i in record.researcher_ids if i != researcher_id), "")

@@ -14,6 +14,7 @@ from django.utils.text import Truncator, capfirst
 from researchers.models import Authorship, Researcher
 
 from .models import CurationRecord
+from .names import NAME_KINDS
 
 # Papers named in a sentence about moved authorships; the rest are counted.
 STORY_PAPERS_SHOWN = 10
@@ -186,6 +187,16 @@ def _merge_story(record: CurationRecord) -> list[SafeString]:
                 _and([f"“{v}”" for v in variants]),
             )
         )
+    declared = changes.get("declared_added") or []
+    if declared:
+        lines.append(
+            format_html(
+                "Researcher {} kept the {} the merged records' researchers gave: {}.",
+                survivor,
+                "name" if len(declared) == 1 else "names",
+                _and([f"“{name}”" for name in declared]),
+            )
+        )
     lines.append(
         format_html(
             "The merged {} to researcher {}.",
@@ -343,6 +354,40 @@ def _other_story(record: CurationRecord) -> list[SafeString]:
     return lines
 
 
+def _names_story(record: CurationRecord) -> list[SafeString]:
+    """An owner's name (issue 31, :mod:`curation.names`): the name added, or the display name
+    chosen and the one it replaced, and how many papers carry the signed attestation."""
+    changes = record.changes or {}
+    rid = changes.get("researcher", record.researcher_id)
+    who = researcher_phrase(rid, (changes.get("before") or {}).get(str(rid)))
+    if record.kind == CurationRecord.Kind.DISPLAY_NAME:
+        shown = changes.get("display_name") or {}
+        lines = [
+            format_html(
+                "The researcher who claimed {} chose “{}” as its display name, in place of “{}”{}",
+                who,
+                changes.get("name", ""),
+                shown.get("from", ""),
+                _because(record.reason),
+            )
+        ]
+        if changes.get("declared"):
+            lines.append(format_html("{}", "The name was new to the record: it is kept among its names."))
+    else:
+        lines = [
+            format_html(
+                "The researcher who claimed {} added the name “{}”{}",
+                who,
+                changes.get("name", ""),
+                _because(record.reason),
+            )
+        ]
+    signed = changes.get("attestations") or 0
+    if signed:
+        lines.append(format_html("Signed into {} of the record.", _count(signed, "paper")))
+    return lines
+
+
 _PURPOSE = {
     CurationRecord.Kind.MERGE: "a re-run keeps these authorships together",
     CurationRecord.Kind.SPLIT: "a re-run keeps the two records apart",
@@ -367,6 +412,8 @@ def record_story(record: CurationRecord) -> list[SafeString]:
         lines = _distinct_story(record)
     elif kind in (CurationRecord.Kind.MERGE_PROPOSAL, CurationRecord.Kind.PROPOSAL_REFUSE):
         lines = _proposal_story(record)
+    elif kind in NAME_KINDS:
+        lines = _names_story(record)
     elif "source" in changes and "target" in changes:
         # A split, or any later kind that moves authorships from one record to another.
         lines = _split_story(record)
@@ -440,6 +487,15 @@ def undo_preview(record: CurationRecord) -> list[SafeString]:
             format_html("{}", "The merge proposal is withdrawn.")
             if moved["from"] is None
             else format_html("The merge proposal waits for an editor again ({} now).", moved["to"])
+        )
+    if record.kind in NAME_KINDS:
+        state = states.get(str(changes.get("researcher"))) or {}
+        lines.append(
+            format_html(
+                "The record is named “{}” again and keeps only the names it had before; "
+                "the signed attestations are withdrawn.",
+                state.get("display_name", ""),
+            )
         )
     lines.append(
         format_html(

@@ -19,6 +19,7 @@ from .claims import claim_restore, claim_undo_problems
 from .errors import CurationConflict, CurationError
 from .marks import marks_recompute, marks_restore
 from .models import UNDOABLE_KINDS, CurationRecord
+from .names import name_fields_kept, names_undo_problems
 from .proposal_states import proposal_restore, proposal_undo_problems
 from .records import (
     append_event,
@@ -86,7 +87,12 @@ def _undo_problems(plan: UndoPlan) -> list[str]:
             problems.append(f"researcher {pk} changed since (merged or ORCID iD)")
     if plan.created and _created_gained_records(plan):
         problems.append(f"researcher {plan.created} (created by the split) gained other records since")
-    return problems + claim_undo_problems(plan.original) + proposal_undo_problems(plan.original)
+    return (
+        problems
+        + names_undo_problems(plan.original, plan.rows)
+        + claim_undo_problems(plan.original)
+        + proposal_undo_problems(plan.original)
+    )
 
 
 def _original_locked(record_id: int) -> CurationRecord:
@@ -138,24 +144,35 @@ def _move_back(model: type[Model], moved: list[dict], **also) -> None:
         model.objects.filter(pk__in=ids, researcher_id=new).update(researcher_id=old, **also)
 
 
-def _restore_researchers(before: dict[str, dict[str, Any]], created: int | None) -> None:
-    """Write the ``before`` snapshot back, delete the researcher a split created and
-    refresh the records whose paper count changed since (keeping the old variants too)."""
+def _restore_researchers(
+    before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]], created: int | None
+) -> None:
+    """Write the ``before`` snapshot back (but the names the record did not change:
+    :func:`curation.names.name_fields_kept`), delete the researcher a split created and
+    refresh the records whose paper count or declared names differ from the snapshot
+    (keeping the old variants too)."""
     # ORCID iDs are unique: clear every involved one before writing the old values back.
     # QuerySet.update skips auto_now: the paper API's Last-Modified reads modified_at, and
     # an undo is a change (the time moves forward, never back to the snapshot's).
     now = timezone.now()
     Researcher.objects.filter(pk__in=[int(pk) for pk in before]).update(orcid=None, modified_at=now)
     for pk, state in before.items():
-        Researcher.objects.filter(pk=int(pk)).update(**{**state, "modified_at": now})
+        kept = name_fields_kept(state, after.get(pk))
+        restored = {field: value for field, value in state.items() if field not in kept}
+        Researcher.objects.filter(pk=int(pk)).update(**restored, modified_at=now)
     if created:
         Researcher.objects.filter(pk=created).delete()
-    # Authorships attached since (new papers) change the counts the snapshot holds.
+    # Authorships attached since (new papers) change the counts the snapshot holds; names
+    # the owner declared since (kept) are not among the snapshot's variants.
+    declared = dict(
+        Researcher.objects.filter(pk__in=[int(pk) for pk in before]).values_list("pk", "declared_names")
+    )
     stale = [
         int(pk)
         for pk, state in before.items()
         if Authorship.objects.filter(researcher_id=int(pk)).values("paper_id").distinct().count()
         != state["paper_count"]
+        or not set(declared.get(int(pk)) or ()) <= set(state["name_variants"])
     ]
     if stale:
         researchers_refresh(researcher_ids=stale)
@@ -193,7 +210,7 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
     constraints_revert(changes.get("constraints") or {})
     marks_restore(changes.get("marks") or [])
     before = changes["before"]
-    _restore_researchers(before, created)
+    _restore_researchers(before, changes["after"], created)
     # The links are back where they were: their marks are the ones that state gives.
     marks_recompute(int(pk) for pk in before)
     claim = claim_restore(original)
@@ -236,13 +253,16 @@ def undo_do(plan: UndoPlan, *, editor) -> CurationRecord:
 
 def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
     """Undo a merge, split, confirmation, reassignment, claim, claim decision, owner's mark,
-    take, merge proposal or refusal: the state before it comes back exactly, as a new record.
+    take, name, merge proposal or refusal: the state before it comes back exactly, as a new
+    record.
 
     Restores authorships (and the method, confidence, mark and evidence an editor's
     confirmation or reassignment changed), external identities, follows (accounts, through
     :data:`curation.signals.curation_undone`), ORCID iDs, ``merged_into`` (including
-    flattened chains), every researcher column of the ``before`` snapshot, the matcher
-    constraints the action wrote, changed or dropped, the status of a researcher's claim
+    flattened chains), every researcher column of the ``before`` snapshot (display name,
+    slug and the names the owner declared only where the action changed them: names given
+    since an unrelated action stay), the matcher constraints the action wrote, changed or
+    dropped, the status of a researcher's claim
     (:func:`curation.claims.claim_restore`: a claim withdrawn, an editor's approval or
     refusal back to waiting) and of a merge proposal
     (:func:`curation.proposal_states.proposal_restore`: the proposal withdrawn, a
@@ -253,8 +273,9 @@ def curation_undo(*, record_id: int, editor, reason: str) -> CurationRecord:
     ``curation_undone`` event superseding the original event.
 
     Raises :class:`CurationError` without a reason, for an undo of an undo or of a record
-    already undone; :class:`CurationConflict` when a later action moved the same rows
-    (undo that one first).
+    already undone; :class:`CurationConflict` when a later action moved the same rows or
+    changed again the names this one changed (:func:`curation.names.names_undo_problems`;
+    undo that one first).
     """
     with transaction.atomic():
         plan = undo_check(record_id=record_id, reason=reason)

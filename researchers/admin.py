@@ -20,7 +20,8 @@ class ResearcherAdmin(admin.ModelAdmin):
     search_fields = ["display_name", "orcid", "=id", "identities__external_id"]
     list_select_related = ["merged_into"]
     autocomplete_fields = ["merged_into"]
-    readonly_fields = ["paper_count", "name_variants", "created_at", "modified_at"]
+    # declared_names: only the owner of a claimed record changes them (curation.names), audited.
+    readonly_fields = ["paper_count", "name_variants", "declared_names", "created_at", "modified_at"]
     inlines = [ExternalIdentityInline]
 
 

@@ -74,21 +74,31 @@ def slot_block(name: str, keyname: str, forenames: str) -> str:
     return parse_name(name, keyname, forenames).block[:200]
 
 
+# The slots' names (``sub.names``, sorted) with the owner's declared names; the common case
+# (none declared) is the slots' array as it is, without sorting it again.
+_VARIANTS_SQL = """CASE WHEN r.declared_names = '{}' THEN COALESCE(sub.names, '{}')
+                    ELSE ARRAY(SELECT DISTINCT n
+                                 FROM unnest(COALESCE(sub.names, '{}') || r.declared_names) AS n
+                                ORDER BY n) END"""
+
+
 def researchers_refresh(*, researcher_ids: Iterable[int]) -> None:
     """Recompute ``paper_count`` and ``name_variants`` of the given researchers.
 
-    Two statements whatever the number of researchers; the display name is left alone
-    (editors may have set it).
+    ``name_variants`` is every name the researcher's author slots are written with and
+    every name its owner declared (``declared_names``, issue 31), distinct, in the
+    database's collation order. One statement whatever the number of researchers; the
+    display name is left alone (editors and the researcher may have set it).
     """
     ids = sorted(set(researcher_ids))
     if not ids:
         return
     with connection.cursor() as cursor:
         cursor.execute(
-            """
+            f"""
             UPDATE researchers_researcher r
                SET paper_count = COALESCE(sub.n, 0),
-                   name_variants = COALESCE(sub.names, '{}'),
+                   name_variants = {_VARIANTS_SQL},
                    modified_at = %s
               FROM (SELECT id AS rid FROM unnest(%s::bigint[]) AS id) ids
               LEFT JOIN (
@@ -102,8 +112,8 @@ def researchers_refresh(*, researcher_ids: Iterable[int]) -> None:
               ) sub ON sub.researcher_id = ids.rid
              WHERE r.id = ids.rid
                AND (r.paper_count IS DISTINCT FROM COALESCE(sub.n, 0)
-                    OR r.name_variants IS DISTINCT FROM COALESCE(sub.names, '{}'))
-            """,
+                    OR r.name_variants IS DISTINCT FROM {_VARIANTS_SQL})
+            """,  # noqa: S608 - the module's constant; the values are parameters
             # Python's time, not now() (the transaction's start); rows whose count and
             # variants hold are not written, so their modified_at stays.
             [timezone.now(), *[int_array(ids)] * 2],

@@ -41,11 +41,25 @@ class Researcher(models.Model):
     holds two ORCID iDs. ``merged_into`` points a record an editor merged away at the
     survivor (its page answers 301 there). ``paper_count`` is the number of distinct papers
     attached through :class:`Authorship`, kept by the matching services.
+
+    ``name_variants`` are the names its author slots are written with, recomputed by
+    :func:`researchers.matching_common.researchers_refresh`, plus ``declared_names``: the
+    names the researcher who claimed the record gave (issue 31, :mod:`curation.names`),
+    kept on every re-run and by a merge (the survivor keeps both records'), at most 300
+    characters each.
     """
 
     display_name = models.CharField(max_length=300)
     slug = models.SlugField(max_length=80)
     name_variants = ArrayField(models.CharField(max_length=500), default=list, blank=True)
+    # db_default too: the local matcher writes researchers with COPY, naming its columns.
+    declared_names = ArrayField(
+        models.CharField(max_length=300),
+        default=list,
+        db_default=models.Value([], output_field=ArrayField(models.CharField(max_length=300))),
+        blank=True,
+        help_text="Names the researcher who claimed the record added; unioned into name_variants",
+    )
     orcid = models.CharField(max_length=19, null=True, blank=True, unique=True, validators=[validate_orcid])
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_from"

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from ..claims import claim_owner
 from ..models import ResearcherClaim
+from ..names import display_name_chosen
 from ..selectors import curation_history
 
 register = template.Library()
@@ -26,9 +27,11 @@ def curation_history_for(researcher) -> list:
 def researcher_claim_for(context, researcher) -> dict:
     """``{% researcher_claim_for researcher as claim %}`` (issue 31): ``{"owner": the approved
     ResearcherClaim or None, "mine": the signed-in user owns it, "waiting": the user's claim
-    is pending}``. One query for a visitor, two for a signed-in user."""
+    is pending, "display_chosen": the owner chose the display name shown
+    (:func:`curation.names.display_name_chosen`)}``. One query for a visitor of an unclaimed
+    record, two of a claimed one; one more for a signed-in user."""
     if researcher is None or getattr(researcher, "pk", None) is None:
-        return {"owner": None, "mine": False, "waiting": False}
+        return {"owner": None, "mine": False, "waiting": False, "display_chosen": False}
     owner = claim_owner(researcher.pk)
     request = context.get("request")
     user = getattr(request, "user", None)
@@ -44,6 +47,7 @@ def researcher_claim_for(context, researcher) -> dict:
         "owner": owner,
         "mine": bool(signed_in and owner and owner.user_id == user.pk),
         "waiting": waiting,
+        "display_chosen": bool(owner and display_name_chosen(researcher)),
     }
 
 
