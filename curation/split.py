@@ -223,8 +223,7 @@ def split_do(
     the event's action ``not_mine`` and the record ``kind=not_mine``. With ``owner_take``
     too (:func:`curation.take.authorship_take`): the owner of the target took the papers
     (signal ``taken``, confidence :data:`curation.marks.CONFIDENCE_OWNER`, action and kind
-    ``take``, the record shown on the target's page). ``changes_extra`` joins the record's
-    ``changes`` (the take's ``arxiv_id``).
+    ``take``, shown on the target's page). ``changes_extra`` joins ``changes``.
     """
     researcher_id = plan.researcher_id
     action, kind = _split_kind(reassign=reassign, by_owner=owner_strong is not None, take=owner_take)

@@ -120,6 +120,32 @@ def _followed(changes: dict[str, Any]) -> list[SafeString]:
     ]
 
 
+def _merge_names(changes: dict[str, Any], survivor: int) -> list[SafeString]:
+    """The names a merge gave its survivor: slot names, and names the researchers declared."""
+    lines = []
+    variants = changes.get("variants_added") or []
+    if variants:
+        lines.append(
+            format_html(
+                "Researcher {} gained the name {} {}.",
+                survivor,
+                "variant" if len(variants) == 1 else "variants",
+                _and([f"“{v}”" for v in variants]),
+            )
+        )
+    declared = changes.get("declared_added") or []
+    if declared:
+        lines.append(
+            format_html(
+                "Researcher {} kept the {} the merged records' researchers gave: {}.",
+                survivor,
+                "name" if len(declared) == 1 else "names",
+                _and([f"“{name}”" for name in declared]),
+            )
+        )
+    return lines
+
+
 def _merge_story(record: CurationRecord) -> list[SafeString]:
     changes = record.changes or {}
     states = changes.get("before") or {}
@@ -177,26 +203,7 @@ def _merge_story(record: CurationRecord) -> list[SafeString]:
                 survivor,
             )
         )
-    variants = changes.get("variants_added") or []
-    if variants:
-        lines.append(
-            format_html(
-                "Researcher {} gained the name {} {}.",
-                survivor,
-                "variant" if len(variants) == 1 else "variants",
-                _and([f"“{v}”" for v in variants]),
-            )
-        )
-    declared = changes.get("declared_added") or []
-    if declared:
-        lines.append(
-            format_html(
-                "Researcher {} kept the {} the merged records' researchers gave: {}.",
-                survivor,
-                "name" if len(declared) == 1 else "names",
-                _and([f"“{name}”" for name in declared]),
-            )
-        )
+    lines += _merge_names(changes, survivor)
     lines.append(
         format_html(
             "The merged {} to researcher {}.",

@@ -170,6 +170,50 @@ def authorship_take(*, user, researcher_id: int, authorship_id: int) -> Curation
         return record
 
 
+def _review_check(*, user, researcher_id: int, slot_id: int) -> tuple[ResearcherClaim, PaperAuthor]:
+    """Lock the owner's record and the slot; the owner's claim and the slot (paper loaded).
+    Errors: :func:`review_take`'s."""
+    rows = lock_researchers([int(researcher_id)])
+    if int(researcher_id) not in rows or rows[int(researcher_id)].merged_into_id:
+        raise CurationConflict(f"researcher {researcher_id} was merged away")
+    claim = _require_owner(user, researcher_id)
+    slot = (
+        PaperAuthor.objects.select_for_update(of=("self",)).select_related("paper").filter(pk=slot_id).first()
+    )
+    if slot is None or Authorship.objects.filter(slot_id=slot_id).exists():
+        raise CurationConflict(f"author slot {slot_id} is not waiting for review (any more)")
+    if not _takeable_reviews(researcher_id).filter(slot_id=slot_id).exists():
+        raise CurationError(
+            "only a slot the matcher left with you among its candidates, on a paper not on "
+            "your profile yet, can be taken; ask an editor for any other"
+        )
+    return claim, slot
+
+
+def _review_attach(slot: PaperAuthor, *, researcher_id: int, signal: dict) -> tuple[Authorship, dict]:
+    """Attach ``slot`` to the record as the owner's (must-linked), the record recomputed;
+    returns the authorship and the constraints written."""
+    block = slot_block(slot.name, slot.keyname, slot.forenames)
+    try:
+        with transaction.atomic():
+            authorship = Authorship.objects.create(
+                slot=slot,
+                paper_id=slot.paper_id,
+                researcher_id=researcher_id,
+                method=MatchMethod.EDITOR,
+                confidence=CONFIDENCE_OWNER,
+                block=block,
+                evidence=[signal],
+                unconfirmed=False,
+            )
+    except IntegrityError as exc:  # the matcher attached it between the check and here
+        raise CurationConflict(f"author slot {slot.pk} was attached meanwhile") from exc
+    constraints = confirm_constraints(slot_id=slot.pk, researcher_id=researcher_id, block=block)
+    researchers_refresh(researcher_ids=[researcher_id])
+    marks_recompute([researcher_id])
+    return authorship, constraints
+
+
 def review_take(*, user, researcher_id: int, slot_id: int) -> CurationRecord:
     """The owner of researcher ``researcher_id`` takes slot ``slot_id`` from the review queue.
 
@@ -185,24 +229,9 @@ def review_take(*, user, researcher_id: int, slot_id: int) -> CurationRecord:
     include the record, or a paper the record holds; :class:`CurationConflict` when the slot
     was attached meanwhile or the record merged away.
     """
+    researcher_id = int(researcher_id)
     with transaction.atomic():
-        rows = lock_researchers([int(researcher_id)])
-        if int(researcher_id) not in rows or rows[int(researcher_id)].merged_into_id:
-            raise CurationConflict(f"researcher {researcher_id} was merged away")
-        claim = _require_owner(user, researcher_id)
-        slot = (
-            PaperAuthor.objects.select_for_update(of=("self",))
-            .select_related("paper")
-            .filter(pk=slot_id)
-            .first()
-        )
-        if slot is None or Authorship.objects.filter(slot_id=slot_id).exists():
-            raise CurationConflict(f"author slot {slot_id} is not waiting for review (any more)")
-        if not _takeable_reviews(researcher_id).filter(slot_id=slot_id).exists():
-            raise CurationError(
-                "only a slot the matcher left with you among its candidates, on a paper not on "
-                "your profile yet, can be taken; ask an editor for any other"
-            )
+        claim, slot = _review_check(user=user, researcher_id=researcher_id, slot_id=slot_id)
         # The review row goes (local matching skips a slot that has one, and a re-run must
         # find this slot with its must-link); the undo writes it back.
         review = SlotReview.objects.get(slot_id=slot_id)
@@ -213,30 +242,14 @@ def review_take(*, user, researcher_id: int, slot_id: int) -> CurationRecord:
         signal = owner_signal(
             user=user, action="taken", record_id=record_id, strong=claim.strong, from_review=True
         )
-        block = slot_block(slot.name, slot.keyname, slot.forenames)
-        try:
-            with transaction.atomic():
-                authorship = Authorship.objects.create(
-                    slot=slot,
-                    paper_id=slot.paper_id,
-                    researcher_id=researcher_id,
-                    method=MatchMethod.EDITOR,
-                    confidence=CONFIDENCE_OWNER,
-                    block=block,
-                    evidence=[signal],
-                    unconfirmed=False,
-                )
-        except IntegrityError as exc:  # the matcher attached it between the check and here
-            raise CurationConflict(f"author slot {slot_id} was attached meanwhile") from exc
-        constraints = confirm_constraints(slot_id=slot.pk, researcher_id=researcher_id, block=block)
-        researchers_refresh(researcher_ids=[researcher_id])
-        marks_recompute([researcher_id])
+        authorship, constraints = _review_attach(slot, researcher_id=researcher_id, signal=signal)
+        arxiv_id = slot.paper.arxiv_id
         payload = {
             "curation_id": record_id,
             "action": "take",
-            "arxiv_id": slot.paper.arxiv_id,
+            "arxiv_id": arxiv_id,
             "position": slot.position,
-            "researcher": int(researcher_id),
+            "researcher": researcher_id,
             "method": "owner",
             "reason": TAKE_REASON,
             "evidence": [signal],
@@ -246,7 +259,7 @@ def review_take(*, user, researcher_id: int, slot_id: int) -> CurationRecord:
             record_id=record_id,
             claim=claim,
             paper_id=slot.paper_id,
-            arxiv_id=slot.paper.arxiv_id,
+            arxiv_id=arxiv_id,
             position=slot.position,
         )
         return write_record(
@@ -254,19 +267,19 @@ def review_take(*, user, researcher_id: int, slot_id: int) -> CurationRecord:
             kind=CurationRecord.Kind.TAKE,
             editor=user,
             reason=TAKE_REASON,
-            researcher_id=int(researcher_id),
-            researcher_ids=[int(researcher_id)],
+            researcher_id=researcher_id,
+            researcher_ids=[researcher_id],
             changes={
-                "researcher": int(researcher_id),
+                "researcher": researcher_id,
                 "slot": slot.pk,
-                "arxiv_id": slot.paper.arxiv_id,
+                "arxiv_id": arxiv_id,
                 "claim": claim.pk,
                 "strong": claim.strong,
                 "before": before,
                 "after": researcher_states([researcher_id]),
                 "authorships": [],
                 "identities": [],
-                "created_authorships": [{"id": authorship.pk, "researcher": int(researcher_id)}],
+                "created_authorships": [{"id": authorship.pk, "researcher": researcher_id}],
                 "slot_review": review_row,
                 "constraints": constraints,
                 "event_papers": [slot.paper_id],

@@ -292,12 +292,12 @@ def test_a_merge_keeps_the_names_both_researchers_gave(archive):
     aickelin, user = _aickelin_claimed(archive)
     editor = make_reader("editor@example.org")
     researcher_name_add(user=user, researcher_id=aickelin.pk, name="U. Aickelin")
-    # Troccaz's record stands in for a second record of the same person, with its own owner.
+    # Troccaz's record stands in for a second record of the same person, claimed by the same
+    # user (records two users own do not merge: tests/accounts/test_owner.py).
     troccaz = archive["troccaz"]
-    other = make_reader("second@example.org")
-    claim = researcher_claim(user=other, researcher_id=troccaz.pk, verified_orcid=None, evidence="Mine too")
+    claim = researcher_claim(user=user, researcher_id=troccaz.pk, verified_orcid=None, evidence="Mine too")
     claim_decide(claim_id=claim.pk, editor=editor, approve=True, reason="Checked")
-    researcher_name_add(user=other, researcher_id=troccaz.pk, name="Aickelin, U.")
+    researcher_name_add(user=user, researcher_id=troccaz.pk, name="Aickelin, U.")
     merge = researcher_merge(
         survivor_id=aickelin.pk, merged_ids=[troccaz.pk], editor=editor, reason="Same person"
     )
