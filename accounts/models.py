@@ -108,9 +108,12 @@ class SavedSearch(models.Model):
     :class:`accounts.forms.SavedSearchForm`). It matches papers as the keyword search does
     (:func:`accounts.selectors.saved_search_q`), so its page and feed links open
     ``mode=keyword``. A digest announces the papers that match and reached the archive
-    (``Paper.created_at``) at or after ``created_at``; editing the terms changes what the
-    next digest holds. A researcher merged away is read as its survivor; a record deleted
-    (a retired junk researcher, a split undone) takes the searches filtering by it along, as
+    (``Paper.created_at``) at or after ``matches_since``: when it was saved, moved on when its
+    terms change to the start of the digest period under way (the owner's last digest), so
+    a broadened search brings that period's papers, not the archive's past
+    (:func:`accounts.saved_searches.saved_search_save`). A researcher merged away is read as
+    its survivor; a record deleted (a retired junk researcher, a split undone) takes the
+    searches filtering by it along, as
     it takes its follows: dropping the filter instead would widen the search to every paper
     of its other terms, and flood the digest.
     """
@@ -133,6 +136,7 @@ class SavedSearch(models.Model):
         "papers.Collaboration", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
+    matches_since = models.DateTimeField(default=timezone.now)
     modified_at = models.DateTimeField(auto_now=True)
 
     class Meta:

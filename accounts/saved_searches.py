@@ -12,9 +12,10 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Max
 
 from .forms import SavedSearchForm
-from .models import SAVED_SEARCHES_MAX, SavedSearch
+from .models import SAVED_SEARCHES_MAX, Digest, SavedSearch
 from .services import account_settings_get
 
 
@@ -26,6 +27,14 @@ class SavedSearchInvalid(ValueError):
         self.errors = {field: list(messages) for field, messages in errors.items()}
         first = next(iter(self.errors.values()), ["invalid"])[0]
         super().__init__(first)
+
+
+# What a search matches: a change of any of them moves ``matches_since`` on (a name does not).
+TERM_FIELDS = ("q", "category", "year_from", "year_to", "researcher_id", "institution_id", "collaboration_id")
+
+
+def _terms(saved: SavedSearch) -> tuple:
+    return tuple(getattr(saved, name) for name in TERM_FIELDS)
 
 
 def saved_search_form(
@@ -42,12 +51,17 @@ def saved_search_save(
     """Create a saved search of ``user_id`` from ``data`` (the form's fields: ``name``, ``q``,
     ``category``, ``year_from``, ``year_to``, ``researcher``, ``institution``,
     ``collaboration``), or update
-    ``saved`` with it. A new search matches the papers archived from now on; the user's
-    digest settings are made when missing (weekly, as a first follow makes them).
+    ``saved`` with it. A new search matches the papers archived from now on. Changed terms
+    match from the start of the digest period under way (``matches_since`` moves on to the
+    user's last digest, never back): a search broadened a year after it was saved brings the
+    papers since the last digest, not a year of them. A new name alone changes nothing. The
+    user's digest settings are made when missing (weekly, as a first follow makes them).
 
     Raises :class:`SavedSearchInvalid` for bad terms, or when the user already keeps
     :data:`accounts.models.SAVED_SEARCHES_MAX` searches (a new one only).
     """
+    # Read before validation, which copies the typed terms onto ``saved``.
+    before = _terms(saved) if saved is not None else None
     form = saved_search_form(user_id=user_id, data=data, saved=saved)
     if not form.is_valid():
         raise SavedSearchInvalid(form.errors)
@@ -59,7 +73,11 @@ def saved_search_save(
             if SavedSearch.objects.filter(user_id=user_id).count() >= SAVED_SEARCHES_MAX:
                 message = f"You keep {SAVED_SEARCHES_MAX} saved searches, the most allowed; delete one first."
                 raise SavedSearchInvalid({"__all__": [message]})
-        saved = form.save()
+        saved = form.save(commit=False)
+        if before is not None and _terms(saved) != before:
+            last = Digest.objects.filter(user_id=user_id).aggregate(at=Max("created_at"))["at"]
+            saved.matches_since = max(saved.matches_since, last or saved.matches_since)
+        saved.save()
     # The digest goes to users with settings (a follow makes them too): weekly by default.
     account_settings_get(user_id=user_id)
     return saved

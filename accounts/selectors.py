@@ -124,13 +124,13 @@ def saved_search_q(saved: SavedSearch) -> Q:
 
 def saved_search_new(saved: SavedSearch) -> QuerySet[Paper]:
     """The papers the next digest holds for ``saved``, newest submission first: public papers
-    it matches that reached the archive at or after it was saved and are in no digest of its
+    it matches that reached the archive at or after its ``matches_since`` and are in no digest of its
     owner yet (its preview; the digest itself gathers every search and follow at once,
     :func:`digest_candidates`)."""
     sent = DigestPaper.objects.filter(user_id=saved.user_id).values("paper_id")
     return (
         Paper.objects.public()
-        .filter(saved_search_q(saved), created_at__gte=saved.created_at)
+        .filter(saved_search_q(saved), created_at__gte=saved.matches_since)
         .exclude(pk__in=sent)
         .select_related("primary_category")
         .newest()
@@ -171,8 +171,9 @@ def digest_candidates(user_id: int) -> QuerySet[Paper]:
     researcher attribution (``Authorship.created_at``) or institution link
     (``AuthorAffiliation.created_at``) was made, or for a category the paper was archived
     (``Paper.created_at``), at or after ``Follow.created_at``; it is new to a saved search
-    when it matches (:func:`saved_search_q`) and was archived at or after the search was
-    saved. Papers already in any digest
+    when it matches (:func:`saved_search_q`) and was archived at or after the search's
+    ``matches_since`` (when it was saved, or the digest period its terms last changed in).
+    Papers already in any digest
     of the user (:class:`accounts.models.DigestPaper`) are left out, as are hidden and
     deleted ones.
     """
@@ -186,7 +187,7 @@ def digest_candidates(user_id: int) -> QuerySet[Paper]:
     ):
         conditions.append(category_q(code) & Q(created_at__gte=since))
     for saved in saved_searches_for_user(user_id):
-        conditions.append(saved_search_q(saved) & Q(created_at__gte=saved.created_at))
+        conditions.append(saved_search_q(saved) & Q(created_at__gte=saved.matches_since))
     sent = DigestPaper.objects.filter(user_id=user_id).values("paper_id")
     return (
         Paper.objects.public()
@@ -258,7 +259,7 @@ def match_reasons(user_id: int, paper_ids: list[int], *, new_only: bool = False)
         # queries on the Following page and in each digest).
         flags = {
             f"s{saved.pk}": ExpressionWrapper(
-                saved_search_q(saved) & (Q(created_at__gte=saved.created_at) if new_only else Q()),
+                saved_search_q(saved) & (Q(created_at__gte=saved.matches_since) if new_only else Q()),
                 output_field=BooleanField(),
             )
             for saved in searches

@@ -11,7 +11,7 @@ from django.core import mail
 from django.utils import timezone
 
 from accounts import services
-from accounts.models import DigestPaper, SavedSearch
+from accounts.models import Digest, DigestPaper, SavedSearch
 from accounts.saved_searches import saved_search_save
 from papers.models import Paper
 from tests.accounts.conftest import backdate_follows, make_reader
@@ -35,7 +35,8 @@ def listed_ids(message) -> list[str]:
 def save(user, name: str, *, days_ago: int = 1, **terms) -> SavedSearch:
     """A saved search of ``user`` made ``days_ago`` days back (before the archive's harvest)."""
     saved = saved_search_save(user_id=user.pk, data={"name": name, **terms})
-    SavedSearch.objects.filter(pk=saved.pk).update(created_at=timezone.now() - timedelta(days=days_ago))
+    then = timezone.now() - timedelta(days=days_ago)
+    SavedSearch.objects.filter(pk=saved.pk).update(created_at=then, matches_since=then)
     saved.refresh_from_db()
     return saved
 
@@ -84,6 +85,25 @@ def test_an_edit_changes_the_next_digest(archive, reader, follower):
     assert services.digest_run(user_id=reader.pk) == 3
     assert listed_ids(mail.outbox[0]) == JHU
     assert "Your search “X-ray galaxies”" in mail.outbox[0].body
+
+
+def test_an_edit_brings_the_current_period_not_the_archives_past(archive, reader, follower):
+    """A search broadened after a digest brings the papers since that digest, not every older
+    paper its new terms match (which had been listed in no digest of its own)."""
+    saved = save(reader, "Imaging", q="ultrasound", days_ago=30)
+    assert services.digest_run(user_id=reader.pk) == 3  # the three ultrasound papers
+    digest = Digest.objects.get(user=reader)
+    # Renamed only: nothing moves.
+    follower.post(f"/accounts/saved-searches/{saved.pk}", {"name": "Ultrasound", "q": "ultrasound"})
+    saved.refresh_from_db()
+    assert saved.matches_since == saved.created_at
+    # Broadened to the JHU papers (archived before the digest): from the digest on, none.
+    follower.post(f"/accounts/saved-searches/{saved.pk}", {"name": "Luminous", "q": "luminosity"})
+    saved.refresh_from_db()
+    assert saved.matches_since == digest.created_at
+    page = follower.get(f"/accounts/saved-searches/{saved.pk}").content.decode()
+    assert re.findall(r'data-preview-count="(\d+)"', page) == ["0"]
+    assert services.digest_run(user_id=reader.pk, now=timezone.now() + timedelta(days=8)) == 0
 
 
 def test_the_search_page_saves_a_search_and_following_lists_it(archive, reader, follower):
