@@ -172,8 +172,7 @@ def test_search_feed_and_saved_search_filter_by_collaboration(harvested, client,
     assert saved.feed_url() == f"/search/feed.xml?collaboration={cms.pk}&mode=keyword".replace(
         "&mode=keyword", ""
     )
-    type(saved).objects.filter(pk=saved.pk).update(
-        created_at=Paper.objects.order_by("created_at").first().created_at
-    )
+    then = Paper.objects.order_by("created_at").first().created_at
+    type(saved).objects.filter(pk=saved.pk).update(created_at=then, matches_since=then)
     saved.refresh_from_db()
     assert [p.arxiv_id for p in saved_search_new(saved)] == ["1607.00786", "0801.3881"]
