@@ -55,13 +55,15 @@ def web_text(q: str) -> str:
     positions), and the search index reads such a word so too
     (:func:`papers.search_index.query_text`), so the page, its feed and a saved search
     count the same papers."""
-    out = []
-    for token in _QUOTED_OR_WORD.findall(q):
-        if token.startswith('"'):
-            out.append(_HYPHENATED.sub(lambda m: m.group(0).replace("-", " "), token))
-        else:
-            out.append(_HYPHENATED.sub(lambda m: '"' + m.group(0).replace("-", " ") + '"', token))
-    return " ".join(out)
+
+    def rewrite(token: re.Match) -> str:
+        if token.group(0).startswith('"'):
+            return _HYPHENATED.sub(lambda m: m.group(0).replace("-", " "), token.group(0))
+        return _HYPHENATED.sub(lambda m: '"' + m.group(0).replace("-", " ") + '"', token.group(0))
+
+    # Substituted in place, so what lies between tokens stays as typed: ``-"dark matter"``
+    # is one exclusion, and written ``- "dark matter"`` it would be the phrase itself.
+    return _QUOTED_OR_WORD.sub(rewrite, q)
 
 
 def web_query(q: str) -> SearchQuery:
