@@ -42,6 +42,7 @@ def _related_model(model: type[Model], name: str) -> type[Model]:
 # phrase or any other run of non-blanks, as websearch_to_tsquery reads the query.
 _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 _QUOTED_OR_WORD = re.compile(r'"[^"]*"?|[^\s"]+')
+_DASHES = re.compile(r"-+")
 
 
 def web_text(q: str) -> str:
@@ -57,6 +58,10 @@ def web_text(q: str) -> str:
     count the same papers."""
 
     def rewrite(token: re.Match) -> str:
+        if _DASHES.fullmatch(token.group(0)) and not q.startswith('"', token.end()):
+            # A dash standing alone ("black - hole") excludes nothing, as the index reads
+            # it; PostgreSQL would exclude the next word.
+            return ""
         if token.group(0).startswith('"'):
             return _HYPHENATED.sub(lambda m: m.group(0).replace("-", " "), token.group(0))
         return _HYPHENATED.sub(lambda m: '"' + m.group(0).replace("-", " ") + '"', token.group(0))

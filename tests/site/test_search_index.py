@@ -71,6 +71,10 @@ def test_query_text_reads_web_search_syntax_and_nothing_else(q, text):
         # An excluded phrase stays one exclusion: no space between the "-" and its quote.
         ('model -"black-hole"', 'model -"black hole"'),
         ('-"dark matter" halo', '-"dark matter" halo'),
+        # A dash standing alone excludes nothing (the index skips it; PostgreSQL read
+        # "black - hole" as black without hole).
+        ("black - hole", "black  hole"),
+        ("black -- hole -", "black  hole "),
     ],
 )
 def test_web_text_writes_a_hyphenated_word_as_the_phrase_of_its_pieces(q, text):
@@ -130,6 +134,16 @@ def test_an_excluded_quoted_phrase_is_excluded_by_postgres_and_the_index_alike(c
     assert Paper.objects.public().filter(search_vector=site_search.web_query(q)).count() == expected
     assert search_index.search(q).count == expected
     assert _status(client, q=q).startswith(f"{expected} paper")
+
+
+def test_a_dash_standing_alone_excludes_nothing_in_postgres_as_in_the_index(client, indexed):
+    # Before, PostgreSQL read "black - hole" as black without hole, and the index (which
+    # skips the lone dash) as black and hole: the page and a saved search disagreed.
+    words = Paper.objects.public().filter(search_vector=site_search.web_query("black hole")).count()
+    assert words > 0
+    for q in ("black - hole", "black -- hole -"):
+        assert Paper.objects.public().filter(search_vector=site_search.web_query(q)).count() == words
+        assert search_index.search(q).count == words
 
 
 def test_the_page_lists_the_index_ranking_with_postgres_highlights(client, indexed):
