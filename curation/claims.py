@@ -293,9 +293,19 @@ def claim_decide(*, claim_id: int, editor, approve: bool, reason: str) -> Resear
             raise CurationError(f"no claim {claim_id}")
         if claim.status != ResearcherClaim.Status.PENDING:
             raise CurationError(f"claim {claim_id} is {claim.get_status_display().lower()}, not waiting")
-        lock_researchers([claim.researcher_id])
+        # The record may have been merged away since the claim was made: its survivor and
+        # every record merged into it are locked too (one statement, in id order), for one
+        # record holds one person's word.
+        into = (
+            Researcher.objects.filter(pk=claim.researcher_id).values_list("merged_into_id", flat=True).first()
+        )
+        rows = lock_researchers([claim.researcher_id, *([into] if into else [])])
+        if claim.researcher_id in rows and rows[claim.researcher_id].merged_into_id != into:
+            raise CurationConflict(f"researcher {claim.researcher_id} was merged meanwhile; try again")
         if approve and claim_owner(claim.researcher_id) is not None:
             raise CurationConflict(f"researcher {claim.researcher_id} is claimed by someone else already")
+        if approve and into and set(claim_owners(rows)) - {claim.user_id}:
+            raise CurationConflict(f"researcher {into} is claimed by someone else already")
         status = ResearcherClaim.Status.APPROVED if approve else ResearcherClaim.Status.REFUSED
         states = researcher_states([claim.researcher_id])
         record_id = next_record_id()

@@ -38,6 +38,11 @@ DECLARED_NAMES_MAX = 50
 # unassigned code points, line and paragraph separators. Format characters (Cf) stay: the
 # zero-width non-joiner is part of Persian names.
 REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Co", "Cn", "Zl", "Zp"})
+# Of the format characters, the bidirectional embeddings, overrides and isolates (UAX #9
+# explicit formatting) are refused: an unclosed U+202E reverses the rest of the line the
+# name is shown in, and "\u202enilekciA ewU" reads "Uwe Aickelin". The marks (U+200E,
+# U+200F, U+061C) stay: right-to-left names use them.
+REFUSED_CHARACTERS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 NAME_KINDS = (CurationRecord.Kind.NAME_VARIANT, CurationRecord.Kind.DISPLAY_NAME)
 # The researcher columns an undo writes back only where the undone record changed them
 # (:func:`name_fields_kept`).
@@ -51,11 +56,13 @@ def name_clean(raw: str) -> str:
     Accents, other scripts, punctuation and TeX (``M{\\"u}ller``) are kept as written (pages
     escape them). Raises :class:`CurationError` for an empty name, one longer than
     :data:`NAME_MAX_LENGTH` characters, one holding a character of
-    :data:`REFUSED_CATEGORIES` (named by its code point) or one without a letter.
+    :data:`REFUSED_CATEGORIES` or :data:`REFUSED_CHARACTERS` (named by its code point) or
+    one without a letter.
     """
     name = unicodedata.normalize("NFC", raw or "")
     for char in name:
-        if unicodedata.category(char) in REFUSED_CATEGORIES and char not in "\t\n\r":
+        refused = unicodedata.category(char) in REFUSED_CATEGORIES or char in REFUSED_CHARACTERS
+        if refused and char not in "\t\n\r":
             raise CurationError(f"a name cannot hold the character U+{ord(char):04X}")
     name = " ".join(name.split())
     if not name:

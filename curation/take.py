@@ -55,11 +55,24 @@ def _owner_ids(researcher_id: int) -> list[int]:
 
 
 def _takeable_links(researcher_id: int) -> QuerySet[Authorship]:
+    """Unconfirmed links in the record's name blocks, on papers it does not hold, of records
+    no other user owns: another owner's guess is theirs to settle (or an editor's), and a
+    take would confirm it away from their profile, past their own take back."""
     held = Authorship.objects.filter(researcher_id=researcher_id)
+    owner = claim_owner(int(researcher_id))
+    others = ResearcherClaim.objects.filter(status=ResearcherClaim.Status.APPROVED)
+    if owner is not None:
+        others = others.exclude(user_id=owner.user_id)
     return (
         Authorship.objects.filter(unconfirmed=True, block__in=held.values("block"), paper__deleted=False)
         .exclude(researcher_id=researcher_id)
         .exclude(paper_id__in=held.values("paper_id"))
+        .exclude(researcher_id__in=others.values("researcher_id"))
+        .exclude(
+            researcher_id__in=others.filter(researcher__merged_into__isnull=False).values(
+                "researcher__merged_into_id"
+            )
+        )
     )
 
 
@@ -74,7 +87,7 @@ def _takeable_reviews(researcher_id: int) -> QuerySet[SlotReview]:
 
 def take_candidates(researcher_id: int, *, limit: int = TAKE_SHOWN) -> TakeCandidates:
     """:class:`TakeCandidates` of researcher ``researcher_id``: links on papers the record
-    does not hold already (a paper has one slot per person). Three queries."""
+    does not hold already (a paper has one slot per person). Four queries."""
     links = list(
         _takeable_links(researcher_id)
         .select_related("slot", "paper", "researcher")
@@ -129,7 +142,8 @@ def authorship_take(*, user, researcher_id: int, authorship_id: int) -> Curation
     (action ``take``) and an ``author_attestation`` are appended. Returns the ``kind=take``
     record, shown on the owner's page. Raises :class:`CurationError` for anyone but the
     owner, a link that is confirmed, outside the owner's name blocks, or on a paper the
-    record holds; :class:`CurationConflict` when the link moved or a record was merged away.
+    record holds, or on a record another user owns; :class:`CurationConflict` when the link
+    moved or a record was merged away.
     """
     with transaction.atomic():
         claim = _require_owner(user, researcher_id)

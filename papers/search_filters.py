@@ -42,6 +42,7 @@ def _related_model(model: type[Model], name: str) -> type[Model]:
 # phrase or any other run of non-blanks, as websearch_to_tsquery reads the query.
 _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 _QUOTED_OR_WORD = re.compile(r'"[^"]*"?|[^\s"]+')
+_DASHES = re.compile(r"-+")
 
 
 def web_text(q: str) -> str:
@@ -55,13 +56,19 @@ def web_text(q: str) -> str:
     positions), and the search index reads such a word so too
     (:func:`papers.search_index.query_text`), so the page, its feed and a saved search
     count the same papers."""
-    out = []
-    for token in _QUOTED_OR_WORD.findall(q):
-        if token.startswith('"'):
-            out.append(_HYPHENATED.sub(lambda m: m.group(0).replace("-", " "), token))
-        else:
-            out.append(_HYPHENATED.sub(lambda m: '"' + m.group(0).replace("-", " ") + '"', token))
-    return " ".join(out)
+
+    def rewrite(token: re.Match) -> str:
+        if _DASHES.fullmatch(token.group(0)) and not q.startswith('"', token.end()):
+            # A dash standing alone ("black - hole") excludes nothing, as the index reads
+            # it; PostgreSQL would exclude the next word.
+            return ""
+        if token.group(0).startswith('"'):
+            return _HYPHENATED.sub(lambda m: m.group(0).replace("-", " "), token.group(0))
+        return _HYPHENATED.sub(lambda m: '"' + m.group(0).replace("-", " ") + '"', token.group(0))
+
+    # Substituted in place, so what lies between tokens stays as typed: ``-"dark matter"``
+    # is one exclusion, and written ``- "dark matter"`` it would be the phrase itself.
+    return _QUOTED_OR_WORD.sub(rewrite, q)
 
 
 def web_query(q: str) -> SearchQuery:

@@ -174,3 +174,40 @@ def test_a_merge_of_records_two_users_own_is_refused_and_one_users_two_records_m
     claim_decide(claim_id=other.pk, editor=editor, approve=True, reason="Checked")
     researcher_merge(survivor_id=aickelin.pk, merged_ids=[troccaz.pk], editor=editor, reason="One person")
     assert claim_owner(aickelin.pk).user_id == uwe.pk
+
+
+def _editor(django_user_model):
+    from django.contrib.auth.models import Group
+
+    editor = django_user_model.objects.create_user("ed2", "ed2@example.org", "pw-ed-12345", is_staff=True)
+    editor.groups.add(Group.objects.get(name="Editors"))
+    return editor
+
+
+def _approved(user, researcher_id: int, editor):
+    from curation.claims import claim_decide
+
+    claim = researcher_claim(user=user, researcher_id=researcher_id, verified_orcid=None, evidence="My page")
+    return claim_decide(claim_id=claim.pk, editor=editor, approve=True, reason="Lab page checked")
+
+
+def test_a_claim_waiting_on_a_record_merged_into_an_owned_one_is_not_approved(archive, django_user_model):
+    """Jocelyne's claim on Troccaz's record waits while an editor merges that record into
+    Aickelin's, which Uwe owns (a waiting claim does not stop a merge). Approving her claim
+    then would give the survivor two owners; before, ``claim_decide`` asked only who owns
+    the merged-away record and approved it."""
+    from curation.claims import claim_decide, claim_owner
+    from curation.errors import CurationConflict
+    from curation.merge import researcher_merge
+
+    aickelin, troccaz = archive["aickelin"], archive["troccaz"]
+    editor = _editor(django_user_model)
+    uwe, jocelyne = make_reader("uwe@example.org"), make_reader("jocelyne@example.org")
+    _approved(uwe, aickelin.pk, editor)
+    waiting = researcher_claim(user=jocelyne, researcher_id=troccaz.pk, verified_orcid=None, evidence="Mine")
+    researcher_merge(survivor_id=aickelin.pk, merged_ids=[troccaz.pk], editor=editor, reason="One person")
+    with pytest.raises(CurationConflict, match="claimed by someone else"):
+        claim_decide(claim_id=waiting.pk, editor=editor, approve=True, reason="Her page")
+    assert claim_owner(aickelin.pk).user_id == uwe.pk
+    waiting.refresh_from_db()
+    assert waiting.status == "pending"

@@ -191,6 +191,9 @@ def test_names_are_escaped_and_bad_input_is_refused_with_what_was_typed_kept(cli
         ("   ", "type a name"),
         ("Franck\x07Pelissier", "a name cannot hold the character U+0007"),
         ("Franck\x1bPelissier", "a name cannot hold the character U+001B"),
+        # A bidi override would reverse the page's line after it (and spoof another name).
+        ("\u202eFranck Pelissier", "a name cannot hold the character U+202E"),
+        ("Franck \u2067Pelissier\u2069", "a name cannot hold the character U+2067"),
         ("F" * 301, "a name has at most 300 characters (this one has 301)"),
         ("1960-", "a name needs at least one letter"),
         ("Franck Pelissier", "“Franck Pelissier” is one of this profile&#x27;s names already"),

@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from curation.claims import researcher_claim
+from curation.claims import claim_decide, researcher_claim
 from curation.errors import CurationError
 from curation.models import CurationRecord
 from curation.take import authorship_take, review_take, take_candidates
@@ -214,3 +214,31 @@ def test_a_take_is_signed_into_a_bundle_that_verifies(guess):
     assert verify_bundle(bundle).ok
     snapshot = bundle["state"]["current"]["graph_snapshots"][-1]["payload"]["graph_snapshot"]
     assert snapshot["author_claims"] == {"count": 1, "strong_count": 1}
+
+
+def test_a_guess_on_a_record_another_user_owns_is_not_taken(guess, editor_user):
+    """#A (the record holding the guessed 0705.0804) is claimed by another user: the link is
+    that owner's to settle. Before, Sergej's owner saw it under "Take it" and took it, which
+    confirmed it on his record, where #A's owner could not take it back."""
+    sergej, user, claim = _sergej_claimed()
+    other = make_reader("flach-a@example.org")
+    pending = researcher_claim(
+        user=other, researcher_id=guess.researcher_id, verified_orcid=None, evidence="Mine"
+    )
+    claim_decide(claim_id=pending.pk, editor=editor_user, approve=True, reason="Lab page checked")
+    assert take_candidates(sergej.pk).links == []
+    client = Client()
+    client.force_login(user)
+    assert f'id="link-{guess.pk}"' not in client.get(reverse("claims:take", args=[claim.pk])).text
+    with pytest.raises(CurationError, match="only a link the name alone decided"):
+        authorship_take(user=user, researcher_id=sergej.pk, authorship_id=guess.pk)
+    assert link_of(*GUESSED).researcher_id == guess.researcher_id
+    # The owner of both records takes from one into the other.
+    curation_undo(
+        record_id=CurationRecord.objects.get(kind="claim_approve").pk, editor=editor_user, reason="No"
+    )
+    mine_too = researcher_claim(
+        user=user, researcher_id=guess.researcher_id, verified_orcid=None, evidence="Me"
+    )
+    claim_decide(claim_id=mine_too.pk, editor=editor_user, approve=True, reason="Checked")
+    assert [link.pk for link in take_candidates(sergej.pk).links] == [guess.pk]

@@ -68,6 +68,13 @@ def test_query_text_reads_web_search_syntax_and_nothing_else(q, text):
         ('"black-hole binaries" OR p-adic', '"black hole binaries" OR "p adic"'),
         ("2-dimensional state-of-the-art", '"2 dimensional" "state of the art"'),
         ("Schwarzschild's -dark", "Schwarzschild's -dark"),  # no hyphen inside a word: as typed
+        # An excluded phrase stays one exclusion: no space between the "-" and its quote.
+        ('model -"black-hole"', 'model -"black hole"'),
+        ('-"dark matter" halo', '-"dark matter" halo'),
+        # A dash standing alone excludes nothing (the index skips it; PostgreSQL read
+        # "black - hole" as black without hole).
+        ("black - hole", "black  hole"),
+        ("black -- hole -", "black  hole "),
     ],
 )
 def test_web_text_writes_a_hyphenated_word_as_the_phrase_of_its_pieces(q, text):
@@ -114,6 +121,29 @@ def test_counts_match_postgres_and_agree_between_page_and_api(client, indexed, s
     assert _status(client, q=q).startswith(f"{count} paper")
     assert client.get("/api/v1/papers", {"q": q, "sort": "relevance"}).json()["count"] == count
     assert client.get("/api/v1/search", {"q": q, "kinds": "papers"}).json()["papers"]["count"] == count
+
+
+def test_an_excluded_quoted_phrase_is_excluded_by_postgres_and_the_index_alike(client, indexed):
+    # Before, web_text wrote 'model -"black-hole"' as 'model - "black hole"': PostgreSQL
+    # then found the papers with the phrase instead of those without it.
+    q = 'model -"black-hole"'
+    model = Paper.objects.public().filter(search_vector=site_search.web_query("model"))
+    both = model.filter(search_vector=site_search.web_query('"black hole"')).count()
+    assert both > 0
+    expected = model.count() - both
+    assert Paper.objects.public().filter(search_vector=site_search.web_query(q)).count() == expected
+    assert search_index.search(q).count == expected
+    assert _status(client, q=q).startswith(f"{expected} paper")
+
+
+def test_a_dash_standing_alone_excludes_nothing_in_postgres_as_in_the_index(client, indexed):
+    # Before, PostgreSQL read "black - hole" as black without hole, and the index (which
+    # skips the lone dash) as black and hole: the page and a saved search disagreed.
+    words = Paper.objects.public().filter(search_vector=site_search.web_query("black hole")).count()
+    assert words > 0
+    for q in ("black - hole", "black -- hole -"):
+        assert Paper.objects.public().filter(search_vector=site_search.web_query(q)).count() == words
+        assert search_index.search(q).count == words
 
 
 def test_the_page_lists_the_index_ranking_with_postgres_highlights(client, indexed):
