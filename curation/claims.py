@@ -32,6 +32,23 @@ REVIEW_REASON = "Claimed by a user, for an editor to review"
 ATTESTED_PAPERS_MAX = 2000
 
 
+def attested_positions(authorships) -> tuple[dict[int, list[int]], dict[int, str]]:
+    """The papers of ``authorships`` (a queryset of :class:`Authorship`) an attestation goes
+    to, newest first and at most :data:`ATTESTED_PAPERS_MAX`: ``({paper id: [author
+    positions]}, {paper id: arXiv id})``. One query."""
+    positions: dict[int, list[int]] = {}
+    arxiv_ids: dict[int, str] = {}
+    rows = authorships.order_by("-paper__submitted_at", "paper_id", "slot__position").values_list(
+        "paper_id", "paper__arxiv_id", "slot__position"
+    )
+    for paper_id, arxiv_id, position in rows:
+        if paper_id not in positions and len(positions) >= ATTESTED_PAPERS_MAX:
+            continue
+        positions.setdefault(paper_id, []).append(position)
+        arxiv_ids[paper_id] = arxiv_id
+    return positions, arxiv_ids
+
+
 def claim_attest(
     *,
     record_id: int,
@@ -49,18 +66,7 @@ def claim_attest(
     (``name_variant``, ``display_name``: :mod:`curation.names`) and ``extra`` keys added to
     each payload (``{"name": ...}``). Returns the event ids (``[]`` when none could be
     signed: :func:`curation.records.attest`)."""
-    positions: dict[int, list[int]] = {}
-    arxiv_ids: dict[int, str] = {}
-    rows = (
-        Authorship.objects.filter(researcher_id=researcher_id)
-        .order_by("-paper__submitted_at", "paper_id", "slot__position")
-        .values_list("paper_id", "paper__arxiv_id", "slot__position")
-    )
-    for paper_id, arxiv_id, position in rows:
-        if paper_id not in positions and len(positions) >= ATTESTED_PAPERS_MAX:
-            continue
-        positions.setdefault(paper_id, []).append(position)
-        arxiv_ids[paper_id] = arxiv_id
+    positions, arxiv_ids = attested_positions(Authorship.objects.filter(researcher_id=researcher_id))
     items = [
         (
             paper_id,

@@ -20,7 +20,7 @@ from django.utils import timezone
 from researchers.models import Authorship, Researcher
 from researchers.selectors import researcher_resolve, researchers_matching
 
-from .claims import ATTESTED_PAPERS_MAX, claim_owner
+from .claims import attested_positions, claim_owner
 from .errors import CurationConflict, CurationError
 from .merge import merge_check, merge_do
 from .models import CurationRecord, MergeProposal, PairDecision, ResearcherClaim
@@ -175,18 +175,9 @@ def proposal_attest(*, record: CurationRecord, proposal: MergeProposal) -> list[
     [author positions], "strong", "orcid"}`` (``strong`` and ``orcid`` those of the owner's
     claim). Returns the event ids (:func:`curation.records.attest`)."""
     claim, changes = proposal.claim, record.changes
-    positions: dict[int, list[int]] = {}
-    arxiv_ids: dict[int, str] = {}
-    rows = (
+    positions, arxiv_ids = attested_positions(
         Authorship.objects.filter(pk__in=[m["id"] for m in changes["authorships"]])
-        .order_by("-paper__submitted_at", "paper_id", "slot__position")
-        .values_list("paper_id", "paper__arxiv_id", "slot__position")
     )
-    for paper_id, arxiv_id, position in rows:
-        if paper_id not in positions and len(positions) >= ATTESTED_PAPERS_MAX:
-            continue
-        positions.setdefault(paper_id, []).append(position)
-        arxiv_ids[paper_id] = arxiv_id
     base = {
         "attestation": "merge",
         "curation_id": record.pk,

@@ -100,3 +100,21 @@ def backdate_follows(user, days: int = 1) -> None:
     from accounts.models import Follow
 
     Follow.objects.filter(user=user).update(created_at=timezone.now() - timedelta(days=days))
+
+
+# Josiah Carberry's iD: ORCID's fictitious test identity, the stand-in's person.
+CARBERRY = "0000-0002-1825-0097"
+
+
+def aickelin_claimed(archive):
+    """Uwe Aickelin's record given Carberry's iD and claimed by a new user whose ORCID sign-in
+    proves it (issue 31); returns ``(researcher, user)``, the researcher read again."""
+    from curation.claims import researcher_claim
+    from researchers.models import Researcher
+
+    aickelin = archive["aickelin"]
+    Researcher.objects.filter(pk=aickelin.pk).update(orcid=CARBERRY)
+    user = make_reader("uwe@example.org")
+    researcher_claim(user=user, researcher_id=aickelin.pk, verified_orcid=CARBERRY)
+    aickelin.refresh_from_db()
+    return aickelin, user

@@ -19,7 +19,7 @@ from curation.owner import authorship_mine, authorship_not_mine
 from curation.undo import curation_undo
 from researchers.models import Authorship, MatchConstraint, Researcher
 from researchers.services import researchers_match_authors
-from tests.accounts.conftest import make_reader
+from tests.accounts.conftest import aickelin_claimed, make_reader
 from tests.accounts.orcid_flow import orcid_sign_in, use_standin
 from tests.curation.conftest import signing_key_file
 from tests.orcid_standin import orcid_standin
@@ -29,15 +29,6 @@ AICKELIN_PAPERS = ["0801.3971", "0801.4119", "0801.4287", "0801.4307", "0801.431
 
 pytestmark = pytest.mark.django_db
 __all__ = ["signing_key_file"]  # the autouse fixture: events signed with a key under tmp_path
-
-
-def _aickelin_claimed(archive):
-    """Aickelin's record holding Carberry's iD, claimed (proved) by a new user; returns both."""
-    aickelin = archive["aickelin"]
-    Researcher.objects.filter(pk=aickelin.pk).update(orcid=CARBERRY)
-    user = make_reader("uwe@example.org")
-    researcher_claim(user=user, researcher_id=aickelin.pk, verified_orcid=CARBERRY)
-    return aickelin, user
 
 
 def _authorship(researcher, arxiv_id: str) -> Authorship:
@@ -87,7 +78,7 @@ def test_mine_through_the_pages_shows_on_the_paper_page_and_its_why(client, sett
 
 
 def test_not_mine_survives_match_authors_re_runs(archive):
-    aickelin, user = _aickelin_claimed(archive)
+    aickelin, user = aickelin_claimed(archive)
     link = _authorship(aickelin, "0801.4307")
     record = authorship_not_mine(user=user, researcher_id=aickelin.pk, authorship_id=link.pk)
     assert record.kind == "not_mine"
@@ -108,7 +99,7 @@ def test_not_mine_survives_match_authors_re_runs(archive):
 
 
 def test_an_editor_undoes_not_mine_and_mine(archive):
-    aickelin, user = _aickelin_claimed(archive)
+    aickelin, user = aickelin_claimed(archive)
     editor = make_reader("editor@example.org")
     before = set(MatchConstraint.objects.values_list("slot_a_id", "slot_b_id", "kind"))
     link = _authorship(aickelin, "0801.4307")
@@ -129,7 +120,7 @@ def test_an_editor_undoes_not_mine_and_mine(archive):
 
 
 def test_only_the_owner_marks_papers(client, archive):
-    aickelin, _user = _aickelin_claimed(archive)
+    aickelin, _user = aickelin_claimed(archive)
     stranger = make_reader("stranger@example.org")
     link = _authorship(aickelin, "0801.4307")
     with pytest.raises(CurationError, match="only the researcher who claimed"):
@@ -153,7 +144,7 @@ def test_a_merge_of_records_two_users_own_is_refused_and_one_users_two_records_m
     from curation.errors import CurationConflict
     from curation.merge import researcher_merge
 
-    aickelin, uwe = _aickelin_claimed(archive)
+    aickelin, uwe = aickelin_claimed(archive)
     troccaz = archive["troccaz"]
     editor = django_user_model.objects.create_user("ed", "ed@example.org", "pw-ed-12345", is_staff=True)
     editor.groups.add(Group.objects.get(name="Editors"))

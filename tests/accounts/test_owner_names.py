@@ -30,23 +30,13 @@ from provenance.verify import verify_bundle
 from researchers.matching_common import researchers_refresh
 from researchers.models import Authorship, Researcher
 from researchers.services import researchers_match_authors
-from tests.accounts.conftest import LATER_XML, harvest, make_reader
+from tests.accounts.conftest import LATER_XML, aickelin_claimed, harvest, make_reader
 from tests.curation.conftest import signing_key_file
 
 CARBERRY = "0000-0002-1825-0097"
 
 pytestmark = pytest.mark.django_db
 __all__ = ["signing_key_file"]  # the autouse fixture: events signed with a key under tmp_path
-
-
-def _aickelin_claimed(archive):
-    """Aickelin's record holding Carberry's iD, claimed (proved) by a new user; returns both."""
-    aickelin = archive["aickelin"]
-    Researcher.objects.filter(pk=aickelin.pk).update(orcid=CARBERRY)
-    user = make_reader("uwe@example.org")
-    researcher_claim(user=user, researcher_id=aickelin.pk, verified_orcid=CARBERRY)
-    aickelin.refresh_from_db()
-    return aickelin, user
 
 
 def _pelissier_claimed():
@@ -79,7 +69,7 @@ def _attested(bundle: dict) -> list[tuple[str, str]]:
 
 
 def test_a_name_added_survives_match_authors_re_runs_and_name_search_finds_it(archive):
-    aickelin, user = _aickelin_claimed(archive)
+    aickelin, user = aickelin_claimed(archive)
     assert aickelin.name_variants == ["Uwe Aickelin"]
     record = researcher_name_add(user=user, researcher_id=aickelin.pk, name="  U.   Aickelin ")
     assert (record.kind, record.reason, record.editor_id) == (
@@ -159,7 +149,7 @@ def test_display_name_through_the_pages_shows_on_the_researcher_page_and_survive
 
 
 def test_a_new_display_name_moves_the_slug_and_the_old_link_redirects(client, archive):
-    aickelin, user = _aickelin_claimed(archive)
+    aickelin, user = aickelin_claimed(archive)
     old_url = aickelin.get_absolute_url()
     assert old_url == f"/researchers/{aickelin.pk}-uwe-aickelin"
     researcher_name_add(user=user, researcher_id=aickelin.pk, name="U. Aickelin")
@@ -222,7 +212,7 @@ def test_names_are_escaped_and_bad_input_is_refused_with_what_was_typed_kept(cli
 
 
 def test_an_editor_undo_restores_names_exactly_and_in_order(archive, editor):
-    aickelin, user = _aickelin_claimed(archive)
+    aickelin, user = aickelin_claimed(archive)
     editor_client, editor = editor, make_reader("undoer@example.org")
     start = researcher_state(Researcher.objects.get(pk=aickelin.pk))
     assert start == {
@@ -267,7 +257,7 @@ def test_an_editor_undo_restores_names_exactly_and_in_order(archive, editor):
 
 
 def test_undoing_an_older_record_keeps_the_names_given_since(archive):
-    aickelin, user = _aickelin_claimed(archive)
+    aickelin, user = aickelin_claimed(archive)
     editor = make_reader("ed@example.org")
     link = Authorship.objects.get(researcher=aickelin, paper__arxiv_id="0801.4119")
     marked = authorship_mine(user=user, researcher_id=aickelin.pk, authorship_id=link.pk)
@@ -292,7 +282,7 @@ def test_undoing_an_older_record_keeps_the_names_given_since(archive):
 
 
 def test_a_merge_keeps_the_names_both_researchers_gave(archive):
-    aickelin, user = _aickelin_claimed(archive)
+    aickelin, user = aickelin_claimed(archive)
     editor = make_reader("editor@example.org")
     researcher_name_add(user=user, researcher_id=aickelin.pk, name="U. Aickelin")
     # Troccaz's record stands in for a second record of the same person, claimed by the same
@@ -323,7 +313,7 @@ def test_a_merge_keeps_the_names_both_researchers_gave(archive):
 
 
 def test_only_the_owner_changes_names(client, archive):
-    aickelin, _user = _aickelin_claimed(archive)
+    aickelin, _user = aickelin_claimed(archive)
     claim = aickelin.claims.get()
     stranger = make_reader("stranger@example.org")
     with pytest.raises(CurationError, match=f"only the researcher who claimed record {aickelin.pk}"):
@@ -347,7 +337,7 @@ def test_only_the_owner_changes_names(client, archive):
 
 
 def test_names_are_signed_into_every_paper_and_the_bundles_verify(archive):
-    aickelin, user = _aickelin_claimed(archive)
+    aickelin, user = aickelin_claimed(archive)
     added = researcher_name_add(user=user, researcher_id=aickelin.pk, name="U. Aickelin")
     chosen = researcher_display_name_choose(user=user, researcher_id=aickelin.pk, name="U. Aickelin")
     events = Event.objects.filter(event_type="author_attestation", content__payload__curation_id=added.pk)
