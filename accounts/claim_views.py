@@ -21,7 +21,7 @@ from curation.owner import authorship_mine, authorship_not_mine
 from curation.proposals import merge_propose, proposal_candidates, proposal_withdraw, proposals_of_user
 from curation.take import authorship_take, review_take, take_candidates
 from researchers.evidence import evidence_owner_confirmed
-from researchers.models import Authorship
+from researchers.models import Authorship, Researcher
 from researchers.selectors import researcher_resolve
 
 from .claim_forms import ClaimForm, NameForm, ProposalForm
@@ -44,6 +44,13 @@ def _owned_claim(request: HttpRequest, pk: int) -> ResearcherClaim:
     if claim is None:
         raise Http404("no such claim of yours")
     return claim
+
+
+def _owned_record(request: HttpRequest, pk: int) -> tuple[ResearcherClaim, Researcher]:
+    """The user's approved claim ``pk`` and the record it owns now: the claimed one, or the
+    survivor it was merged into (404 as :func:`_owned_claim`)."""
+    claim = _owned_claim(request, pk)
+    return claim, researcher_resolve(claim.researcher_id)[0] or claim.researcher
 
 
 @require_safe
@@ -120,8 +127,7 @@ def owner_papers(request: HttpRequest, pk: int) -> HttpResponse:
     """``/accounts/claims/<claim id>/papers``: the claimed record's papers (the survivor's
     when it was merged since), newest first (at most :data:`OWNER_PAPERS_SHOWN`), each with
     "Mine" and "Not mine"; the owner only."""
-    claim = _owned_claim(request, pk)
-    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    claim, researcher = _owned_record(request, pk)
     authorships = list(
         Authorship.objects.filter(researcher_id=researcher.pk)
         .select_related("paper", "slot")
@@ -139,12 +145,11 @@ def owner_decide(request: HttpRequest, pk: int, authorship: int, decision: str) 
     """POST ``/accounts/claims/<claim id>/authorships/<authorship id>/<mine|not-mine>``: the
     owner's decision on one paper (:func:`curation.owner.authorship_mine` or
     :func:`~curation.owner.authorship_not_mine`); back to the papers page with a message."""
-    claim = _owned_claim(request, pk)
+    claim, researcher = _owned_record(request, pk)
     act = DECISIONS.get(decision)
     if act is None:
         raise Http404("no such decision")
     try:
-        researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
         record = act(user=request.user, researcher_id=researcher.pk, authorship_id=authorship)
     except CurationError as exc:
         messages.error(request, str(exc))
@@ -163,8 +168,7 @@ def owner_take_list(request: HttpRequest, pk: int) -> HttpResponse:
     """``/accounts/claims/<claim id>/take``: papers that may be the owner's, each with "Take
     it": other records' unconfirmed links in the owner's names, and slots the matcher left
     for review with the owner among their candidates (:func:`curation.take.take_candidates`)."""
-    claim = _owned_claim(request, pk)
-    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    claim, researcher = _owned_record(request, pk)
     candidates = take_candidates(researcher.pk)
     return render(
         request,
@@ -174,8 +178,7 @@ def owner_take_list(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _take(request: HttpRequest, pk: int, act, **ids) -> HttpResponse:
-    claim = _owned_claim(request, pk)
-    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    claim, researcher = _owned_record(request, pk)
     try:
         record = act(user=request.user, researcher_id=researcher.pk, **ids)
     except CurationError as exc:
@@ -196,8 +199,7 @@ def owner_merge(request: HttpRequest, pk: int) -> HttpResponse:
     same-name suggestions, the name search of ``q``, each with a "This is also me" form or
     the reason it cannot be proposed; and the user's proposals with a Withdraw button on
     those waiting. The owner only."""
-    claim = _owned_claim(request, pk)
-    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    claim, researcher = _owned_record(request, pk)
     query = request.GET.get("q", "").strip()[:200]
     suggestions, results = proposal_candidates(user=request.user, researcher=researcher, query=query)
     return render(
@@ -282,8 +284,7 @@ def owner_names(request: HttpRequest, pk: int) -> HttpResponse:
     or ``display`` (:func:`~curation.names.researcher_display_name_choose`, a listed name or
     one typed) with ``name``: back here with a message, or the page again with the error and
     the name as typed (status 400)."""
-    claim = _owned_claim(request, pk)
-    researcher = researcher_resolve(claim.researcher_id)[0] or claim.researcher
+    claim, researcher = _owned_record(request, pk)
     form = NameForm(request.POST if request.method == "POST" else None)
     error, status = "", 200
     if request.method == "POST":

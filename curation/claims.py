@@ -147,6 +147,16 @@ def claim_owners(researcher_ids: Iterable[int]) -> dict[int, int]:
     return owners
 
 
+def claim_of_owner(user, researcher_id: int, *, may: str) -> ResearcherClaim:
+    """``user``'s approved claim owning researcher ``researcher_id`` (:func:`claim_owner`);
+    raises :class:`CurationError` ("only the researcher who claimed record N can ``may``")
+    for anyone else, an anonymous user, or a record nobody owns."""
+    claim = claim_owner(int(researcher_id))
+    if claim is None or user is None or claim.user_id != user.pk:
+        raise CurationError(f"only the researcher who claimed record {researcher_id} can {may}")
+    return claim
+
+
 @dataclass
 class ClaimPlan:
     """A claim :func:`claim_check` accepted: the survivor ``researcher`` (locked), whether it

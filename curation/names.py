@@ -23,7 +23,7 @@ from papers.text import make_slug
 from researchers.matching_common import researchers_refresh
 from researchers.models import Researcher
 
-from .claims import claim_attest, claim_owner
+from .claims import claim_attest, claim_of_owner
 from .errors import CurationConflict, CurationError
 from .models import CurationRecord, ResearcherClaim
 from .records import lock_researchers, next_record_id, researcher_states, write_record
@@ -97,9 +97,8 @@ def names_check(*, user, researcher_id: int) -> NamesPlan:
     exist or the user has not claimed it, :class:`CurationConflict` when it was merged away."""
     rid = int(researcher_id)
     researcher = lock_researchers([rid]).get(rid)
-    claim = claim_owner(rid) if researcher is not None else None
-    if claim is None or user is None or claim.user_id != user.pk:
-        raise CurationError(f"only the researcher who claimed record {rid} can change its names")
+    # A missing record has no owner: refused as anyone's.
+    claim = claim_of_owner(user, rid, may="change its names")
     if researcher.merged_into_id:
         raise CurationConflict(f"researcher {rid} was merged away")
     return NamesPlan(claim, researcher)

@@ -15,9 +15,9 @@ from django.db import transaction
 
 from researchers.models import Authorship
 
-from .claims import claim_owner
+from .claims import claim_of_owner
 from .confirm import confirm_constraints
-from .errors import CurationConflict, CurationError
+from .errors import CurationConflict
 from .marks import CONFIDENCE_OWNER, marks_confirm, marks_snapshot, owner_signal
 from .models import CurationRecord, ResearcherClaim
 from .records import append_event, attest, lock_researchers, next_record_id, researcher_states, write_record
@@ -42,9 +42,7 @@ def owner_check(*, user, researcher_id: int, authorship_id: int) -> OwnerPlan:
     nothing. Raises :class:`CurationError` when the user has not claimed the record,
     :class:`CurationConflict` when the authorship is not (any more) the researcher's."""
     rows = lock_researchers([int(researcher_id)])
-    claim = claim_owner(int(researcher_id))
-    if claim is None or user is None or claim.user_id != user.pk:
-        raise CurationError(f"only the researcher who claimed record {researcher_id} can mark its papers")
+    claim = claim_of_owner(user, researcher_id, may="mark its papers")
     if rows[int(researcher_id)].merged_into_id:
         raise CurationConflict(f"researcher {researcher_id} was merged away")
     authorship = (

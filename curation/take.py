@@ -23,7 +23,7 @@ from papers.models import PaperAuthor
 from researchers.matching_common import researchers_refresh, slot_block
 from researchers.models import Authorship, MatchMethod, Researcher, SlotReview
 
-from .claims import claim_owner
+from .claims import claim_of_owner, claim_owner
 from .confirm import confirm_constraints
 from .errors import CurationConflict, CurationError
 from .marks import CONFIDENCE_OWNER, marks_recompute, owner_signal
@@ -102,10 +102,7 @@ def take_candidates(researcher_id: int, *, limit: int = TAKE_SHOWN) -> TakeCandi
 
 
 def _require_owner(user, researcher_id: int) -> ResearcherClaim:
-    claim = claim_owner(int(researcher_id))
-    if claim is None or user is None or claim.user_id != user.pk:
-        raise CurationError(f"only the researcher who claimed record {researcher_id} can take papers for it")
-    return claim
+    return claim_of_owner(user, researcher_id, may="take papers for it")
 
 
 def _take_attest(
