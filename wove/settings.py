@@ -297,8 +297,14 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # passed since delivery (kombu's redis transport sweeps every ~100 s, and at worker start).
 # A task running longer than this is delivered a second time while it runs: every task is
 # idempotent, and the harvest refuses a second copy (papers.bulk.HarvestBusy).
+# The sweep and its lock keep kombu's defaults (a scan every 10 s x 10 ticks; a 300 s lock, held
+# that long when a worker dies inside its scan); the drills shorten them
+# (tests/pipeline/test_worker_drills.py) instead of waiting minutes.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+    "unacked_restore_interval": int(os.environ.get("CELERY_UNACKED_RESTORE_INTERVAL", "10")),
+    "unacked_restore_throttle": int(os.environ.get("CELERY_UNACKED_RESTORE_THROTTLE", "10")),
+    "unacked_mutex_expire": int(os.environ.get("CELERY_UNACKED_MUTEX_EXPIRE", "300")),
 }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"

@@ -30,7 +30,16 @@ ROR_DUMP = ROOT / "data" / "ror" / "ror_records_v2.json"
 SAMPLE_OAI_ARXIV = ROOT / "data" / "arxiv" / "oai" / "arxivsync_436115-5001.xml"
 VISIBILITY_TIMEOUT = 2  # seconds; production keeps an hour (settings)
 # No model in these workers: the drills are about the stages' rows, not about vectors.
-ENV = {"SEMANTIC_MODEL": "none", "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT)}
+# The unacknowledged-message sweep every second under a 5 s lock (kombu: every ~100 s under a
+# 300 s lock, which a worker SIGKILLed inside its own sweep leaves held): what a dead worker held
+# comes back in seconds, as it would in production after minutes.
+ENV = {
+    "SEMANTIC_MODEL": "none",
+    "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+    "CELERY_UNACKED_RESTORE_INTERVAL": "1",
+    "CELERY_UNACKED_RESTORE_THROTTLE": "1",
+    "CELERY_UNACKED_MUTEX_EXPIRE": "5",
+}
 
 
 @pytest.fixture
@@ -135,12 +144,9 @@ def test_two_workers_given_the_same_stages_end_with_one_run_of_rows(sample):
 
 
 # Issue 30: the stages' queues split between two workers, as on two hosts.
-# How long a message a killed worker held can take to come back: kombu's redis transport scans
-# for unacknowledged messages every ~100 s (a 10 s timer, every 10th tick), under a Redis lock
-# that expires after 300 s (`unacked_mutex_expire`). A worker SIGKILLed inside its own scan
-# (the joining worker scans as it starts) leaves the lock held that long, and every scan in the
-# meantime is skipped: a CI run that waited 300 s lost that race (2026-12-04).
-RESTORE_WAIT = 300 + 100 + 60
+# How long a message a killed worker held can take to come back, with ENV's sweep: the lock a
+# worker SIGKILLed inside its sweep leaves (5 s), a sweep (1 s), the rest of the chain.
+RESTORE_WAIT = 300
 QUEUES_A = "celery,harvest,search-index,affiliations,authors"
 QUEUES_B = "signing,embeddings,summaries,digests"
 
