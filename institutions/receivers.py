@@ -9,12 +9,22 @@ from researchers.blocks import INSTITUTIONS, ResearcherBlock, researcher_block_r
 from researchers.evidence import evidence_institutions_register
 from researchers.signals import source_authors_aligned
 
-from .selectors import institution_year_rows, institution_years, slot_institution_names
+from .selectors import (
+    institution_year_rows,
+    institution_year_rows_many,
+    institution_years,
+    slot_institution_names,
+)
 from .services import affiliations_from_source_authors
 
 # Researchers may not import institutions: the researcher page, API answer and summary ask
 # researchers.blocks for the institutions a researcher was seen at, and get them from here.
-researcher_block_register(INSTITUTIONS, ResearcherBlock(rows=institution_year_rows, items=institution_years))
+researcher_block_register(
+    INSTITUTIONS,
+    ResearcherBlock(
+        rows=institution_year_rows, items=institution_years, rows_many=institution_year_rows_many
+    ),
+)
 # The institution evidence of an authorship (issue 20): shared ROR institutions of its slots.
 evidence_institutions_register(slot_institution_names)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db.models import Prefetch, Q
 
 from wove.errors import ApiError
@@ -48,9 +48,21 @@ def resolve_identifier(raw: str) -> tuple[ArxivId | None, str]:
             continue
 
 
+# How long a process keeps arXiv's category names (seconds): the taxonomy changes with a
+# migration or ``load_taxonomy``, a few times a year.
+CATEGORY_NAMES_SECONDS = 600
+
+
 def category_names(codes: list[str]) -> list[tuple[str, str]]:
-    """``[(code, name), ...]`` in the given order; unknown codes get their code as name."""
-    names = dict(Category.objects.filter(code__in=codes).values_list("code", "name"))
+    """``[(code, name), ...]`` in the given order; unknown codes get their code as name.
+
+    Every category's name is kept in this process (the ``process`` cache, for
+    :data:`CATEGORY_NAMES_SECONDS`): a paper page spends no query on them. A code the kept
+    names lack (a category added since) is looked up in the database."""
+    names = caches["process"].get("category-names")
+    if names is None or not all(code in names for code in codes):
+        names = dict(Category.objects.values_list("code", "name"))
+        caches["process"].set("category-names", names, CATEGORY_NAMES_SECONDS)
     return [(code, names.get(code, code)) for code in codes]
 
 

@@ -118,6 +118,25 @@ def _latex_context(readers: bool = False):
     if readers:
         specs = [MacroSpec(name, args) for name, (args, _, _) in ARGUMENT_READINGS.items()]
         context.add_context_category("wove-arguments", macros=specs, prepend=True)
+    return _specials_tested_first_char(context)
+
+
+def _specials_tested_first_char(context):
+    """``context`` whose ``test_for_specials`` answers ``None`` at once where the character
+    at ``pos`` begins no specials sequence (``~``, ``&``, ``--``, the quote ligatures), and
+    asks pylatexenc's own test (every sequence of every category, ``startswith`` each)
+    otherwise: the same answers. The walker asks at every character of the text, and its
+    full test was 40 % of reading an abstract (2 ms a paper on the real sample)."""
+    table = context.d
+    first_chars = frozenset(chars[0] for cat in context.category_list for chars in table[cat]["specials"])
+    full_test = context.test_for_specials
+
+    def test_for_specials(s, pos, parsing_state=None):
+        if pos < len(s) and s[pos] not in first_chars:
+            return None
+        return full_test(s, pos, parsing_state)
+
+    context.test_for_specials = test_for_specials
     return context
 
 

@@ -22,6 +22,9 @@ class ResearcherBlock:
 
     rows: Callable[[Any], list]
     items: Callable[[list], list]
+    # ``rows_many(pks)`` gives ``{pk: rows}`` for many researchers in one read (a pk with no
+    # rows may be absent); summaries of every researcher are kept in batches (issue 28).
+    rows_many: Callable[[list[int]], dict[int, list]] | None = None
 
 
 _BLOCKS: dict[str, ResearcherBlock] = {}
@@ -40,6 +43,18 @@ def researcher_block_rows(name: str, researcher: Any) -> list:
     return block.rows(researcher) if block else []
 
 
+def researcher_block_rows_many(name: str, pks: list[int]) -> dict[int, list]:
+    """``{pk: rows}`` of block ``name`` for researchers ``pks`` (absent or ``[]``: none), in
+    one read where the block supplies ``rows_many``, else one :func:`researcher_block_rows`
+    each; ``{}`` when no app supplies the block."""
+    block = _BLOCKS.get(name)
+    if block is None:
+        return {}
+    if block.rows_many is not None:
+        return block.rows_many(pks)
+    return {pk: block.rows(pk) for pk in pks}
+
+
 def researcher_block_items(name: str, rows: list) -> list:
     """What the page and the API show for kept ``rows`` of block ``name``; ``[]`` when no app
     supplies the block."""
@@ -53,4 +68,5 @@ __all__ = [
     "researcher_block_items",
     "researcher_block_register",
     "researcher_block_rows",
+    "researcher_block_rows_many",
 ]

@@ -276,15 +276,16 @@ class MatchConstraint(models.Model):
 
 
 class ResearcherSummary(models.Model):
-    """The aggregates of a busy researcher's page, computed once and kept (issue #11).
+    """The aggregates of a researcher's page, computed by the pipeline and kept (issues #11, 28).
 
     A researcher with thousands of papers spent over a second of every page view on counts
-    over all of them (positions, fields, citations, co-authors, years, institutions).
+    over all of them (positions, fields, citations, co-authors, years, institutions), and
+    one with a few papers six queries.
     ``data`` holds those aggregates as JSON (shape: :func:`researchers.summaries.summary_compute`);
     ``paper_count`` is the researcher's ``paper_count`` when it was computed, so a page whose
     researcher has gained or lost papers recomputes instead of showing old figures.
     Refreshed by the matcher after each run and by the ``researchers.refresh_summaries`` task;
-    kept only for researchers with :data:`researchers.summaries.SUMMARY_MIN_PAPERS` papers or
+    kept for researchers with :data:`researchers.summaries.SUMMARY_MIN_PAPERS` paper or
     more. A cache in the database, not a source of truth: deleting rows is always safe.
     """
 

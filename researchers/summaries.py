@@ -1,20 +1,23 @@
-"""Researcher summaries: the aggregates of a busy researcher's page, computed once and kept.
+"""Researcher summaries: the aggregates of a researcher's page, computed by the pipeline and kept.
 
 At a million papers the busiest researchers hold thousands of papers, and their page spent
 over a second of every view counting positions, fields, citations, co-authors, years and
-institutions over all of them (issue #11). A researcher with at least
-:data:`SUMMARY_MIN_PAPERS` papers gets a :class:`researchers.models.ResearcherSummary` row:
+institutions over all of them (issue #11); a page with a few papers still spent six queries
+on them (issue 28: a page's aggregates are kept, never computed on a request). Every
+researcher with at least :data:`SUMMARY_MIN_PAPERS` paper gets a
+:class:`researchers.models.ResearcherSummary` row:
 
 - a page view reads it when its ``paper_count`` equals the researcher's (one indexed
-  query); otherwise (no row yet, or the researcher gained or lost papers) the view computes
-  the summary, stores it and shows it, so figures never lag a change of papers;
+  query); otherwise (no row yet, or the researcher gained or lost papers since the last
+  run) the view computes the summary, stores it and shows it, so figures never lag a change
+  of papers;
 - the matcher refreshes the rows of researchers whose papers changed after each run
-  (:func:`summaries_refresh` from ``researchers.match_authors``), so views rarely compute;
-- the ``researchers.refresh_summaries`` task (Celery beat, every 15 minutes) refreshes rows
-  older than :data:`SUMMARY_MAX_AGE` (citation counts, co-author names, hidden papers do not
-  change ``paper_count``) and drops rows of researchers merged away or under the threshold.
-
-Smaller researchers' pages compute the same aggregates on every view (each is a few ms).
+  (:func:`summaries_refresh` from ``researchers.match_authors``), and the pipeline's
+  researcher-summaries stage those missing, stale or older than :data:`SUMMARY_MAX_AGE`
+  (citation counts, co-author names, hidden papers do not change ``paper_count``), in
+  batches of :data:`researchers.summary_reads.BATCH` researchers read together
+  (:func:`summaries_compute_many`), and drops rows of researchers merged away or left
+  without papers.
 """
 
 from __future__ import annotations
@@ -30,13 +33,21 @@ from django.utils import timezone
 from wove.backlog import Backlog
 from wove.summaries import summary_read, summary_store
 
-from .blocks import INSTITUTIONS, researcher_block_rows
+from . import summary_reads
+from .blocks import INSTITUTIONS, researcher_block_rows, researcher_block_rows_many
 from .models import MatchMethod, Researcher, ResearcherSummary
-from .selectors import authored_paper_rows, coauthor_rows, identity_sources, position_counts, year_rows
+from .selectors import (
+    authored_paper_rows,
+    authored_paper_rows_many,
+    coauthor_rows,
+    identity_sources,
+    position_counts,
+    year_rows,
+)
 
 logger = logging.getLogger(__name__)
 
-SUMMARY_MIN_PAPERS = 100
+SUMMARY_MIN_PAPERS = 1
 SUMMARY_MAX_AGE = timedelta(hours=6)
 # Bump when the shape of ``data`` changes: rows of another version are recomputed on view.
 SUMMARY_VERSION = 2  # 2: co-author links over the researcher's own papers
@@ -56,9 +67,51 @@ def summary_compute(researcher: Researcher) -> dict[str, Any]:
     institutions app supplies, :mod:`researchers.blocks`); ``identity_sources`` (display
     names) and ``local`` (bool). Counts, positions, fields, citations and years come from
     one read of the researcher's authored papers (:func:`authored_paper_rows`); about six
-    queries in all (there were ten, one per aggregate).
+    queries in all. :func:`summaries_compute_many` gives the same for many at once.
     """
-    rows = authored_paper_rows(researcher)
+    sources = identity_sources(researcher)
+    return _summary(
+        researcher,
+        authored_paper_rows(researcher),
+        coauthor_rows(researcher),
+        sources,
+        researcher_block_rows(INSTITUTIONS, researcher),
+        local=not sources and researcher.authorships.filter(method=MatchMethod.LOCAL).exists(),
+    )
+
+
+def summaries_compute_many(researchers: list[Researcher]) -> dict[int, dict[str, Any]]:
+    """``{researcher pk: summary}``: :func:`summary_compute` of each of ``researchers``, the
+    same values, from six queries for the whole list (:mod:`researchers.summary_reads`)
+    instead of six each. Keep lists to about :data:`researchers.summary_reads.BATCH`."""
+    ids = [r.pk for r in researchers]
+    rows = authored_paper_rows_many(ids)
+    coauthors = summary_reads.coauthor_rows_many(ids)
+    sources = summary_reads.identity_sources_many(ids)
+    institutions = researcher_block_rows_many(INSTITUTIONS, ids)
+    local = summary_reads.with_local_authorships(ids)
+    return {
+        r.pk: _summary(
+            r,
+            rows.get(r.pk, []),
+            coauthors.get(r.pk, ([], [])),
+            sources.get(r.pk, []),
+            institutions.get(r.pk, []),
+            local=not sources.get(r.pk) and r.pk in local,
+        )
+        for r in researchers
+    }
+
+
+def _summary(
+    researcher: Researcher,
+    rows: list,
+    coauthors_and_links: tuple[list, list],
+    sources: list[str],
+    institutions: list,
+    *,
+    local: bool,
+) -> dict[str, Any]:
     bars, known, total = position_counts(researcher, rows)
     papers = list({row.paper_id: row for row in rows}.values())  # one row per paper
     field_counts = Counter(row.primary_category for row in papers if row.primary_category)
@@ -69,8 +122,7 @@ def summary_compute(researcher: Researcher) -> dict[str, Any]:
         key=lambda r: (r.cited_by_count, r.submitted_at or datetime.min.replace(tzinfo=UTC), r.paper_id),
         default=None,
     )
-    coauthors, links = coauthor_rows(researcher)
-    sources = identity_sources(researcher)
+    coauthors, links = coauthors_and_links
     return {
         "version": SUMMARY_VERSION,
         "paper_count": len(papers),
@@ -84,9 +136,9 @@ def summary_compute(researcher: Researcher) -> dict[str, Any]:
         "coauthors": coauthors,
         "coauthor_links": links,
         "years": year_rows((row.submitted_at, row.cited_by_count) for row in papers),
-        "institutions": researcher_block_rows(INSTITUTIONS, researcher),
+        "institutions": institutions,
         "identity_sources": sources,
-        "local": not sources and researcher.authorships.filter(method=MatchMethod.LOCAL).exists(),
+        "local": local,
     }
 
 
@@ -99,9 +151,9 @@ def _store(researcher: Researcher, data: dict[str, Any]) -> None:
 def researcher_summary(researcher: Researcher) -> dict[str, Any]:
     """The page aggregates of ``researcher`` (shape: :func:`summary_compute`).
 
-    Under :data:`SUMMARY_MIN_PAPERS` papers: computed afresh. Otherwise the stored row when
-    it is of this version and its ``paper_count`` equals the researcher's (one query), else
-    computed, stored and returned.
+    The stored row when it is of this version and its ``paper_count`` equals the
+    researcher's (one query), else computed, stored and returned; under
+    :data:`SUMMARY_MIN_PAPERS` papers (nothing to count) computed and not stored.
     """
     if researcher.paper_count < SUMMARY_MIN_PAPERS:
         return summary_compute(researcher)
@@ -146,8 +198,9 @@ def summaries_refresh(
     :data:`SUMMARY_MIN_PAPERS` papers), whatever their rows say. Without: every active
     researcher at the threshold whose row is missing, of another version or
     ``paper_count``, or older than ``max_age``. Rows of researchers merged away or under the
-    threshold are deleted. Each summary is written in its own short statement, so a long
-    refresh holds no lock and an interruption loses nothing (run it again).
+    threshold are deleted. Each batch of :data:`researchers.summary_reads.BATCH` is read
+    together and written in its own short statement, so a long refresh holds no long lock
+    and an interruption loses only the batch in hand (run it again).
     """
     eligible = _eligible()
     deleted, _ = ResearcherSummary.objects.exclude(researcher__in=eligible).delete()
@@ -156,12 +209,36 @@ def summaries_refresh(
     else:
         todo = summaries_stale(max_age=max_age)
     done = 0
-    for researcher in todo.order_by("-paper_count", "pk").iterator(chunk_size=200):
-        _store(researcher, summary_compute(researcher))
-        done += 1
+    batch: list[Researcher] = []
+    for researcher in todo.order_by("-paper_count", "pk").iterator(chunk_size=summary_reads.BATCH):
+        batch.append(researcher)
+        if len(batch) == summary_reads.BATCH:
+            done += _store_many(batch)
+            batch = []
+    done += _store_many(batch)
     if done or deleted:
         logger.info("researcher summaries: %d computed, %d dropped", done, deleted)
     return done
+
+
+def _store_many(researchers: list[Researcher]) -> int:
+    """Compute and upsert the summaries of ``researchers`` in one statement; how many."""
+    if not researchers:
+        return 0
+    summaries = summaries_compute_many(researchers)
+    now = timezone.now()
+    ResearcherSummary.objects.bulk_create(
+        [
+            ResearcherSummary(
+                researcher_id=r.pk, paper_count=r.paper_count, computed_at=now, data=summaries[r.pk]
+            )
+            for r in researchers
+        ],
+        update_conflicts=True,
+        unique_fields=["researcher"],
+        update_fields=["paper_count", "computed_at", "data"],
+    )
+    return len(researchers)
 
 
 __all__ = [
@@ -169,5 +246,6 @@ __all__ = [
     "SUMMARY_MIN_PAPERS",
     "researcher_summary",
     "summaries_refresh",
+    "summaries_compute_many",
     "summary_compute",
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 
+from django.core.cache import caches
 from django.db import DatabaseError, connections, transaction
 
 from .embedders import DIMENSIONS
@@ -27,6 +28,8 @@ INDEX_PREFIX = "semantic_hnsw_"
 # as fast as one that spills (pgvector warns "hnsw graph no longer fits into
 # maintenance_work_mem"); 2.5 million 384-dimension vectors need about 4 GB.
 INDEX_BUILD_MEMORY = "1GB"
+# How long a process trusts its last answer of vector_column_exists (seconds).
+COLUMN_KNOWN_SECONDS = 60
 
 
 def vector_extension_available(*, using: str = "default") -> bool:
@@ -37,16 +40,25 @@ def vector_extension_available(*, using: str = "default") -> bool:
 
 
 def vector_column_exists(*, using: str = "default") -> bool:
-    """Whether ``semantic_paperembedding.embedding`` exists, i.e. vectors can be stored/searched."""
+    """Whether ``semantic_paperembedding.embedding`` exists, i.e. vectors can be stored/searched.
+
+    Asked on every search and paper page: the answer is kept in this process for
+    :data:`COLUMN_KNOWN_SECONDS` (the ``process`` cache), so another process's
+    :func:`ensure_vector_schema` is seen within a minute and this one's at once."""
+    key = f"vector-column:{using}"
+    known = caches["process"].get(key)
+    if known is not None:
+        return known
     with connections[using].cursor() as cursor:
-        # pg_attribute, not information_schema.columns: asked on every search and paper page,
-        # and the information_schema view costs 10-25 ms a call (issue #11).
+        # pg_attribute, not information_schema.columns: the view costs 10-25 ms a call (issue #11).
         cursor.execute(
             "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%s) "
             "AND attname = 'embedding' AND NOT attisdropped",
             [TABLE],
         )
-        return cursor.fetchone() is not None
+        found = cursor.fetchone() is not None
+    caches["process"].set(key, found, COLUMN_KNOWN_SECONDS)
+    return found
 
 
 def ensure_vector_schema(*, using: str = "default") -> bool:
@@ -74,6 +86,7 @@ def ensure_vector_schema(*, using: str = "default") -> bool:
     except Exception as exc:  # e.g. InsufficientPrivilege: only a superuser may create it
         logger.warning("could not set up pgvector (%s): search runs in keyword mode", exc)
         return False
+    caches["process"].delete(f"vector-column:{using}")  # this process's "no" is out of date
     return True
 
 

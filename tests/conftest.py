@@ -28,6 +28,15 @@ ARTIFACT_DIRS_WRITTEN: list[Path] = []
 SAMPLE_KAGGLE = ROOT / "data" / "arxiv" / "kaggle" / "weaviate_metadata_1000.lines0001-0800.json"
 
 
+@pytest.fixture(autouse=True)
+def _process_cache_cleared():
+    """Each test starts with an empty ``process`` cache (the schema and taxonomy facts each
+    process keeps: wove/settings.py), as a newly started process does."""
+    from django.core.cache import caches
+
+    caches["process"].clear()
+
+
 @pytest.fixture
 def fixtures_dir() -> Path:
     """``tests/fixtures``: recorded real responses, by source."""

@@ -359,7 +359,14 @@ CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "wove",
-    }
+    },
+    # Facts about the schema and the taxonomy that every page asks and that change about once
+    # in a database's life (the vector column, category names): kept in each process for a
+    # minute or more, so a page does not spend a query on them (issue 28). Never shared.
+    "process": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "wove-process",
+    },
 }
 
 LOGGING = {

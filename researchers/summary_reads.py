@@ -1,0 +1,113 @@
+"""The researcher summaries' reads for many researchers at once (issue 28).
+
+Each function answers, for a batch of researcher ids, what its single-researcher namesake in
+:mod:`researchers.selectors` answers for one (the authored papers' read is
+:func:`researchers.selectors.authored_paper_rows_many`), in one query for the whole batch: a kept
+summary for every researcher costs a few queries per :data:`BATCH` researchers, not six
+each (about 3 ms a researcher; 964,000 researchers at a million papers). Row order within a
+researcher is the single read's, so both give the same summary
+(``tests/researchers/test_summaries_many.py`` compares them over the sample).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db import connections
+
+from wove.replicas import read_alias
+
+from .models import IdentitySource, MatchMethod
+from .selectors import COAUTHORS_SHOWN
+
+BATCH = 500
+
+
+def _rows(sql: str, params: list) -> list[tuple]:
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def coauthor_rows_many(ids: list[int]) -> dict[int, tuple[list[list], list[list]]]:
+    """``{researcher id: (coauthors, links)}``: :func:`researchers.selectors.coauthor_rows` of
+    each of ``ids`` (absent: none). Two queries: the top :data:`COAUTHORS_SHOWN` co-authors
+    of each researcher by a window over the batch's pairs, then the links among each one's
+    co-authors on that researcher's own papers."""
+    top = _rows(
+        """
+        SELECT ego, coauthor, display_name, slug, shared FROM (
+            SELECT a.researcher_id AS ego, b.researcher_id AS coauthor, r.display_name, r.slug,
+                   count(DISTINCT b.paper_id) AS shared,
+                   row_number() OVER (
+                       PARTITION BY a.researcher_id
+                       ORDER BY count(DISTINCT b.paper_id) DESC, r.display_name, b.researcher_id
+                   ) AS rank
+              FROM researchers_authorship a
+              JOIN researchers_authorship b ON b.paper_id = a.paper_id AND b.researcher_id <> a.researcher_id
+              JOIN researchers_researcher r ON r.id = b.researcher_id
+             WHERE a.researcher_id = ANY(%s)
+             GROUP BY a.researcher_id, b.researcher_id, r.display_name, r.slug
+        ) ranked
+         WHERE rank <= %s
+         ORDER BY ego, rank
+        """,
+        [ids, COAUTHORS_SHOWN],
+    )
+    coauthors: dict[int, list[list]] = defaultdict(list)
+    for ego, *row in top:
+        coauthors[ego].append(list(row))
+    if not coauthors:
+        return {}
+    egos = [ego for ego, rows in coauthors.items() for _ in rows]
+    members = [row[0] for rows in coauthors.values() for row in rows]
+    links: dict[int, list[list]] = defaultdict(list)
+    for ego, a, b, shared in _rows(
+        """
+        WITH m AS (SELECT * FROM unnest(%s::bigint[], %s::bigint[]) AS t(ego, member)),
+             own AS (SELECT DISTINCT researcher_id AS ego, paper_id
+                       FROM researchers_authorship WHERE researcher_id = ANY(%s))
+        SELECT own.ego, a.researcher_id, b.researcher_id, count(DISTINCT a.paper_id)
+          FROM own
+          JOIN researchers_authorship a ON a.paper_id = own.paper_id
+          JOIN m ma ON ma.ego = own.ego AND ma.member = a.researcher_id
+          JOIN researchers_authorship b ON b.paper_id = own.paper_id AND a.researcher_id < b.researcher_id
+          JOIN m mb ON mb.ego = own.ego AND mb.member = b.researcher_id
+         GROUP BY 1, 2, 3
+         ORDER BY 1, 2, 3
+        """,
+        [egos, members, list(coauthors)],
+    ):
+        links[ego].append([a, b, shared])
+    return {ego: (rows, links.get(ego, [])) for ego, rows in coauthors.items()}
+
+
+def identity_sources_many(ids: list[int]) -> dict[int, list[str]]:
+    """``{researcher id: [display name, ...]}``: :func:`researchers.selectors.identity_sources`
+    of each of ``ids`` (absent: ``[]``). One query."""
+    wanted = [IdentitySource.SEMANTIC_SCHOLAR.value, IdentitySource.OPENALEX.value]
+    found: dict[int, set[str]] = defaultdict(set)
+    for researcher_id, source in _rows(
+        """
+        SELECT researcher_id, source FROM researchers_externalidentity
+         WHERE researcher_id = ANY(%s) AND source = ANY(%s)
+        UNION
+        SELECT researcher_id, source FROM researchers_authorship
+         WHERE researcher_id = ANY(%s) AND source = ANY(%s)
+        """,
+        [ids, wanted, ids, wanted],
+    ):
+        found[researcher_id].add(source)
+    return {
+        pk: [label for value, label in IdentitySource.choices if value in sources]
+        for pk, sources in found.items()
+    }
+
+
+def with_local_authorships(ids: list[int]) -> set[int]:
+    """Those of ``ids`` holding an authorship matched by local evidence. One query."""
+    sql = """
+        SELECT DISTINCT researcher_id FROM researchers_authorship
+         WHERE researcher_id = ANY(%s) AND method = %s
+    """
+    return {pk for (pk,) in _rows(sql, [ids, MatchMethod.LOCAL.value])}
