@@ -1,12 +1,13 @@
 """Institution summaries: the aggregates of a large institution's page, kept (issue #11).
 
 At a million papers the largest institution holds over 100,000 author links, and its page
-counted its papers, fields and researchers on every view (seconds). An institution with at
-least :data:`SUMMARY_MIN_LINKS` links gets a :class:`institutions.models.InstitutionSummary`
-row, read by the page as it stands (issue 28: pages from kept rows), refreshed by the
-pipeline's ``institutions.refresh_summaries`` stage when its ``link_count`` stamp differs
-from the institution's links or it is older than :data:`SUMMARY_MAX_AGE`. Smaller
-institutions compute the same figures on every view (a few hundred links).
+counted its papers, fields and researchers on every view (seconds). Every institution with
+a link (:data:`SUMMARY_MIN_LINKS`) gets a :class:`institutions.models.InstitutionSummary`
+row, read by the page as it stands (issue 28: pages from kept rows, never computed on a
+request), refreshed by the pipeline's ``institutions.refresh_summaries`` stage when its
+``link_count`` stamp differs from the institution's links or it is older than
+:data:`SUMMARY_MAX_AGE`. An institution under :data:`SMALL_LINKS` links is computed in
+two queries instead of five (its papers and researchers each read once: the same figures).
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ from .selectors import (
 
 logger = logging.getLogger(__name__)
 
-SUMMARY_MIN_LINKS = 100
+SUMMARY_MIN_LINKS = 1
+# Under this many links the figures come from one read of the papers and one of the
+# researchers (summary_compute(small=True)); above it, five aggregate queries.
+SMALL_LINKS = 100
 SUMMARY_MAX_AGE = timedelta(hours=6)
 SUMMARY_VERSION = 3  # 3: researcher_count
 # The first page's papers are kept as ids (two pages' worth, so papers hidden since the
@@ -55,8 +59,7 @@ def summary_compute(institution: Institution, *, small: bool = False) -> dict[st
     ``researcher_count`` (all of them, :func:`institutions.selectors.institution_researcher_count`);
     ``newest_ids``: ids of the :data:`NEWEST_KEPT` newest papers, newest first (the first
     page of the list: sorting a small institution's papers by date walked the archive's date
-    index). Five queries; with ``small`` (under :data:`SUMMARY_MIN_LINKS` links, computed
-    on a view) two: the papers read once for their count, newest and fields, and every
+    index). Five queries; with ``small`` (under :data:`SMALL_LINKS` links) two: the papers read once for their count, newest and fields, and every
     researcher row read once for the list and the count."""
     if small:
         facts = institution_paper_facts(institution)
@@ -83,7 +86,7 @@ def institution_summary(institution: Institution, *, links: int | None = None) -
     """The page aggregates of ``institution`` (shape: :func:`summary_compute`): the stored row
     when there is one of this version, as the pipeline's institution-summaries stage keeps it
     (:func:`summaries_refresh`, after every affiliations stage and sweep: a new link shows
-    once it has run); else computed, and stored at :data:`SUMMARY_MIN_LINKS` links or more.
+    once it has run); else computed, and stored when the institution has a link.
     The row is read without counting the institution's links (issue 28: that count alone
     grew with the archive, 21 ms for an institution of 200,000 papers' links). ``links`` is
     :func:`link_count` when the caller has it (then the stamp is checked too)."""
@@ -98,7 +101,7 @@ def institution_summary(institution: Institution, *, links: int | None = None) -
         InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, version=SUMMARY_VERSION
     )
     if data is None:
-        data = summary_compute(institution)
+        data = summary_compute(institution, small=links < SMALL_LINKS)
         summary_store(InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, data=data)
     return data
 
@@ -142,7 +145,7 @@ def summaries_backlog() -> Backlog:
 
 
 def summaries_refresh(*, max_age: timedelta = SUMMARY_MAX_AGE) -> int:
-    """Recompute the rows of institutions at :data:`SUMMARY_MIN_LINKS` links or more that are
+    """Recompute the rows of institutions with :data:`SUMMARY_MIN_LINKS` link or more that are
     missing, stale (another link count or version) or older than ``max_age``; drop rows of
     institutions under the threshold. Returns how many were computed; idempotent."""
     counts = _link_counts()
@@ -152,7 +155,7 @@ def summaries_refresh(*, max_age: timedelta = SUMMARY_MAX_AGE) -> int:
         "pk"
     ):
         links = counts[institution.pk]
-        data = summary_compute(institution)
+        data = summary_compute(institution, small=links < SMALL_LINKS)
         summary_store(InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, data=data)
         done += 1
     if done or deleted:

@@ -110,7 +110,7 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
         return HttpResponsePermanentRedirect(institution.get_absolute_url())
     relations = selectors.institution_relations(institution)
     # Paper count, fields and researchers over every linked paper: kept in the database for
-    # an institution with 100+ links and read as kept (seconds each at a million papers;
+    # every institution with a link and read as kept (seconds each at a million papers;
     # issues 11 and 28).
     summary = institution_summary(institution)
     papers = selectors.institution_papers(institution)
