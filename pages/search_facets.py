@@ -19,7 +19,7 @@ from typing import Any
 from django.db import connections
 
 from papers import search_index
-from papers.models import Category
+from papers.selectors import category_names
 from wove.bulk import int_array
 from wove.counts import cached_when_large
 from wove.replicas import read_alias
@@ -129,7 +129,7 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
         years = Counter(at.astimezone(UTC).year for _id, _codes, at in by_year if at is not None)
         people = _people_counts(int_array(row[0] for row in base))
         listed_count = len(base)
-    names = dict(Category.objects.filter(code__in=[c for c, _n in top]).values_list("code", "name"))
+    names = dict(category_names([c for c, _n in top]))  # kept per process: no query
     browsing = not search.q and search.ranked_ids is None
     return {
         "categories": [Facet(code, code, n, title=names.get(code, code)) for code, n in top],
