@@ -59,8 +59,9 @@ def summary_compute(institution: Institution, *, small: bool = False) -> dict[st
     ``researcher_count`` (all of them, :func:`institutions.selectors.institution_researcher_count`);
     ``newest_ids``: ids of the :data:`NEWEST_KEPT` newest papers, newest first (the first
     page of the list: sorting a small institution's papers by date walked the archive's date
-    index). Five queries; with ``small`` (under :data:`SMALL_LINKS` links) two: the papers read once for their count, newest and fields, and every
-    researcher row read once for the list and the count."""
+    index). Five queries; with ``small`` (under :data:`SMALL_LINKS` links) two: the papers
+    read once for their count, newest and fields, and every researcher row read once for
+    the list and the count."""
     if small:
         facts = institution_paper_facts(institution)
         researchers = institution_researcher_rows(institution, limit=None)

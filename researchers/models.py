@@ -293,6 +293,10 @@ class ResearcherSummary(models.Model):
         Researcher, on_delete=models.CASCADE, primary_key=True, related_name="summary"
     )
     paper_count = models.PositiveIntegerField()
+    # The paper search log's last id when the row was computed (papers.models.SearchChange):
+    # a later entry for one of the researcher's papers makes the row stale. Null: computed
+    # before the log was read (issue 28), stale once any of those papers changes.
+    log_through = models.BigIntegerField(null=True, blank=True)
     computed_at = models.DateTimeField()
     data = models.JSONField()
 

@@ -27,9 +27,11 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.db.models import F
+from django.db.models import F, Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from papers.models import SearchChange
 from wove.backlog import Backlog
 from wove.summaries import summary_read, summary_store
 
@@ -142,9 +144,20 @@ def _summary(
     }
 
 
-def _store(researcher: Researcher, data: dict[str, Any]) -> None:
+def _log_through() -> int:
+    """The paper search log's last id (0 when empty): read before a summary is computed, so
+    a paper change logged while it is computed makes it stale, never lost."""
+    return SearchChange.objects.order_by("-id").values_list("id", flat=True).first() or 0
+
+
+def _store(researcher: Researcher, data: dict[str, Any], log_through: int) -> None:
     summary_store(
-        ResearcherSummary, researcher.pk, stamp_field="paper_count", stamp=researcher.paper_count, data=data
+        ResearcherSummary,
+        researcher.pk,
+        stamp_field="paper_count",
+        stamp=researcher.paper_count,
+        data=data,
+        extra={"log_through": log_through},
     )
 
 
@@ -165,8 +178,9 @@ def researcher_summary(researcher: Researcher) -> dict[str, Any]:
         version=SUMMARY_VERSION,
     )
     if data is None:
+        log_through = _log_through()
         data = summary_compute(researcher)
-        _store(researcher, data)
+        _store(researcher, data, log_through)
     return data
 
 
@@ -174,14 +188,29 @@ def _eligible():
     return Researcher.objects.filter(merged_into__isnull=True, paper_count__gte=SUMMARY_MIN_PAPERS)
 
 
+# Researchers with a summary computed before one of their papers changed (a citation count,
+# a new version's date or categories, hidden or deleted, its authorships moved: what the
+# paper search log records, papers.models.SearchChange), among the log's entries of the last
+# ``max_age`` (older rows are stale anyway).
+_PAPERS_CHANGED_SINCE = """
+    SELECT a.researcher_id
+      FROM papers_searchchange c
+      JOIN researchers_authorship a ON a.paper_id = c.paper_id
+      JOIN researchers_researchersummary s ON s.researcher_id = a.researcher_id
+     WHERE c.changed_at >= %s AND (s.log_through IS NULL OR c.id > s.log_through)
+"""
+
+
 def summaries_stale(*, max_age: timedelta = SUMMARY_MAX_AGE):
     """Active researchers at :data:`SUMMARY_MIN_PAPERS` papers or more whose summary row is
-    missing, of another version or ``paper_count``, or older than ``max_age``."""
-    fresh = ResearcherSummary.objects.filter(
-        computed_at__gte=timezone.now() - max_age, data__version=SUMMARY_VERSION
-    )
+    missing, of another version or ``paper_count``, older than ``max_age``, or computed
+    before one of their papers changed (a citation count, an editor hiding it: the paper
+    search log, :class:`papers.models.SearchChange`)."""
+    cutoff = timezone.now() - max_age
+    fresh = ResearcherSummary.objects.filter(computed_at__gte=cutoff, data__version=SUMMARY_VERSION)
     current = fresh.filter(paper_count=F("researcher__paper_count")).values("researcher_id")
-    return _eligible().exclude(pk__in=current)
+    changed = RawSQL(_PAPERS_CHANGED_SINCE, [cutoff])  # noqa: S611 (no user input)
+    return _eligible().filter(~Q(pk__in=current) | Q(pk__in=changed))
 
 
 def summaries_backlog() -> Backlog:
@@ -225,18 +254,23 @@ def _store_many(researchers: list[Researcher]) -> int:
     """Compute and upsert the summaries of ``researchers`` in one statement; how many."""
     if not researchers:
         return 0
+    log_through = _log_through()
     summaries = summaries_compute_many(researchers)
     now = timezone.now()
     ResearcherSummary.objects.bulk_create(
         [
             ResearcherSummary(
-                researcher_id=r.pk, paper_count=r.paper_count, computed_at=now, data=summaries[r.pk]
+                researcher_id=r.pk,
+                paper_count=r.paper_count,
+                computed_at=now,
+                data=summaries[r.pk],
+                log_through=log_through,
             )
             for r in researchers
         ],
         update_conflicts=True,
         unique_fields=["researcher"],
-        update_fields=["paper_count", "computed_at", "data"],
+        update_fields=["paper_count", "computed_at", "data", "log_through"],
     )
     return len(researchers)
 

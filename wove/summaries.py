@@ -25,15 +25,19 @@ def summary_read(model: type[models.Model], pk: int, *, stamp_field: str, stamp:
     return data if isinstance(data, dict) and data.get("version") == version else None
 
 
-def summary_store(model: type[models.Model], pk: int, *, stamp_field: str, stamp: int, data: dict) -> None:
-    """Upsert ``model`` row ``pk`` with ``stamp``, now and ``data`` (``INSERT ... ON CONFLICT
-    DO UPDATE``: two writers at once both succeed, the last one wins)."""
+def summary_store(
+    model: type[models.Model], pk: int, *, stamp_field: str, stamp: int, data: dict, extra: dict | None = None
+) -> None:
+    """Upsert ``model`` row ``pk`` with ``stamp``, now, ``data`` and the ``extra`` fields
+    (``{field: value}``) (``INSERT ... ON CONFLICT DO UPDATE``: two writers at once both
+    succeed, the last one wins)."""
     owner = model._meta.pk.attname
+    extra = extra or {}
     model.objects.bulk_create(
-        [model(**{owner: pk, stamp_field: stamp, "computed_at": timezone.now(), "data": data})],
+        [model(**{owner: pk, stamp_field: stamp, "computed_at": timezone.now(), "data": data, **extra})],
         update_conflicts=True,
         unique_fields=[model._meta.pk.name],
-        update_fields=[stamp_field, "computed_at", "data"],
+        update_fields=[stamp_field, "computed_at", "data", *extra],
     )
 
 

@@ -83,7 +83,8 @@ def test_citations_show_after_the_refresh_and_old_rows_are_refreshed(client, cha
     assert "across the 1 of their papers" not in page(client, chablat)
     assert summaries.summaries_refresh(researcher_ids=[chablat.pk]) == 1
     assert "5 citations · 5 across the 1 of their papers we have counts for" in page(client, chablat)
-    # Without ids: only rows older than max_age (or missing ones) are computed.
+    # Without ids: only rows missing, older than max_age or computed before a change of one
+    # of their papers (none now) are computed.
     before = summaries.summaries_refresh()
     assert before == Researcher.objects.filter(merged_into=None, paper_count__gte=8).count() - 1
     assert summaries.summaries_refresh() == 0

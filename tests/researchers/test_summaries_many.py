@@ -7,6 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from institutions.models import AuthorAffiliation, Institution
+from papers.models import Paper
 from researchers import summaries
 from researchers.models import Authorship, ExternalIdentity, Researcher, ResearcherSummary
 
@@ -67,3 +68,12 @@ def test_the_refresh_keeps_a_summary_for_every_researcher_with_a_paper(matched_s
     assert len(ctx.captured_queries) == 1
     assert data == summaries.summary_compute(single)
     assert summaries.summaries_refresh() == 0  # nothing stale a moment later
+    # A citation count arrives for 0705.0856 (Chablat's, 4 authors): the paper search log
+    # says so, and the next run refreshes its authors' rows, and only theirs.
+    paper = Paper.objects.get(arxiv_id="0705.0856")
+    authors = set(Authorship.objects.filter(paper=paper).values_list("researcher_id", flat=True))
+    Paper.objects.filter(pk=paper.pk).update(cited_by_count=7)
+    assert set(summaries.summaries_stale().values_list("pk", flat=True)) == authors
+    assert summaries.summaries_refresh() == len(authors) == 4
+    kept = ResearcherSummary.objects.get(pk=min(authors)).data
+    assert kept["citations_total"] == 7 and kept["most_cited_id"] == paper.pk
