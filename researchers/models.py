@@ -295,13 +295,17 @@ class ResearcherSummary(models.Model):
     paper_count = models.PositiveIntegerField()
     # The paper search log's last id when the row was computed (papers.models.SearchChange):
     # a later entry for one of the researcher's papers makes the row stale. Null: computed
-    # before the log was read (issue 28), stale once any of those papers changes.
+    # before rows recorded it (issue 28), stale.
     log_through = models.BigIntegerField(null=True, blank=True)
     computed_at = models.DateTimeField()
     data = models.JSONField()
 
     class Meta:
-        indexes = [models.Index(fields=["computed_at"], name="researcher_summary_age_idx")]
+        indexes = [
+            models.Index(fields=["computed_at"], name="researcher_summary_age_idx"),
+            # The stale check reads the search log from the oldest row's position on.
+            models.Index(fields=["log_through"], name="researcher_summary_log_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"summary of {self.researcher_id} ({self.paper_count} papers)"

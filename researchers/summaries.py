@@ -192,12 +192,15 @@ def _eligible():
 # a new version's date or categories, hidden or deleted, its authorships moved: what the
 # paper search log records, papers.models.SearchChange), among the log's entries of the last
 # ``max_age`` (older rows are stale anyway).
+# The log is read from the oldest row's position on (its primary key; an index gives the
+# minimum), so a sweep with every row current reads no entry.
 _PAPERS_CHANGED_SINCE = """
     SELECT a.researcher_id
       FROM papers_searchchange c
       JOIN researchers_authorship a ON a.paper_id = c.paper_id
       JOIN researchers_researchersummary s ON s.researcher_id = a.researcher_id
-     WHERE c.changed_at >= %s AND (s.log_through IS NULL OR c.id > s.log_through)
+     WHERE c.id > (SELECT coalesce(min(log_through), 0) FROM researchers_researchersummary)
+       AND c.changed_at >= %s AND c.id > s.log_through
 """
 
 
@@ -210,7 +213,8 @@ def summaries_stale(*, max_age: timedelta = SUMMARY_MAX_AGE):
     fresh = ResearcherSummary.objects.filter(computed_at__gte=cutoff, data__version=SUMMARY_VERSION)
     current = fresh.filter(paper_count=F("researcher__paper_count")).values("researcher_id")
     changed = RawSQL(_PAPERS_CHANGED_SINCE, [cutoff])  # noqa: S611 (no user input)
-    return _eligible().filter(~Q(pk__in=current) | Q(pk__in=changed))
+    unlogged = Q(summary__log_through__isnull=True)  # computed before the log was read
+    return _eligible().filter(~Q(pk__in=current) | unlogged | Q(pk__in=changed))
 
 
 def summaries_backlog() -> Backlog:
