@@ -119,6 +119,20 @@ def archive_facts() -> dict[str, Any] | None:
     return None
 
 
+def kept_list_count(code: str = "") -> int | None:
+    """Public papers listed in category ``code`` (primary or cross-list; an archive divided
+    into classes counts its classes' papers once), or all public papers for ``""``, from the
+    kept facts: what ``/papers`` and ``/api/v1/papers`` count without a query (issue 28).
+    ``None`` before the facts are first counted (callers count live); 0 for a code no paper
+    is listed in. One query (the facts row)."""
+    facts = archive_facts()
+    if facts is None:
+        return None
+    if not code:
+        return facts["papers"]
+    return {**facts["categories"], **facts["archives"]}.get(code, 0)
+
+
 def archive_facts_backlog() -> Backlog:
     """One archive to count when no facts are kept or a harvest ended after they were
     counted; else nothing (the stage still recounts on every run: curation and embeddings

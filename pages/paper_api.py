@@ -26,6 +26,7 @@ from researchers.selectors import researcher_resolve
 from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
+from .facts import kept_list_count
 from .feeds import search_feed_link
 from .schemas import BatchIn, BatchOut, PaperDetailOut, PaperFilter
 from .search import MATCH_CAP, PaperSearch, keyset_papers
@@ -108,6 +109,10 @@ def list_papers(
     papers, order, keys, search = filter_papers(filters, depth=depth)
     complete = search.ranked_complete
     known = search.index_hits.count if search.index_hits is not None else None
+    listed = None if known is None else min(known, MATCH_CAP)
+    if known is None and not paging.cursor and _category_at_most(filters):
+        # All papers, or one category's: the kept count (issue 28), not a COUNT of a million rows.
+        known = listed = kept_list_count(search.category or "")
     mode = order if order in ("hybrid", "semantic") else "keyword"
     if order in ("hybrid", "semantic"):
         order = f"relevance-{order}"  # cursors of one mode are not valid in another
@@ -119,7 +124,7 @@ def list_papers(
         keys=keys,
         count_cap=SEARCH_COUNT_CAP if filters.q else None,
         known_count=known,
-        known_listed=None if known is None else min(known, MATCH_CAP),
+        known_listed=listed,
     )
     if filters.q:
         response["X-Search-Mode"] = mode
@@ -315,6 +320,14 @@ def _provenance_links(paper: Paper) -> tuple[dict | None, datetime | None]:
     base = f"{settings.SITE_URL}/api/v1/papers/{paper.arxiv_id}/provenance"
     links = {"pith_number": record.pith_number, "bundle": f"{base}/bundle", "state": f"{base}/state"}
     return links, record.created_at
+
+
+def _category_at_most(filters: PaperFilter) -> bool:
+    """Whether ``filters`` narrow the papers by a category at most (no query text, researcher,
+    institution, collaboration or dates): then the kept facts count them."""
+    others = (filters.q, filters.researcher, filters.institution, filters.collaboration)
+    dates = (filters.submitted_from, filters.submitted_until)
+    return not any(others) and all(d is None for d in dates) and filters.category != ""
 
 
 @router.get(

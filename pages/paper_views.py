@@ -30,7 +30,7 @@ from researchers.selectors import AuthorLine, author_lines, author_lines_of
 from wove.counts import CachedCountPaginator, cached_when_large, count_cached
 from wove.jsonld import breadcrumb_list
 
-from .facts import archive_facts, category_counts
+from .facts import archive_facts, category_counts, kept_list_count
 from .facts import top_categories as top_categories_of
 from .selectors import authors_for_page, authors_for_paper_page, paper_collaborations
 
@@ -357,11 +357,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     if code:
         category = Category.objects.filter(code=code).first()
         papers = papers.in_category(code)
-    facts = archive_facts()
-    known = None
-    if facts is not None:  # the kept count of the list (issue 28); a code it lacks holds none
-        kept = {**facts["categories"], **facts["archives"]}  # an archive counts its classes' papers
-        known = kept.get(code, 0) if code else facts["papers"]
+    known = kept_list_count(code)  # the kept count of the list (issue 28)
     page = CachedCountPaginator(papers, PAGE_SIZE, known_count=known).get_page(request.GET.get("page"))
     return render(request, "papers/list.html", {"page": page, "category": category, "code": code})
 
