@@ -79,5 +79,5 @@ def match_authors(sources: list[str] | None = None, limit: int | None = None) ->
 )
 def refresh_summaries() -> dict:
     """Recompute stale researcher summaries (:func:`researcher_summaries_stage`): missing, of
-    changed ``paper_count``, or older than six hours. Idempotent."""
+    changed ``paper_count`` or papers, or older than a day. Idempotent."""
     return researcher_summaries_stage()

@@ -88,7 +88,7 @@ def test_citations_show_after_the_refresh_and_old_rows_are_refreshed(client, cha
     before = summaries.summaries_refresh()
     assert before == Researcher.objects.filter(merged_into=None, paper_count__gte=8).count() - 1
     assert summaries.summaries_refresh() == 0
-    ResearcherSummary.objects.filter(pk=chablat.pk).update(computed_at=timezone.now() - timedelta(hours=7))
+    ResearcherSummary.objects.filter(pk=chablat.pk).update(computed_at=timezone.now() - timedelta(hours=25))
     assert summaries.summaries_refresh() == 1
 
 
