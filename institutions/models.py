@@ -300,14 +300,15 @@ class AuthorAffiliation(models.Model):
 
 
 class InstitutionSummary(models.Model):
-    """The aggregates of a large institution's page, computed once and kept (issue #11).
+    """The aggregates of an institution's page, computed by the pipeline and kept (issues #11, 28).
 
     An institution with tens of thousands of linked author slots spent seconds of every
     view counting its papers, fields and researchers at a million papers. ``data`` holds
     them as JSON (shape: :func:`institutions.summaries.summary_compute`); ``link_count`` is
     the number of author links when it was computed, so a page whose institution gained or
     lost links recomputes. Refreshed after affiliation matching and by the
-    ``institutions.refresh_summaries`` task; a cache in the database (deleting rows is safe).
+    ``institutions.refresh_summaries`` task (also when a linked paper changed since
+    ``log_through``); a cache in the database (deleting rows is safe).
     """
 
     institution = models.OneToOneField(
@@ -316,6 +317,13 @@ class InstitutionSummary(models.Model):
     link_count = models.PositiveIntegerField()
     computed_at = models.DateTimeField()
     data = models.JSONField()
+    # The paper search log's last id when computed (papers.selectors.search_log_last_id): a
+    # later entry for a linked paper (its authors matched, a paper hidden) makes the row
+    # stale. Null: computed before rows recorded it, stale.
+    log_through = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["log_through"], name="institution_summary_log_idx")]
 
     def __str__(self) -> str:
         return f"summary of institution {self.institution_id} ({self.link_count} links)"

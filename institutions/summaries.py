@@ -16,9 +16,11 @@ import logging
 from datetime import timedelta
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
+from papers.selectors import search_log_last_id
 from wove.backlog import Backlog
 from wove.summaries import summary_read, summary_read_kept, summary_store
 
@@ -102,9 +104,41 @@ def institution_summary(institution: Institution, *, links: int | None = None) -
         InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, version=SUMMARY_VERSION
     )
     if data is None:
+        log_through = search_log_last_id()
         data = summary_compute(institution, small=links < SMALL_LINKS)
-        summary_store(InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, data=data)
+        _store(institution.pk, links, data, log_through)
     return data
+
+
+def _store(pk: int, links: int, data: dict[str, Any], log_through: int) -> None:
+    summary_store(
+        InstitutionSummary,
+        pk,
+        stamp_field="link_count",
+        stamp=links,
+        data=data,
+        extra={"log_through": log_through},
+    )
+
+
+# Institutions whose row was computed before a change of one of their linked papers: its
+# authors matched (the researchers list), a paper hidden or its citations counted. The log
+# is read from the oldest row's position on.
+_PAPERS_CHANGED = """
+    SELECT DISTINCT l.institution_id
+      FROM papers_searchchange c
+      JOIN papers_paperauthor s ON s.paper_id = c.paper_id
+      JOIN institutions_authoraffiliation l ON l.slot_id = s.id
+      JOIN institutions_institutionsummary i ON i.institution_id = l.institution_id
+     WHERE c.id > (SELECT coalesce(min(log_through), 0) FROM institutions_institutionsummary)
+       AND c.id > i.log_through
+"""
+
+
+def _changed_since_computed() -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(_PAPERS_CHANGED)
+        return {pk for (pk,) in cursor.fetchall()}
 
 
 def _link_counts() -> dict[int, int]:
@@ -119,14 +153,16 @@ def _link_counts() -> dict[int, int]:
 
 def summaries_stale(counts: dict[int, int], *, max_age: timedelta = SUMMARY_MAX_AGE) -> list[int]:
     """Ids (ascending) among ``counts`` (:func:`_link_counts`) whose row is missing, of another
-    link count or version, or older than ``max_age``."""
+    link count or version, older than ``max_age``, or computed before a change of one of
+    their linked papers (the paper search log)."""
     rows = {
         r["institution_id"]: r
         for r in InstitutionSummary.objects.values(
-            "institution_id", "link_count", "computed_at", "data__version"
+            "institution_id", "link_count", "computed_at", "data__version", "log_through"
         )
     }
     oldest = timezone.now() - max_age
+    changed = _changed_since_computed()
     stale = []
     for pk in sorted(counts):
         row = rows.get(pk)
@@ -135,6 +171,8 @@ def summaries_stale(counts: dict[int, int], *, max_age: timedelta = SUMMARY_MAX_
             or row["link_count"] != counts[pk]
             or row["computed_at"] < oldest
             or row["data__version"] != SUMMARY_VERSION
+            or row["log_through"] is None
+            or pk in changed
         ):
             stale.append(pk)
     return stale
@@ -156,8 +194,9 @@ def summaries_refresh(*, max_age: timedelta = SUMMARY_MAX_AGE) -> int:
         "pk"
     ):
         links = counts[institution.pk]
+        log_through = search_log_last_id()
         data = summary_compute(institution, small=links < SMALL_LINKS)
-        summary_store(InstitutionSummary, institution.pk, stamp_field="link_count", stamp=links, data=data)
+        _store(institution.pk, links, data, log_through)
         done += 1
     if done or deleted:
         logger.info("institution summaries: %d computed, %d dropped", done, deleted)

@@ -8,7 +8,7 @@ from django.db.models import Prefetch, Q
 from wove.errors import ApiError
 
 from .identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
-from .models import Category, Paper, PaperVersion
+from .models import Category, Paper, PaperVersion, SearchChange
 from .querysets import category_codes_in, codes_q
 
 
@@ -151,3 +151,10 @@ def category_q(code: str, field: str = "categories") -> Q:
     """Papers listed in ``code`` or in a class of the archive ``code``, as a ``Q`` on the
     array ``field`` (:func:`papers.querysets.codes_q`)."""
     return codes_q(category_codes(code), field)
+
+
+def search_log_last_id() -> int:
+    """The paper search log's last id (:class:`papers.models.SearchChange`; 0 when empty), one
+    probe of its primary key. Kept page summaries record it when computed: a later entry for
+    one of their papers (a citation count, a hidden paper, authorships moved) makes them stale."""
+    return SearchChange.objects.order_by("-id").values_list("id", flat=True).first() or 0

@@ -12,8 +12,11 @@ from .selectors import SORTS, make_bars, network_layout, researcher_papers, same
 from .summaries import researcher_summary
 
 
-def researcher_profile(researcher: Researcher, *, category: str = "", sort: str = "newest") -> dict:
-    """Everything the researcher page shows except the paged list (see the view).
+def researcher_profile(
+    researcher: Researcher, *, category: str = "", sort: str = "newest", first_page: bool = False
+) -> dict:
+    """Everything the researcher page shows except the paged list (see the view); with
+    ``first_page`` the list holds the first page's papers at least (read from the kept ids).
 
     Returns a dict: ``papers`` (QuerySet, filtered and sorted), ``paper_count`` (N, all
     public papers), ``positions``/``positions_known``, ``fields`` (primary-category
@@ -39,6 +42,10 @@ def researcher_profile(researcher: Researcher, *, category: str = "", sort: str 
     listed = papers
     if category:
         listed = listed.filter(primary_category_id=category)
+    elif first_page and sort == "newest" and "newest_ids" in summary:
+        # The first page from the kept ids of the newest papers (a row from before they were
+        # kept has none until its next refresh).
+        listed = listed.filter(pk__in=summary["newest_ids"])
     listed = listed.order_by(*SORTS.get(sort, SORTS["newest"]))
     description = (
         f"{researcher.display_name}: {paper_count} paper{'s' if paper_count != 1 else ''} in this archive."

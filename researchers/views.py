@@ -58,7 +58,8 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     sort = request.GET.get("sort", "newest")
     if sort not in SORTS:
         sort = "newest"
-    profile = researcher_profile(researcher, category=category, sort=sort)
+    first_page = request.GET.get("page", "1") == "1"
+    profile = researcher_profile(researcher, category=category, sort=sort, first_page=first_page)
     sorts = [("newest", "Newest"), ("oldest", "Oldest")]
     if profile["cited_papers"]:
         sorts.append(("cited", "Most cited"))

@@ -77,3 +77,19 @@ def test_the_refresh_keeps_a_summary_for_every_researcher_with_a_paper(matched_s
     assert summaries.summaries_refresh() == len(authors) == 4
     kept = ResearcherSummary.objects.get(pk=min(authors)).data
     assert kept["citations_total"] == 7 and kept["most_cited_id"] == paper.pk
+
+
+def test_the_kept_first_page_holds_every_paper_tied_at_its_edge():
+    """The list's first page comes from the kept newest ids (issue 28): 60 papers, the 40th to
+    the 55th submitted at the same second, one without a date (PostgreSQL lists it first)."""
+    from datetime import UTC, datetime, timedelta
+
+    from researchers.selectors import AuthoredPaper
+
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    dates = [start - timedelta(days=i) for i in range(39)] + [start - timedelta(days=50)] * 16
+    dates += [start - timedelta(days=60 + i) for i in range(4)] + [None]
+    rows = [AuthoredPaper(i + 1, 1, 1, True, "hep-th", None, at) for i, at in enumerate(dates)]
+    kept = summaries._newest_ids(rows)
+    assert kept[0] == 60  # no date: first, as the list sorts
+    assert set(kept) == set(range(1, 56)) | {60}  # the 48 newest and the 7 tied with the 48th
