@@ -28,7 +28,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.db.models import F, Q
+from django.db.models import Exists, OuterRef, Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -234,10 +234,12 @@ def summaries_stale(*, max_age: timedelta = SUMMARY_MAX_AGE):
     search log, :class:`papers.models.SearchChange`)."""
     cutoff = timezone.now() - max_age
     fresh = ResearcherSummary.objects.filter(computed_at__gte=cutoff, data__version=SUMMARY_VERSION)
-    current = fresh.filter(paper_count=F("researcher__paper_count")).values("researcher_id")
+    # NOT EXISTS, an anti-join: NOT IN over a million summaries outgrows the hash PostgreSQL
+    # keeps in work_mem and probes the list once per researcher (minutes at a million).
+    current = fresh.filter(researcher_id=OuterRef("pk"), paper_count=OuterRef("paper_count"))
     changed = RawSQL(_PAPERS_CHANGED_SINCE, [cutoff])  # noqa: S611 (no user input)
     unlogged = Q(summary__log_through__isnull=True)  # computed before the log was read
-    return _eligible().filter(~Q(pk__in=current) | unlogged | Q(pk__in=changed))
+    return _eligible().filter(~Exists(current) | unlogged | Q(pk__in=changed))
 
 
 def summaries_backlog() -> Backlog:
@@ -259,7 +261,9 @@ def summaries_refresh(
     and an interruption loses only the batch in hand (run it again).
     """
     eligible = _eligible()
-    deleted, _ = ResearcherSummary.objects.exclude(researcher__in=eligible).delete()
+    # A join, not NOT IN (a million ids): rows of researchers merged away or without papers.
+    gone = Q(researcher__merged_into__isnull=False) | Q(researcher__paper_count__lt=SUMMARY_MIN_PAPERS)
+    deleted, _ = ResearcherSummary.objects.filter(gone).delete()
     if researcher_ids is not None:
         todo = eligible.filter(pk__in=researcher_ids)
     else:
