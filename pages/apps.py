@@ -9,3 +9,16 @@ class PagesConfig(AppConfig):
 
     name = "pages"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The API's researcher list counts listed researchers from the kept archive facts
+        # (issue 28); the researchers app may not import pages.
+        from wove.counts import kept_count_register
+
+        from .facts import archive_facts
+
+        def researchers() -> int | None:
+            facts = archive_facts()
+            return None if facts is None else facts["researchers"]
+
+        kept_count_register("researchers", researchers)

@@ -9,8 +9,9 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from pydantic import Field
 
-from papers.models import Category
 from papers.querysets import PAPER_ORDERS
+from papers.selectors import category_names
+from wove.counts import kept_count
 from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
@@ -74,8 +75,16 @@ def list_researchers(request: HttpRequest, filters: Query[ResearcherFilter], pag
     """Researchers with at least one paper here (merged-away records excluded)."""
     q = (filters.q or "").strip()
     researchers = researchers_matching(q) if q else Researcher.objects.listed()
+    # All listed researchers: the pipeline's kept count, not a COUNT of a million rows (issue 28).
+    known = None if q or paging.cursor else kept_count("researchers")
     paged = paginate(
-        request, researchers, paging, order=f"r-{filters.sort}", keys=RESEARCHER_ORDERS[filters.sort]
+        request,
+        researchers,
+        paging,
+        order=f"r-{filters.sort}",
+        keys=RESEARCHER_ORDERS[filters.sort],
+        known_count=known,
+        known_listed=known,
     )
     return {"items": paged.items, **paged.meta}
 
@@ -85,9 +94,7 @@ def _detail(researcher: Researcher, requested_id: int, moved: bool) -> Researche
     identities = list(researcher.identities.all())
     summary = researcher_summary(researcher)
     counts = {label.split()[0]: n for label, n in summary["positions"]}
-    names = dict(
-        Category.objects.filter(code__in=[code for code, _n in summary["fields"]]).values_list("code", "name")
-    )
+    names = dict(category_names([code for code, _n in summary["fields"]]))  # kept per process
     researcher.requested_id = requested_id
     researcher.api_merged_into = researcher.pk if moved else None  # merged_into is the FK
     researcher.external_ids = [

@@ -61,6 +61,23 @@ def cached_when_large(key: str, compute: Callable[[], T], *, size: int, minimum:
     return value
 
 
+# Counts the pipeline keeps (the archive facts, pages.facts): apps below pages ask by name.
+_KEPT_COUNTS: dict[str, Callable[[], int | None]] = {}
+
+
+def kept_count_register(name: str, read: Callable[[], int | None]) -> None:
+    """Supply the kept count ``name`` (``"researchers"``: listed researchers); ``read()``
+    answers it, or ``None`` before it is first counted. Called from an app's ``ready()``."""
+    _KEPT_COUNTS[name] = read
+
+
+def kept_count(name: str) -> int | None:
+    """The kept count ``name`` (:func:`kept_count_register`), or ``None`` when no app keeps
+    it or it is not counted yet (callers count live)."""
+    read = _KEPT_COUNTS.get(name)
+    return read() if read is not None else None
+
+
 class CachedCountPaginator(SitePaginator):
     """A :class:`wove.paginator.SitePaginator` whose total comes from :func:`count_cached`
     when ``object_list`` is a QuerySet, or is ``known_count`` when the caller already holds
