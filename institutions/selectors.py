@@ -270,19 +270,7 @@ def institution_year_rows(researcher: Researcher | int) -> list[list]:
     when no paper has a date) and distinct papers. Deleted papers do not count. JSON-able,
     so researcher summaries can keep it. One query."""
     researcher_pk = getattr(researcher, "pk", researcher)
-    rows = (
-        AuthorAffiliation.objects.filter(
-            slot__authorship__researcher_id=researcher_pk, slot__paper__deleted=False
-        )
-        .values("institution_id")
-        .annotate(
-            first_year=Min(ExtractYear("slot__paper__submitted_at")),
-            last_year=Max(ExtractYear("slot__paper__submitted_at")),
-            papers=Count("slot__paper", distinct=True),
-        )
-        .order_by("institution_id")
-    )
-    return [[r["institution_id"], r["first_year"], r["last_year"], r["papers"]] for r in rows]
+    return institution_year_rows_many([researcher_pk]).get(researcher_pk, [])
 
 
 def institution_year_rows_many(researcher_pks: list[int]) -> dict[int, list[list]]:

@@ -1,4 +1,4 @@
-"""Institution summaries: the aggregates of a large institution's page, kept (issue #11).
+"""Institution summaries: the aggregates of an institution's page, computed by the pipeline and kept.
 
 At a million papers the largest institution holds over 100,000 author links, and its page
 counted its papers, fields and researchers on every view (seconds). Every institution with
@@ -190,11 +190,12 @@ def summaries_refresh(*, max_age: timedelta = SUMMARY_MAX_AGE) -> int:
     counts = _link_counts()
     deleted, _ = InstitutionSummary.objects.exclude(institution_id__in=list(counts)).delete()
     done = 0
+    # Read once, before any row is computed: a change logged meanwhile leaves its rows stale.
+    log_through = search_log_last_id()
     for institution in Institution.objects.filter(pk__in=summaries_stale(counts, max_age=max_age)).order_by(
         "pk"
     ):
         links = counts[institution.pk]
-        log_through = search_log_last_id()
         data = summary_compute(institution, small=links < SMALL_LINKS)
         _store(institution.pk, links, data, log_through)
         done += 1
