@@ -10,7 +10,6 @@ from researchers.evidence import evidence_institutions_register
 from researchers.signals import source_authors_aligned
 
 from .selectors import (
-    institution_year_rows,
     institution_year_rows_many,
     institution_years,
     slot_institution_names,
@@ -21,9 +20,7 @@ from .services import affiliations_from_source_authors
 # researchers.blocks for the institutions a researcher was seen at, and get them from here.
 researcher_block_register(
     INSTITUTIONS,
-    ResearcherBlock(
-        rows=institution_year_rows, items=institution_years, rows_many=institution_year_rows_many
-    ),
+    ResearcherBlock(rows_many=institution_year_rows_many, items=institution_years),
 )
 # The institution evidence of an authorship (issue 20): shared ROR institutions of its slots.
 evidence_institutions_register(slot_institution_names)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 # The institutions-by-year block: its name is also the key of the researcher summary and
 # the profile (``summary["institutions"]``). Supplied by the institutions app.
@@ -15,16 +14,14 @@ INSTITUTIONS = "institutions"
 class ResearcherBlock:
     """One block of a researcher's page, supplied by an app researchers may not import.
 
-    ``rows(researcher)`` gives the block's JSON-able rows for a ``Researcher`` (or its pk):
-    researcher summaries keep them in the database, so they must survive a JSON round trip.
+    ``rows_many(pks)`` gives ``{pk: rows}``, the block's JSON-able rows for each of many
+    researchers in one read (a pk with no rows may be absent): researcher summaries keep them
+    in the database, in batches (issue 28), so they must survive a JSON round trip.
     ``items(rows)`` turns kept rows into the objects the page and the API show.
     """
 
-    rows: Callable[[Any], list]
+    rows_many: Callable[[list[int]], dict[int, list]]
     items: Callable[[list], list]
-    # ``rows_many(pks)`` gives ``{pk: rows}`` for many researchers in one read (a pk with no
-    # rows may be absent); summaries of every researcher are kept in batches (issue 28).
-    rows_many: Callable[[list[int]], dict[int, list]] | None = None
 
 
 _BLOCKS: dict[str, ResearcherBlock] = {}
@@ -36,23 +33,11 @@ def researcher_block_register(name: str, block: ResearcherBlock) -> None:
     _BLOCKS[name] = block
 
 
-def researcher_block_rows(name: str, researcher: Any) -> list:
-    """The rows of block ``name`` for ``researcher`` (``Researcher`` or pk); ``[]`` when no
-    app supplies the block."""
-    block = _BLOCKS.get(name)
-    return block.rows(researcher) if block else []
-
-
 def researcher_block_rows_many(name: str, pks: list[int]) -> dict[int, list]:
     """``{pk: rows}`` of block ``name`` for researchers ``pks`` (absent or ``[]``: none), in
-    one read where the block supplies ``rows_many``, else one :func:`researcher_block_rows`
-    each; ``{}`` when no app supplies the block."""
+    one read; ``{}`` when no app supplies the block."""
     block = _BLOCKS.get(name)
-    if block is None:
-        return {}
-    if block.rows_many is not None:
-        return block.rows_many(pks)
-    return {pk: block.rows(pk) for pk in pks}
+    return block.rows_many(pks) if block else {}
 
 
 def researcher_block_items(name: str, rows: list) -> list:
@@ -67,6 +52,5 @@ __all__ = [
     "ResearcherBlock",
     "researcher_block_items",
     "researcher_block_register",
-    "researcher_block_rows",
     "researcher_block_rows_many",
 ]

@@ -15,7 +15,7 @@ from django.db.models import F, Q, QuerySet
 from papers.models import Paper, PaperAuthor
 from wove.replicas import read_alias
 
-from .models import Authorship, IdentitySource, Researcher, SlotReview
+from .models import Authorship, Researcher, SlotReview
 
 MAX_MERGE_HOPS = 10
 COAUTHORS_SHOWN = 12
@@ -297,16 +297,6 @@ def position_counts(
     return bars, len(complete_papers), len(papers)
 
 
-def identity_sources(researcher: Researcher) -> list[str]:
-    """Display names of the registries behind the identity (Semantic Scholar, OpenAlex), or
-    ``[]`` when only local evidence holds the record together."""
-    wanted = {IdentitySource.SEMANTIC_SCHOLAR, IdentitySource.OPENALEX}
-    held = researcher.identities.filter(source__in=wanted).values_list("source", flat=True)
-    linked = researcher.authorships.filter(source__in=wanted).values_list("source", flat=True)
-    found = set(held.union(linked))  # one query (UNION), not two
-    return [label for value, label in IdentitySource.choices if value in found]
-
-
 def same_name(researcher: Researcher) -> list[Researcher]:
     """Other active researcher records with this display name (or holding it as a variant),
     most papers first; at most ``SAME_NAME_SHOWN``."""
@@ -317,49 +307,6 @@ def same_name(researcher: Researcher) -> list[Researcher]:
         .filter(Q(display_name__iexact=name) | Q(name_variants__contains=[name]))
         .order_by("-paper_count", "id")[:SAME_NAME_SHOWN]
     )
-
-
-def coauthor_rows(researcher: Researcher) -> tuple[list[list], list[list]]:
-    """The researcher's most frequent co-authors and the links among them, as JSON-able rows.
-
-    Returns ``(coauthors, links)``: ``coauthors`` is ``[[researcher_id, display_name, slug,
-    shared_papers], ...]`` (at most :data:`COAUTHORS_SHOWN`, most shared first, then by
-    name), ``links`` is ``[[researcher_id_a, researcher_id_b, shared_papers], ...]`` for pairs
-    of those co-authors who wrote one of the researcher's papers together (``a < b``): the
-    ego network of the researcher's own papers, so the links cost the researcher's papers,
-    not all of the busiest co-authors' (55 ms cold at a million papers). Two queries.
-    """
-    sql = """
-        SELECT b.researcher_id, r.display_name, r.slug, count(DISTINCT b.paper_id) AS shared
-          FROM researchers_authorship a
-          JOIN researchers_authorship b ON b.paper_id = a.paper_id AND b.researcher_id <> a.researcher_id
-          JOIN researchers_researcher r ON r.id = b.researcher_id
-         WHERE a.researcher_id = %s
-         GROUP BY b.researcher_id, r.display_name, r.slug
-         ORDER BY shared DESC, r.display_name, b.researcher_id
-         LIMIT %s
-    """
-    with connections[read_alias()].cursor() as cursor:
-        cursor.execute(sql, [researcher.pk, COAUTHORS_SHOWN])
-        rows = [list(r) for r in cursor.fetchall()]
-    if not rows:
-        return [], []
-    ids = [r[0] for r in rows]
-    with connections[read_alias()].cursor() as cursor:
-        cursor.execute(
-            """
-            SELECT a.researcher_id, b.researcher_id, count(DISTINCT a.paper_id)
-              FROM researchers_authorship a
-              JOIN researchers_authorship b ON b.paper_id = a.paper_id AND a.researcher_id < b.researcher_id
-             WHERE a.paper_id IN (SELECT paper_id FROM researchers_authorship WHERE researcher_id = %s)
-               AND a.researcher_id = ANY(%s) AND b.researcher_id = ANY(%s)
-             GROUP BY 1, 2
-             ORDER BY 1, 2
-            """,
-            [researcher.pk, ids, ids],
-        )
-        links = [list(r) for r in cursor.fetchall()]
-    return rows, links
 
 
 # Co-author labels: names cut to LABEL_CHARS characters; LABEL_UNIT is a generous width of one
@@ -385,10 +332,11 @@ def _label_extent(node: Node) -> tuple[float, float]:
 
 
 def network_layout(coauthors: list[list], links: list[list], *, size: int = 320) -> Network | None:
-    """Lay out :func:`coauthor_rows` on a circle around the researcher: node radius grows
-    with shared papers, chords join co-authors who wrote one of their papers together. Coordinates are SVG
-    user units in a box ``size`` high and ``size`` wide, or wider where the labels beside the
-    ring need it (every label is drawn whole, never clipped); ``None`` without co-authors.
+    """Lay out a summary's co-author rows (:func:`researchers.summary_reads.coauthor_rows_many`)
+    on a circle around the researcher: node radius grows with shared papers, chords join
+    co-authors who wrote one of their papers together. Coordinates are SVG user units in a
+    box ``size`` high and ``size`` wide, or wider where the labels beside the ring need it
+    (every label is drawn whole, never clipped); ``None`` without co-authors.
     No query."""
     if not coauthors:
         return None

@@ -37,13 +37,10 @@ from wove.backlog import Backlog
 from wove.summaries import summary_read, summary_store
 
 from . import summary_reads
-from .blocks import INSTITUTIONS, researcher_block_rows, researcher_block_rows_many
-from .models import MatchMethod, Researcher, ResearcherSummary
+from .blocks import INSTITUTIONS, researcher_block_rows_many
+from .models import Researcher, ResearcherSummary
 from .selectors import (
-    authored_paper_rows,
     authored_paper_rows_many,
-    coauthor_rows,
-    identity_sources,
     position_counts,
     year_rows,
 )
@@ -68,28 +65,20 @@ def summary_compute(researcher: Researcher) -> dict[str, Any]:
     ``positions_total`` (see :func:`researchers.selectors.position_counts`);
     ``citations_total`` (sum of ``cited_by_count``), ``cited_papers`` (papers with a count),
     ``most_cited_id`` (paper pk or ``None``); ``coauthors``/``coauthor_links``
-    (:func:`researchers.selectors.coauthor_rows`); ``years``
+    (:func:`researchers.summary_reads.coauthor_rows_many`); ``years``
     (:func:`researchers.selectors.year_rows`); ``institutions`` (the rows of the block the
     institutions app supplies, :mod:`researchers.blocks`); ``identity_sources`` (display
     names) and ``local`` (bool). Counts, positions, fields, citations and years come from
-    one read of the researcher's authored papers (:func:`authored_paper_rows`); about six
-    queries in all. :func:`summaries_compute_many` gives the same for many at once.
+    one read of the researcher's authored papers; six queries in all: a batch of one of
+    :func:`summaries_compute_many`.
     """
-    sources = identity_sources(researcher)
-    return _summary(
-        researcher,
-        authored_paper_rows(researcher),
-        coauthor_rows(researcher),
-        sources,
-        researcher_block_rows(INSTITUTIONS, researcher),
-        local=not sources and researcher.authorships.filter(method=MatchMethod.LOCAL).exists(),
-    )
+    return summaries_compute_many([researcher])[researcher.pk]
 
 
 def summaries_compute_many(researchers: list[Researcher]) -> dict[int, dict[str, Any]]:
-    """``{researcher pk: summary}``: :func:`summary_compute` of each of ``researchers``, the
-    same values, from six queries for the whole list (:mod:`researchers.summary_reads`)
-    instead of six each. Keep lists to about :data:`researchers.summary_reads.BATCH`."""
+    """``{researcher pk: summary}``: :func:`summary_compute` of each of ``researchers``, from
+    six queries for the whole list (:mod:`researchers.summary_reads`). Keep lists to about
+    :data:`researchers.summary_reads.BATCH`."""
     ids = [r.pk for r in researchers]
     rows = authored_paper_rows_many(ids)
     coauthors = summary_reads.coauthor_rows_many(ids)

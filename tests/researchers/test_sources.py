@@ -12,8 +12,9 @@ from researchers.clients import openalex, semanticscholar
 from researchers.clients.base import SourceClient, SourceUnavailable
 from researchers.models import Authorship, ExternalIdentity, MatchMethod, Researcher
 from researchers.records import SourceAuthor, SourceWork
-from researchers.selectors import identity_sources, position_counts
+from researchers.selectors import position_counts
 from researchers.services import researchers_match_authors
+from researchers.summary_reads import identity_sources_many
 from tests.conftest import FIXTURES
 
 S2 = FIXTURES / "semanticscholar"
@@ -136,7 +137,7 @@ def test_openalex_match_attaches_orcids_and_ids():
     paper.refresh_from_db()
     assert paper.cited_by_count == 2
     mearman = Researcher.objects.get(identities__source="openalex", identities__external_id="A5017898742")
-    assert identity_sources(mearman) == ["OpenAlex"]
+    assert identity_sources_many([mearman.pk]) == {mearman.pk: ["OpenAlex"]}
     ritsos = Researcher.objects.get(orcid="0000-0001-9308-3885")
     assert [(b.label, b.count) for b in position_counts(ritsos)[0]] == [("last author", 1)]
 

@@ -1,6 +1,7 @@
 """Summaries of many researchers read together (issue 28): every researcher's page reads a
 kept summary, so the pipeline computes them in batches (researchers.summary_reads). A
-batch must give each researcher exactly the summary computed for that researcher alone."""
+batch must give each researcher exactly the summary computed for that researcher alone (a
+batch of one), whoever else the batch holds."""
 
 import pytest
 from django.db import connection
