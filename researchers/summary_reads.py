@@ -28,6 +28,26 @@ def _rows(sql: str, params: list) -> list[tuple]:
         return cursor.fetchall()
 
 
+# The links among each researcher's top co-authors on the researcher's own papers, for
+# parallel arrays of (researcher, co-author) ids. ``held``, which co-author is on which of
+# the researcher's papers (at most one row per co-author and paper, found through the
+# (researcher, paper) index), is formed first and the pairs among its rows only, so no plan
+# can pair every two authors of a paper first.
+LINKS_SQL = """
+    WITH m AS MATERIALIZED (SELECT * FROM unnest(%s::bigint[], %s::bigint[]) AS t(ego, member)),
+         held AS MATERIALIZED (
+            SELECT DISTINCT m.ego, m.member, own.paper_id
+              FROM m
+              JOIN researchers_authorship own ON own.researcher_id = m.ego
+              JOIN researchers_authorship x ON x.researcher_id = m.member AND x.paper_id = own.paper_id)
+    SELECT a.ego, a.member, b.member, count(DISTINCT a.paper_id)
+      FROM held a
+      JOIN held b ON b.ego = a.ego AND b.paper_id = a.paper_id AND a.member < b.member
+     GROUP BY 1, 2, 3
+     ORDER BY 1, 2, 3
+"""
+
+
 def coauthor_rows_many(ids: list[int]) -> dict[int, tuple[list[list], list[list]]]:
     """``{researcher id: (coauthors, links)}`` for each of ``ids`` with a co-author.
 
@@ -66,26 +86,7 @@ def coauthor_rows_many(ids: list[int]) -> dict[int, tuple[list[list], list[list]
     egos = [ego for ego, rows in coauthors.items() for _ in rows]
     members = [row[0] for rows in coauthors.values() for row in rows]
     links: dict[int, list[list]] = defaultdict(list)
-    # ``held``: which of each researcher's top co-authors is on which of that researcher's
-    # papers (a few rows per paper), kept apart so the pairs are formed among those rows
-    # only. Joined in one statement, a plan that paired every two authors of a paper
-    # first (of the sample's 3,000-author papers, for each of their authors) took 100 s.
-    for ego, a, b, shared in _rows(
-        """
-        WITH m AS MATERIALIZED (SELECT * FROM unnest(%s::bigint[], %s::bigint[]) AS t(ego, member)),
-             held AS MATERIALIZED (
-                SELECT DISTINCT m.ego, m.member, own.paper_id
-                  FROM m
-                  JOIN researchers_authorship own ON own.researcher_id = m.ego
-                  JOIN researchers_authorship x ON x.researcher_id = m.member AND x.paper_id = own.paper_id)
-        SELECT a.ego, a.member, b.member, count(DISTINCT a.paper_id)
-          FROM held a
-          JOIN held b ON b.ego = a.ego AND b.paper_id = a.paper_id AND a.member < b.member
-         GROUP BY 1, 2, 3
-         ORDER BY 1, 2, 3
-        """,
-        [egos, members],
-    ):
+    for ego, a, b, shared in _rows(LINKS_SQL, [egos, members]):
         links[ego].append([a, b, shared])
     return {ego: (rows, links.get(ego, [])) for ego, rows in coauthors.items()}
 
