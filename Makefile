@@ -81,11 +81,14 @@ stop:
 LINT_PACKAGES := pages accounts curation provenance semantic institutions researchers papers wove cms corpus
 
 # The layers contract (pyproject.toml, ARCHITECTURE.md) and the duplicate-code check are part
-# of the tests: either failing fails the run before pytest starts.
+# of the tests: either failing fails the run before pytest starts. pytest-xdist runs the
+# suite on TEST_WORKERS processes, each test file on one of them (module fixtures load the
+# sample once), each process with its own test database; TEST_WORKERS=0 runs it in one.
+TEST_WORKERS ?= 2
 test: install
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/pylint --disable=all --enable=duplicate-code --score=n $(LINT_PACKAGES)
-	WOVE_TESTING=1 $(BIN)/pytest -q
+	WOVE_TESTING=1 $(BIN)/pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 lint: install
 	$(BIN)/ruff check .

@@ -28,6 +28,51 @@ ARTIFACT_DIRS_WRITTEN: list[Path] = []
 SAMPLE_KAGGLE = ROOT / "data" / "arxiv" / "kaggle" / "weaviate_metadata_1000.lines0001-0800.json"
 
 
+# What the migrations seeded (arXiv's taxonomy, the CMS pages, the Editors group...), read
+# once after the test database is made; put back after every transactional test's flush.
+SEEDED: list[str] = []
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, and a snapshot of what its migrations seeded."""
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        SEEDED[:] = [connection.creation.serialize_db_to_string()]
+
+
+def _transactional(item: pytest.Item) -> bool:
+    """Whether ``item`` commits (a flush empties the tables after it), as pytest-django
+    decides when it orders the tests."""
+    marker = item.get_closest_marker("django_db")
+    fixtures = getattr(item, "fixturenames", ())
+    return bool(
+        (marker and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")))
+        or "transactional_db" in fixtures
+        or "live_server" in fixtures
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem):
+    """After a transactional test's flush, the seeded rows come back (as a serialized
+    rollback restores them; post_migrate's own rows are replaced by the snapshot's).
+    pytest-django runs the transactional tests last for this reason; run across pytest-xdist
+    workers by file, a worker's next test may be one that reads them."""
+    yield
+    if not SEEDED or nextitem is None or not _transactional(item):
+        return  # nextitem None: the session's test database is gone already
+    from django.core.management import call_command
+    from django.db import connection
+    from pytest_django.plugin import blocking_manager_key
+
+    assert connection.settings_dict["NAME"].startswith("test_"), "not the test database"
+    with item.config.stash[blocking_manager_key].unblock():
+        call_command("flush", verbosity=0, interactive=False, inhibit_post_migrate=True)
+        connection.creation.deserialize_db_from_string(SEEDED[0])
+
+
 @pytest.fixture(autouse=True)
 def _process_cache_cleared():
     """Each test starts with an empty ``process`` cache (the schema and taxonomy facts each
@@ -50,6 +95,20 @@ def sample_papers(db):
 
     harvest.harvest_files(paths=[SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW])
     harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
+
+
+def sample_tables_wipe() -> None:
+    """Remove a committed sample (papers, researchers, harvest runs, collaborations and all that
+    hangs on them) with one TRUNCATE: the ORM's cascading delete of 2,800 papers takes tens
+    of seconds, and collaborations have no foreign key to a paper, so no cascade reaches them."""
+    from django.db import connection
+
+    from papers.models import Collaboration, HarvestRun, Paper
+    from researchers.models import Researcher
+
+    tables = [m._meta.db_table for m in (Researcher, Paper, HarvestRun, Collaboration)]
+    with connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {', '.join(tables)} CASCADE")
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
+from tests.conftest import SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW, sample_tables_wipe
 
 
 @pytest.fixture(autouse=True)
@@ -22,8 +22,6 @@ def curation_sample(django_db_setup, django_db_blocker):
     for the package and removed afterwards. Tests change it only inside their own
     transaction (the ``db`` fixture rolls it back)."""
     from papers import harvest as paper_harvest
-    from papers.models import HarvestRun, Paper
-    from researchers.models import MatchConstraint, Researcher
     from researchers.services import researchers_match_authors
 
     with django_db_blocker.unblock():
@@ -31,10 +29,7 @@ def curation_sample(django_db_setup, django_db_blocker):
         paper_harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
         summary = researchers_match_authors(sources=[])
         yield summary
-        MatchConstraint.objects.all().delete()
-        Researcher.objects.all().delete()
-        Paper.objects.all().delete()
-        HarvestRun.objects.all().delete()
+        sample_tables_wipe()
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.conftest import SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
+from tests.conftest import SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW, sample_tables_wipe
 
 
 @pytest.fixture(scope="package")
@@ -11,8 +11,6 @@ def matched_sample(django_db_setup, django_db_blocker):
     (no source enabled). Committed once for the package and removed afterwards, so tests
     read it without paying the ~5 s harvest each time; tests must not modify it."""
     from papers import harvest as paper_harvest
-    from papers.models import Collaboration, HarvestRun, Paper
-    from researchers.models import Researcher
     from researchers.services import researchers_match_authors
 
     with django_db_blocker.unblock():
@@ -20,10 +18,4 @@ def matched_sample(django_db_setup, django_db_blocker):
         paper_harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
         summary = researchers_match_authors(sources=[])
         yield summary
-        from django.db import connection
-
-        # TRUNCATE: the ORM's cascading delete of 2,800 papers takes tens of seconds.
-        tables = [Researcher._meta.db_table, Paper._meta.db_table, HarvestRun._meta.db_table]
-        tables.append(Collaboration._meta.db_table)  # no foreign key to a paper: not cascaded
-        with connection.cursor() as cursor:
-            cursor.execute(f"TRUNCATE {', '.join(tables)} CASCADE")
+        sample_tables_wipe()

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from researchers.models import Authorship
-from tests.conftest import SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
+from tests.conftest import SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW, sample_tables_wipe
 
 pytestmark = pytest.mark.django_db
 
@@ -16,11 +16,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(scope="module")
 def matched(django_db_setup, django_db_blocker):
     """The real sample harvested and matched locally once for the module, removed afterwards."""
-    from django.db import connection
-
     from papers import harvest
-    from papers.models import Collaboration, HarvestRun, Paper
-    from researchers.models import Researcher
     from researchers.services import researchers_match_authors
 
     with django_db_blocker.unblock():
@@ -28,10 +24,7 @@ def matched(django_db_setup, django_db_blocker):
         harvest.harvest_kaggle(path=SAMPLE_KAGGLE)
         researchers_match_authors(sources=[])
         yield
-        tables = [Researcher._meta.db_table, Paper._meta.db_table, HarvestRun._meta.db_table]
-        tables.append(Collaboration._meta.db_table)
-        with connection.cursor() as cursor:
-            cursor.execute(f"TRUNCATE {', '.join(tables)} CASCADE")
+        sample_tables_wipe()
 
 
 def _author_item(page: str, name: str) -> str:
