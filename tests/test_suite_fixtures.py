@@ -1,0 +1,43 @@
+"""The suite's own fixtures keep tests apart when pytest-xdist runs them across processes.
+
+Each process runs whole test files, so a file's transactional tests (their flush empties every
+table) are followed by the next file's rolled-back tests, which read what the migrations seeded;
+and a committed sample is removed whole, collaborations included.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from papers import harvest
+from papers.models import Category, Collaboration, Paper
+from researchers.models import Researcher
+from tests.conftest import FIXTURES, sample_tables_wipe
+
+COLLABORATIONS = FIXTURES / "arxiv" / "oai" / "edited_arXivRaw_collaboration_forms.xml"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transactional_test_commits_and_is_flushed():
+    # arXiv's taxonomy from papers 0002: 150+ categories, hep-th among them.
+    assert Category.objects.filter(pk="hep-th").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_next_test_reads_the_seeded_rows_again():
+    """Runs after the flush of the test above (pytest keeps a file's order): the taxonomy
+    and the CMS pages are back, as the migrations left them."""
+    from wagtail.models import Page
+
+    assert Category.objects.filter(pk="hep-th").exists()
+    assert Page.objects.filter(slug="about").exists()
+
+
+@pytest.mark.django_db
+def test_the_sample_wipe_leaves_no_collaboration_behind():
+    """Collaborations have no foreign key to a paper: a cascading delete of the papers left
+    them, and the next file's collaborations list counted them."""
+    harvest.harvest_files(paths=[COLLABORATIONS])
+    assert Collaboration.objects.exists() and Paper.objects.exists()
+    sample_tables_wipe()
+    assert (Collaboration.objects.count(), Paper.objects.count(), Researcher.objects.count()) == (0, 0, 0)
