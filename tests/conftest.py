@@ -42,6 +42,19 @@ def django_db_setup(django_db_setup, django_db_blocker):
         SEEDED[:] = [connection.creation.serialize_db_to_string()]
 
 
+def seeded_restore(snapshot: str) -> None:
+    """Empty every table and put back ``snapshot`` (``serialize_db_to_string()``), as a
+    serialized rollback does: no post_migrate rows, the snapshot's instead. Sequences keep
+    counting: reset, they would hand out the restored rows' ids again (a later insert into
+    the search log, say, would collide with a restored row)."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    assert connection.settings_dict["NAME"].startswith("test_"), "not the test database"
+    call_command("flush", verbosity=0, interactive=False, inhibit_post_migrate=True, reset_sequences=False)
+    connection.creation.deserialize_db_from_string(snapshot)
+
+
 def _transactional(item: pytest.Item) -> bool:
     """Whether ``item`` commits (a flush empties the tables after it), as pytest-django
     decides when it orders the tests."""
@@ -63,14 +76,10 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem):
     yield
     if not SEEDED or nextitem is None or not _transactional(item):
         return  # nextitem None: the session's test database is gone already
-    from django.core.management import call_command
-    from django.db import connection
     from pytest_django.plugin import blocking_manager_key
 
-    assert connection.settings_dict["NAME"].startswith("test_"), "not the test database"
     with item.config.stash[blocking_manager_key].unblock():
-        call_command("flush", verbosity=0, interactive=False, inhibit_post_migrate=True)
-        connection.creation.deserialize_db_from_string(SEEDED[0])
+        seeded_restore(SEEDED[0])
 
 
 @pytest.fixture(autouse=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from papers import harvest
-from papers.models import Category, Collaboration, Paper
+from papers.models import Category, Collaboration, Paper, SearchChange
 from researchers.models import Researcher
-from tests.conftest import FIXTURES, sample_tables_wipe
+from tests.conftest import FIXTURES, sample_tables_wipe, seeded_restore
 
 COLLABORATIONS = FIXTURES / "arxiv" / "oai" / "edited_arXivRaw_collaboration_forms.xml"
 
@@ -41,3 +41,20 @@ def test_the_sample_wipe_leaves_no_collaboration_behind():
     assert Collaboration.objects.exists() and Paper.objects.exists()
     sample_tables_wipe()
     assert (Collaboration.objects.count(), Paper.objects.count(), Researcher.objects.count()) == (0, 0, 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_restored_snapshot_leaves_the_sequences_ahead_of_its_rows():
+    """The browser modules put back a snapshot taken when they began, search log rows
+    included; with the sequences reset the next logged change took id 1 again (26 errors in
+    a run across two processes: duplicate key in papers_searchchange)."""
+    from django.db import connection
+
+    harvest.harvest_files(paths=[COLLABORATIONS])
+    sample_tables_wipe()  # the papers go; their search log rows stay (no foreign key)
+    logged = SearchChange.objects.count()
+    snapshot = connection.creation.serialize_db_to_string()
+    seeded_restore(snapshot)
+    assert SearchChange.objects.count() == logged > 0
+    harvest.harvest_files(paths=[COLLABORATIONS])  # logged again, after the restored rows
+    assert SearchChange.objects.count() == 2 * logged

@@ -7,7 +7,6 @@ Screenshots go to ``var/test-artifacts/layout/`` (named at the end of the run); 
 from __future__ import annotations
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test import override_settings
 from pytest_django.live_server_helper import LiveServer
@@ -17,7 +16,14 @@ from institutions.services import institutions_load
 from papers import harvest
 from papers.models import Paper
 from provenance.services import records_sign
-from tests.conftest import ARTIFACT_DIRS_WRITTEN, ROOT, SAMPLE_KAGGLE, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
+from tests.conftest import (
+    ARTIFACT_DIRS_WRITTEN,
+    ROOT,
+    SAMPLE_KAGGLE,
+    SAMPLE_OAI_ARXIV,
+    SAMPLE_OAI_RAW,
+    seeded_restore,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
@@ -54,8 +60,7 @@ def site(browser, django_db_setup, django_db_blocker, tmp_path_factory):
             yield server.url, {"paper": paper, "institution": washington}
         finally:
             server.stop()
-            call_command("flush", verbosity=0, interactive=False, inhibit_post_migrate=True)
-            connection.creation.deserialize_db_from_string(seeded)
+            seeded_restore(seeded)
 
 
 @pytest.fixture

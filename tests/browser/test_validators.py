@@ -24,7 +24,6 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client, override_settings
 from pytest_django.live_server_helper import LiveServer
@@ -47,6 +46,7 @@ from tests.conftest import (
     SAMPLE_KAGGLE,
     SAMPLE_OAI_ARXIV,
     SAMPLE_OAI_RAW,
+    seeded_restore,
 )
 from tests.site.conftest import site_pages
 
@@ -244,8 +244,7 @@ def site(django_db_setup, django_db_blocker, tmp_path_factory):
         finally:
             server.stop()
             # As a serialized rollback does: no post_migrate rows, the seeded ones come back.
-            call_command("flush", verbosity=0, interactive=False, inhibit_post_migrate=True)
-            connection.creation.deserialize_db_from_string(seeded)
+            seeded_restore(seeded)
 
 
 @pytest.fixture(scope="module")
