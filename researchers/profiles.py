@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from papers.models import Paper
 from wove.jsonld import breadcrumb_list
 
 from .blocks import INSTITUTIONS, researcher_block_items
@@ -21,7 +22,8 @@ def researcher_profile(
     Returns a dict: ``papers`` (QuerySet, filtered and sorted), ``paper_count`` (N, all
     public papers), ``positions``/``positions_known``, ``fields`` (primary-category
     bars with filter links), ``same_name``, ``institutions``, ``identity_sources``,
-    ``local`` (bool), ``most_cited`` (Paper or None), ``citations_total``, ``cited_papers``
+    ``local`` (bool), ``most_cited_id`` (a paper id or None: :func:`most_cited_paper` gives the
+    paper), ``public_papers`` (QuerySet, unfiltered), ``citations_total``, ``cited_papers``
     (K), ``network``, ``years``, ``jsonld`` (dict), ``description``. The aggregates come
     from :func:`researchers.summaries.researcher_summary` (kept in the database for
     researchers with 100+ papers, issue #11); ``institutions`` from the block the
@@ -36,9 +38,6 @@ def researcher_profile(
         href=lambda code: f"{base_url}?category={code}",
         current=category,
     )
-    most_cited = None
-    if summary["most_cited_id"] is not None:
-        most_cited = papers.filter(pk=summary["most_cited_id"]).first()
     listed = papers
     if category:
         listed = listed.filter(primary_category_id=category)
@@ -61,7 +60,8 @@ def researcher_profile(
         "institutions": researcher_block_items(INSTITUTIONS, summary["institutions"]),
         "identity_sources": summary["identity_sources"],
         "local": summary["local"],
-        "most_cited": most_cited,
+        "most_cited_id": summary["most_cited_id"],
+        "public_papers": papers,
         "citations_total": summary["citations_total"],
         "cited_papers": summary["cited_papers"],
         "network": network_layout(summary["coauthors"], summary["coauthor_links"]),
@@ -91,3 +91,14 @@ def researcher_jsonld(researcher: Researcher, *, description: str) -> dict:
         [("wovepaper", f"{site}/"), ("Researchers", f"{site}/researchers"), (researcher.display_name, url)]
     )
     return {"@context": "https://schema.org", "@graph": [person, crumbs]}
+
+
+def most_cited_paper(profile: dict, shown) -> Paper | None:
+    """The researcher's most cited public paper (``None`` without citation counts): one of the
+    ``shown`` papers when it is among them (most researchers' pages list all their papers),
+    else one query."""
+    pk = profile["most_cited_id"]
+    if pk is None:
+        return None
+    found = next((paper for paper in shown if paper.pk == pk), None)
+    return found or profile["public_papers"].filter(pk=pk).first()

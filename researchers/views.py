@@ -8,7 +8,7 @@ from django.shortcuts import render
 from wove.counts import CachedCountPaginator
 
 from .models import Researcher, RetiredResearcher
-from .profiles import researcher_profile
+from .profiles import most_cited_paper, researcher_profile
 from .selectors import SORTS, researcher_resolve, researcher_unconfirmed_papers, researchers_matching
 
 PAGE_SIZE = 24
@@ -68,6 +68,7 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     paginator = CachedCountPaginator(profile["papers"], PAGE_SIZE, known_count=profile.pop("listed_count"))
     page = paginator.get_page(request.GET.get("page"))
     unconfirmed = researcher_unconfirmed_papers(researcher)
+    most_cited = most_cited_paper(profile, page.object_list)
     context = {
         "researcher": researcher,
         "page": page,
@@ -76,6 +77,7 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
         "sort": "newest" if sort_unavailable else sort,
         "sort_unavailable": sort_unavailable,
         "sorts": sorts,
+        "most_cited": most_cited,
         **profile,
     }
     return render(request, "researchers/researcher_detail.html", context)

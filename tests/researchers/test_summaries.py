@@ -92,6 +92,19 @@ def test_citations_show_after_the_refresh_and_old_rows_are_refreshed(client, cha
     assert summaries.summaries_refresh() == 1
 
 
+def test_the_most_cited_paper_listed_on_the_page_is_not_read_again(client, chablat):
+    """Chablat's 8 papers fit on the first page: his most cited one is taken from the list,
+    not read by a query of its own (issue 28: one fewer query on most researcher pages)."""
+    summaries.summaries_refresh(researcher_ids=[chablat.pk])
+    uncited = views_queries(client, chablat)
+    Paper.objects.filter(arxiv_id="0705.0856").update(cited_by_count=5)
+    summaries.summaries_refresh(researcher_ids=[chablat.pk])
+    html = page(client, chablat)
+    assert "5 citations · 5 across the 1 of their papers we have counts for" in html
+    assert 'class="most-cited-title" href="/papers/0705.0856' in html
+    assert views_queries(client, chablat) == uncited
+
+
 def test_rows_of_merged_or_small_researchers_are_dropped(chablat, monkeypatch):
     monkeypatch.setattr(summaries, "SUMMARY_MIN_PAPERS", 1)
     summaries.summaries_refresh(researcher_ids=[chablat.pk])
