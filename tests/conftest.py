@@ -67,6 +67,19 @@ def _transactional(item: pytest.Item) -> bool:
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each API operation's schemathesis test (``tests/api/test_schemathesis.py``) is named for
+    its operation but shares one node id with the others (schemathesis 4 builds it from the
+    bare test name; pytest 9 keeps ids as ``NodeId``); pytest-xdist schedules by node id and
+    ran one of the 22. The id gains the operation, as the name has it."""
+    from _pytest.nodeid import coerce_node_id
+
+    for item in items:
+        label = getattr(item, "operation_label", None)
+        if label and not item.nodeid.endswith("]"):
+            item._id = coerce_node_id(f"{item.nodeid}[{label}]")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem):
     """After a transactional test's flush, the seeded rows come back (as a serialized

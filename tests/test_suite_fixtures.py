@@ -58,3 +58,13 @@ def test_a_restored_snapshot_leaves_the_sequences_ahead_of_its_rows():
     assert SearchChange.objects.count() == logged > 0
     harvest.harvest_files(paths=[COLLABORATIONS])  # logged again, after the restored rows
     assert SearchChange.objects.count() == 2 * logged
+
+
+def test_every_collected_test_has_its_own_node_id(request):
+    """pytest-xdist schedules by node id: tests sharing one run once between them (the 22
+    schemathesis operations ran as one until their ids named the operation)."""
+    ids = [item.nodeid for item in request.session.items]
+    assert len(ids) == len(set(ids))
+    assert "tests/api/test_schemathesis.py::test_api_conforms_to_openapi[GET /api/v1/]" in ids or not any(
+        "test_schemathesis" in i for i in ids
+    )
