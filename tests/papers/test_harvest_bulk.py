@@ -16,7 +16,7 @@ from papers import bulk, harvest
 from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
 from papers.oai import OaiResponseError
 from tests import celery_helpers
-from tests.conftest import FIXTURES, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
+from tests.conftest import FIXTURES, SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW, sample_tables_wipe
 
 OAI = FIXTURES / "arxiv" / "oai"
 # The two recorded 1,000-record pages, then pages with a deleted header, malformed records
@@ -86,12 +86,6 @@ def indexes() -> list[tuple[str, str]]:
         return cursor.fetchall()
 
 
-def wipe() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # TRUNCATE refuses pending FK checks
-        cursor.execute("TRUNCATE papers_paper, papers_harvestrun, papers_collaboration CASCADE")
-
-
 def counts(run: HarvestRun) -> tuple:
     return (
         run.status,
@@ -109,7 +103,7 @@ def test_a_bulk_load_writes_what_the_normal_path_writes():
     normal_run = harvest.harvest_files(paths=PATHS)
     normal = everything()
     normal_search = [search(q) for q in QUERIES]
-    wipe()
+    sample_tables_wipe()
 
     bulk_run = harvest.harvest_files(paths=PATHS, bulk=True)
 
@@ -247,7 +241,7 @@ def test_a_bulk_load_killed_mid_way_ends_like_an_uninterrupted_one():
     assert indexes() == before
     interrupted = everything()
 
-    wipe()
+    sample_tables_wipe()
     harvest.harvest_files(paths=paths)
     assert everything() == interrupted
     assert not HarvestRun.objects.exclude(deferred_indexes=[]).exists()
@@ -263,7 +257,7 @@ def test_a_bulk_kaggle_load_writes_what_the_normal_path_writes():
     normal_run = harvest.harvest_kaggle(path=SAMPLE_KAGGLE, bulk=False)
     normal = everything()
     normal_search = [search(q) for q in QUERIES]
-    wipe()
+    sample_tables_wipe()
 
     bulk_run = harvest.harvest_kaggle(path=SAMPLE_KAGGLE, bulk=True)
 

@@ -14,14 +14,13 @@ import time
 
 import httpx
 import pytest
-from django.db import connection
 
 from papers import harvest, tasks
 from papers.bulk import HarvestBusy
 from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
 from papers.oai import OaiClient
 from tests import celery_helpers
-from tests.conftest import SAMPLE_OAI_RAW
+from tests.conftest import SAMPLE_OAI_RAW, sample_tables_wipe
 from tests.oai_replay import PagedOaiServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -87,12 +86,6 @@ def table_contents() -> dict[str, list[tuple]]:
     }
 
 
-def wipe_harvest_tables() -> None:
-    tables = [Paper._meta.db_table, HarvestRun._meta.db_table, "papers_collaboration"]
-    with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE " + ", ".join(tables) + " CASCADE")
-
-
 def test_killed_harvests_end_like_an_uninterrupted_one():
     rng = random.Random(11)  # seeded: the same kill points on every run
     with PagedOaiServer(SAMPLE_OAI_RAW, page_size=PAGE_SIZE, delay=0.2) as server:
@@ -116,7 +109,7 @@ def test_killed_harvests_end_like_an_uninterrupted_one():
         interrupted = table_contents()
         runs = list(HarvestRun.objects.values_list("status", "resumption_token"))
 
-        wipe_harvest_tables()
+        sample_tables_wipe()
         with OaiClient(server.url, min_interval=0) as client:
             reference_run = harvest.harvest_oai(client=client, incremental=False)
         reference = table_contents()
