@@ -29,20 +29,19 @@ def _rows(sql: str, params: list) -> list[tuple]:
 
 
 # The links among each researcher's top co-authors on the researcher's own papers, for
-# parallel arrays of (researcher, co-author) ids. ``held``, which co-author is on which of
-# the researcher's papers (at most one row per co-author and paper, found through the
-# (researcher, paper) index), is formed first and the pairs among its rows only, so no plan
-# can pair every two authors of a paper first.
+# parallel arrays of (researcher, co-author) ids and the batch's researcher ids. A version
+# that formed the pairs from a materialized (researcher, co-author, paper) set, bounded
+# whatever the plan, took 2.15 x this one over a 100 k corpus (25.4 s against 11.8 s).
 LINKS_SQL = """
-    WITH m AS MATERIALIZED (SELECT * FROM unnest(%s::bigint[], %s::bigint[]) AS t(ego, member)),
-         held AS MATERIALIZED (
-            SELECT DISTINCT m.ego, m.member, own.paper_id
-              FROM m
-              JOIN researchers_authorship own ON own.researcher_id = m.ego
-              JOIN researchers_authorship x ON x.researcher_id = m.member AND x.paper_id = own.paper_id)
-    SELECT a.ego, a.member, b.member, count(DISTINCT a.paper_id)
-      FROM held a
-      JOIN held b ON b.ego = a.ego AND b.paper_id = a.paper_id AND a.member < b.member
+    WITH m AS (SELECT * FROM unnest(%s::bigint[], %s::bigint[]) AS t(ego, member)),
+         own AS (SELECT DISTINCT researcher_id AS ego, paper_id
+                   FROM researchers_authorship WHERE researcher_id = ANY(%s))
+    SELECT own.ego, a.researcher_id, b.researcher_id, count(DISTINCT a.paper_id)
+      FROM own
+      JOIN researchers_authorship a ON a.paper_id = own.paper_id
+      JOIN m ma ON ma.ego = own.ego AND ma.member = a.researcher_id
+      JOIN researchers_authorship b ON b.paper_id = own.paper_id AND a.researcher_id < b.researcher_id
+      JOIN m mb ON mb.ego = own.ego AND mb.member = b.researcher_id
      GROUP BY 1, 2, 3
      ORDER BY 1, 2, 3
 """
@@ -86,7 +85,7 @@ def coauthor_rows_many(ids: list[int]) -> dict[int, tuple[list[list], list[list]
     egos = [ego for ego, rows in coauthors.items() for _ in rows]
     members = [row[0] for rows in coauthors.values() for row in rows]
     links: dict[int, list[list]] = defaultdict(list)
-    for ego, a, b, shared in _rows(LINKS_SQL, [egos, members]):
+    for ego, a, b, shared in _rows(LINKS_SQL, [egos, members, list(coauthors)]):
         links[ego].append([a, b, shared])
     return {ego: (rows, links.get(ego, [])) for ego, rows in coauthors.items()}
 
