@@ -48,6 +48,7 @@ from papers.upsert import SOURCE_FIELDS, CategoryMap
 from researchers.matching_common import CONFIDENCE_LOCAL_LINKED, slot_block
 from researchers.models import Authorship, MatchMethod, Researcher
 from wove.bulk import copy_upsert
+from wove.statistics import tables_refresh
 
 SAMPLE_DIR = Path(settings.BASE_DIR) / "data"
 SAMPLE_OAI = ("arxiv/oai/arxivsync_436115-5001.xml", "arxiv/oai/arxivsync_47001.xml")
@@ -671,8 +672,8 @@ class _CorpusWriter:
         return len(authorships), len(links)
 
     def finish(self) -> CorpusSummary:
-        """After the last batch: set ``paper_count`` of the new researchers, ANALYZE the
-        tables written, return the counts (``seconds`` left to the caller)."""
+        """After the last batch: set ``paper_count`` of the new researchers, VACUUM and
+        ANALYZE the tables written, return the counts (``seconds`` left to the caller)."""
         self.summary.researchers = len(self.researcher_ids)
         with connection.cursor() as cursor:
             # One researcher holds at most one slot per paper, so rows counted are papers.
@@ -682,8 +683,17 @@ class _CorpusWriter:
                 "WHERE researcher_id >= %s GROUP BY researcher_id) c WHERE r.id = c.researcher_id",
                 [self.low_id or 0],
             )
-            cursor.execute(
-                "ANALYZE papers_paper, papers_paperauthor, papers_paperversion, researchers_researcher, "
-                "researchers_authorship, institutions_authoraffiliation"
-            )
+        # VACUUM too: a corpus is measured as an archive whose autovacuum has caught up (GIN
+        # pending lists merged, the visibility map set for index-only scans).
+        tables_refresh(
+            [
+                "papers_paper",
+                "papers_paperauthor",
+                "papers_paperversion",
+                "researchers_researcher",
+                "researchers_authorship",
+                "institutions_authoraffiliation",
+            ],
+            vacuum=True,
+        )
         return self.summary

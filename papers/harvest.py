@@ -12,10 +12,11 @@ from contextlib import contextmanager, nullcontext
 from datetime import date, timedelta
 from pathlib import Path
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from wove.locks import advisory_lock
+from wove.statistics import tables_refresh
 
 from .bulk import HarvestBusy, bulk_load, paper_indexes_restore
 from .kaggle import iter_kaggle
@@ -140,16 +141,15 @@ def _restart_day(run: HarvestRun) -> date | None:
 
 
 # After a bulk load the planner's row estimates are stale until autovacuum catches up;
-# join-heavy pages then pick nested loops over thousands of rows. Refresh them at once.
+# join-heavy pages then pick nested loops over thousands of rows, and the GIN indexes'
+# pending lists (search words, categories) are read in full by every search. Refresh both.
 ANALYZE_AFTER_WRITES = 500
 
 
 def _refresh_statistics(run: HarvestRun) -> None:
     if run.records_written < ANALYZE_AFTER_WRITES:
         return
-    tables = [m._meta.db_table for m in (Paper, PaperAuthor, PaperVersion)]
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(t) for t in tables))
+    tables_refresh([m._meta.db_table for m in (Paper, PaperAuthor, PaperVersion)])
 
 
 def _finish(run: HarvestRun, status: str, error: str = "") -> HarvestRun:

@@ -13,6 +13,8 @@ from django.db.models import F, Func, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from wove.statistics import GIN_PENDING_LIST_KB
+
 from .identifiers import doi_url
 from .querysets import PaperQuerySet
 
@@ -144,9 +146,14 @@ class Paper(models.Model):
         ordering = ["-submitted_at", "-arxiv_id"]
         indexes = [
             models.Index(fields=["-submitted_at", "-arxiv_id"], name="paper_newest_idx"),
-            GinIndex(fields=["categories"], name="paper_categories_gin"),
+            # Pending lists kept short (wove.statistics): every search reads the whole list.
+            GinIndex(
+                fields=["categories"], name="paper_categories_gin", gin_pending_list_limit=GIN_PENDING_LIST_KB
+            ),
             models.Index(fields=["primary_category", "-submitted_at"], name="paper_primary_idx"),
-            GinIndex(fields=["search_vector"], name="paper_search_gin"),
+            GinIndex(
+                fields=["search_vector"], name="paper_search_gin", gin_pending_list_limit=GIN_PENDING_LIST_KB
+            ),
             # COUNT(*) of public papers (home, lists, API pages) as an index-only scan: the
             # table itself is wide (abstracts, search vectors); 0.5 s -> tens of ms at 1M.
             models.Index(fields=["id"], condition=Q(deleted=False, hidden=False), name="paper_public_idx"),

@@ -15,6 +15,7 @@ from django.utils import timezone
 from papers.text import make_slug
 from wove.bulk import gc_paused, int_array, text_array
 from wove.locks import advisory_xact_lock
+from wove.statistics import tables_refresh
 
 from .clustering import Mention, cluster_mentions, name_choices
 from .evidence import (
@@ -458,8 +459,7 @@ def researchers_match_local(
         # autovacuum analyses them, tables filled in one go look empty, and joins over
         # authorships (co-authors, positions) get nested loops over every row (13 s for one
         # co-author list of the 2,800-paper sample).
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE researchers_researcher, researchers_authorship")
+        tables_refresh(["researchers_researcher", "researchers_authorship"])
     if progress:
         progress(len(pending))
     summary.seconds = time.perf_counter() - started

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from papers.search_log import search_log_triggers
 from papers.text import make_slug
+from wove.statistics import GIN_PENDING_LIST_KB
 
 from .orcid import InvalidOrcid, normalize_orcid
 from .querysets import NamesFolded, ResearcherQuerySet
@@ -84,7 +85,12 @@ class Researcher(models.Model):
             models.Index(fields=["-paper_count"], name="researcher_papers_idx"),
             # The researcher page's "same name" list: display_name__iexact or a variant (issue #11).
             models.Index(Upper("display_name"), name="researcher_name_upper_idx"),
-            GinIndex(fields=["name_variants"], name="researcher_variants_gin"),
+            # Pending list kept short (wove.statistics): every lookup reads the whole list.
+            GinIndex(
+                fields=["name_variants"],
+                name="researcher_variants_gin",
+                gin_pending_list_limit=GIN_PENDING_LIST_KB,
+            ),
         ]
         constraints = [
             # The stored shape; the check digit is verified by validate_orcid/normalize_orcid.

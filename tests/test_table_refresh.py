@@ -1,0 +1,87 @@
+"""GIN pending lists on the page paths: short by setting, emptied after large writes
+(wove.statistics; issue 28).
+
+A GIN index with fastupdate queues new entries in a pending list that every search of the
+index reads in full: the pages a search of the index touches (EXPLAIN's buffers) show it.
+The embedded PostgreSQL has neither pgstattuple nor pg_trgm, so the folded-names trigram
+index is checked only where it exists.
+"""
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from researchers.models import Researcher
+from wove.statistics import GIN_PENDING_LIST_KB, tables_refresh
+
+PAGE_PATH_GIN = (
+    "paper_categories_gin",
+    "paper_search_gin",
+    "researcher_variants_gin",
+    "researcher_names_trgm",
+)
+
+
+def _index_pages_read(sql: str, params: list) -> int:
+    """Buffers (hit or read) of the bitmap index scan of ``sql``, sequential scans off."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)
+        plan = cursor.fetchone()[0][0]["Plan"]
+    while plan["Node Type"] != "Bitmap Index Scan":
+        plan = plan["Plans"][0]
+    return plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]
+
+
+VARIANT_LOOKUP = "SELECT id FROM researchers_researcher WHERE name_variants @> ARRAY[%s]::varchar(500)[]"
+
+
+@pytest.mark.django_db
+def test_the_page_path_gin_indexes_keep_short_pending_lists():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, reloptions FROM pg_class WHERE relname = ANY(%s) ORDER BY relname",
+            [list(PAGE_PATH_GIN)],
+        )
+        rows = cursor.fetchall()
+    assert GIN_PENDING_LIST_KB == 256
+    expected = [(name, ["gin_pending_list_limit=256"]) for name in sorted(PAGE_PATH_GIN)]
+    assert rows == [row for row in expected if row[0] != "researcher_names_trgm" or _trigrams()]
+
+
+def _trigrams() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'")
+        return cursor.fetchone() is not None
+
+
+@pytest.mark.django_db
+def test_refresh_merges_the_pending_list_of_new_names():
+    # 2,000 researchers with two name variants each: the entries wait in the pending list.
+    Researcher.objects.bulk_create(
+        Researcher(
+            display_name=f"Ada Lovelace {i}", slug=f"ada-{i}", name_variants=[f"A. Lovelace {i}", f"Ada {i}"]
+        )
+        for i in range(2000)
+    )
+    # 4,000 variant entries: many pending pages (8 kB each), all read by one lookup.
+    assert _index_pages_read(VARIANT_LOOKUP, ["A. Lovelace 7"]) >= 10
+    tables_refresh(["researchers_researcher"])
+    # Merged: the metapage, the entry tree's root and one leaf.
+    assert _index_pages_read(VARIANT_LOOKUP, ["A. Lovelace 7"]) <= 3
+    assert Researcher.objects.filter(name_variants__contains=["A. Lovelace 7"]).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_generated_corpus_leaves_no_pending_list():
+    call_command("generate_corpus", "--papers", "200", "--seed", "3", stdout=io.StringIO())
+    name = Researcher.objects.order_by("id").values_list("name_variants", flat=True)[0][0]
+    # The metapage, the root and one leaf each (the names lookup read 6 before the corpus
+    # emptied the lists).
+    assert _index_pages_read(VARIANT_LOOKUP, [name]) <= 3
+    assert (
+        _index_pages_read("SELECT id FROM papers_paper WHERE categories @> ARRAY['hep-th']::varchar[]", [])
+        <= 3
+    )
