@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.cache import caches
 from django.db import connections
 from django.utils import timezone
 
@@ -103,20 +104,32 @@ def top_categories(counts: dict[str, int], limit: int = TOP_CATEGORIES) -> list[
     ]
 
 
+# Each process reads the kept row at most once a minute: the stage refreshes it every few
+# minutes at best, and every researcher page, list and search asked for it (one query each).
+FACTS_PROCESS_SECONDS = 60
+_PROCESS_KEY = "archive-facts"
+
+
 def archive_facts_refresh() -> dict[str, Any]:
-    """Compute the facts and store them (upsert of the one row); returns the data."""
+    """Compute the facts and store them (upsert of the one row); returns the data. This
+    process's copy is replaced at once; other processes read the row within
+    :data:`FACTS_PROCESS_SECONDS`."""
     data = archive_facts_compute()
     ArchiveFacts.objects.update_or_create(key=KEY, defaults={"computed_at": timezone.now(), "data": data})
+    caches["process"].delete(_PROCESS_KEY)
     return data
 
 
 def archive_facts() -> dict[str, Any] | None:
-    """The kept facts (one query by primary key), or ``None`` before the stage's first run or
-    when the row is of another :data:`VERSION` (callers then count live)."""
-    row = ArchiveFacts.objects.filter(key=KEY).values_list("data", flat=True).first()
-    if isinstance(row, dict) and row.get("version") == VERSION:
-        return row
-    return None
+    """The kept facts, or ``None`` before the stage's first run or when the row is of another
+    :data:`VERSION` (callers then count live). One query by primary key, then kept in the
+    process for :data:`FACTS_PROCESS_SECONDS` (a missing row too)."""
+    found = caches["process"].get(_PROCESS_KEY)
+    if found is None:
+        row = ArchiveFacts.objects.filter(key=KEY).values_list("data", flat=True).first()
+        found = row if isinstance(row, dict) and row.get("version") == VERSION else {}
+        caches["process"].set(_PROCESS_KEY, found, FACTS_PROCESS_SECONDS)
+    return found or None
 
 
 def kept_list_count(code: str = "") -> int | None:
