@@ -4,21 +4,48 @@ researcher page), and the desk's links from a queue to the merge comparison and 
 from urllib.parse import urlencode
 
 from django import template
+from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 
+from researchers.models import Researcher
+
 from ..claims import claim_owner
-from ..models import ResearcherClaim
+from ..models import CurationRecord, ResearcherClaim
 from ..names import display_name_chosen
 from ..selectors import curation_history
 
 register = template.Library()
 
 
+def _curation_presence(researcher) -> tuple[bool, bool]:
+    """``(claimed, curated)``: whether any claim (of any status) is on ``researcher`` or on a
+    record merged into it, and whether any curation record involves it. One query, kept on
+    the researcher object for the page's other tag: most researchers have neither, and their
+    page then skips the claim's and the history's own queries (issue 28)."""
+    presence = getattr(researcher, "_curation_presence", None)
+    if presence is None:
+        claims = ResearcherClaim.objects.filter(
+            Q(researcher_id=OuterRef("pk")) | Q(researcher__merged_into_id=OuterRef("pk"))
+        )
+        records = CurationRecord.objects.for_researcher(researcher.pk)
+        row = (
+            Researcher.objects.filter(pk=researcher.pk)
+            .annotate(claimed=Exists(claims), curated=Exists(records))
+            .values_list("claimed", "curated")
+            .first()
+        )
+        presence = researcher._curation_presence = row or (False, False)
+    return presence
+
+
 @register.simple_tag
 def curation_history_for(researcher) -> list:
     """``{% curation_history_for researcher as history %}``: the latest curation records
-    (see :func:`curation.selectors.curation_history`); ``[]`` without a researcher."""
+    (see :func:`curation.selectors.curation_history`); ``[]`` without a researcher, or
+    without a record (:func:`_curation_presence`)."""
     if researcher is None or getattr(researcher, "pk", None) is None:
+        return []
+    if not _curation_presence(researcher)[1]:
         return []
     return curation_history(researcher)
 
@@ -28,10 +55,14 @@ def researcher_claim_for(context, researcher) -> dict:
     """``{% researcher_claim_for researcher as claim %}`` (issue 31): ``{"owner": the approved
     ResearcherClaim or None, "mine": the signed-in user owns it, "waiting": the user's claim
     is pending, "display_chosen": the owner chose the display name shown
-    (:func:`curation.names.display_name_chosen`)}``. One query for a visitor of an unclaimed
-    record, two of a claimed one; one more for a signed-in user."""
+    (:func:`curation.names.display_name_chosen`)}``. One query (:func:`_curation_presence`,
+    shared with the history) for a record no claim was ever made on; two more of a claimed
+    one; one more for a signed-in user."""
+    nothing = {"owner": None, "mine": False, "waiting": False, "display_chosen": False}
     if researcher is None or getattr(researcher, "pk", None) is None:
-        return {"owner": None, "mine": False, "waiting": False, "display_chosen": False}
+        return nothing
+    if not _curation_presence(researcher)[0]:
+        return nothing
     owner = claim_owner(researcher.pk)
     request = context.get("request")
     user = getattr(request, "user", None)

@@ -14,6 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from curation.models import CurationRecord
 from papers.models import Paper
 from researchers import summaries
 from researchers.models import Authorship, Researcher, ResearcherSummary
@@ -96,6 +97,7 @@ def test_the_most_cited_paper_listed_on_the_page_is_not_read_again(client, chabl
     """Chablat's 8 papers fit on the first page: his most cited one is taken from the list,
     not read by a query of its own (issue 28: one fewer query on most researcher pages)."""
     summaries.summaries_refresh(researcher_ids=[chablat.pk])
+    client.get(chablat.get_absolute_url())  # the archive facts, kept in the process after
     uncited = views_queries(client, chablat)
     Paper.objects.filter(arxiv_id="0705.0856").update(cited_by_count=5)
     summaries.summaries_refresh(researcher_ids=[chablat.pk])
@@ -176,3 +178,27 @@ def test_coauthor_links_count_only_the_researchers_own_papers(chablat):
     links = summaries.summary_compute(chablat)["coauthor_links"]
     assert next((n for a, b, n in links if {a, b} == {wenger, angeles}), 0) == shared
     assert links == before
+
+
+def test_a_page_nobody_curated_reads_claims_and_history_in_one_query(client, chablat):
+    """Whether anyone ever claimed or curated the record is one query: most records have
+    neither, and their page skips the claim's and the history's own reads (issue 28). Once
+    an editor has curated the record, the history is read and shown."""
+    summaries.summaries_refresh(researcher_ids=[chablat.pk])
+    client.get(chablat.get_absolute_url())  # the archive facts, kept in the process after
+    with CaptureQueriesContext(connection) as ctx:
+        html = page(client, chablat)
+    curation = [q["sql"] for q in ctx.captured_queries if "curation_" in q["sql"]]
+    assert len(curation) == 1 and "curation history" not in html
+    # researcher, summary, same name, unconfirmed papers, the page's papers, the
+    # claims-and-history check (no institution is linked to his slots on the sample)
+    assert len(ctx.captured_queries) == 6
+    CurationRecord.objects.create(
+        kind="confirm",
+        editor_name="Ada Editor",
+        reason="checked by hand",
+        researcher_id=chablat.pk,
+        researcher_ids=[chablat.pk],
+    )
+    html = page(client, chablat)
+    assert "curation history" in html and "checked by hand" in html
