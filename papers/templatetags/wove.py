@@ -20,7 +20,7 @@ from django.utils.text import Truncator
 from papers.examples import code_examples_fill
 from papers.macros import prepare
 from papers.mathml import tex_to_mathml
-from papers.text import byline, tex_to_unicode
+from papers.text import byline, tex_to_unicode_by_parts
 from wove.context_processors import SITE_DESCRIPTION
 
 register = template.Library()
@@ -36,11 +36,12 @@ _SPACE_AFTER_MACRO = re.compile(r"(\\[A-Za-z]+) (?=[A-Za-z]{2})")
 @lru_cache(maxsize=4096)
 def readable_text(value: str | None) -> str:
     """Harvested TeX as plain Unicode text for titles, meta tags, JSON-LD and feeds:
-    :func:`papers.text.tex_to_unicode`, except that a bare ``&`` (TeX's alignment tab, but
+    :func:`papers.text.tex_to_unicode` (read island by island,
+    :func:`papers.text.tex_to_unicode_by_parts`), except that a bare ``&`` (TeX's alignment tab, but
     in titles the word "and"), the space after a control word (``1/\\mu is``) and an
     author-defined macro (as its TeX source, ``\\D``) are kept. Memoised per process."""
     text = _SPACE_AFTER_MACRO.sub(r"\1{} ", value or "")
-    return tex_to_unicode(_AMPERSAND.sub(r"\\&", text), keep_unknown=True)
+    return tex_to_unicode_by_parts(_AMPERSAND.sub(r"\\&", text))
 
 
 @register.filter
