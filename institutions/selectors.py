@@ -234,7 +234,13 @@ def institution_researcher_count(institution: Institution) -> int:
 def institution_researchers_from_rows(rows: list[list[int]]) -> list[ResearcherCount]:
     """:class:`ResearcherCount` for :func:`institution_researcher_rows`, in their order;
     researchers merged away or deleted since are dropped. One query."""
-    researchers = Researcher.objects.filter(merged_into__isnull=True).in_bulk([pk for pk, _n in rows])
+    # The page shows a link and a name: the rest of a researcher row (name variants, folded
+    # names) is left unread.
+    researchers = (
+        Researcher.objects.filter(merged_into__isnull=True)
+        .only("id", "display_name", "slug")
+        .in_bulk([pk for pk, _n in rows])
+    )
     return [ResearcherCount(researchers[pk], n) for pk, n in rows if pk in researchers]
 
 
