@@ -16,7 +16,7 @@ from django.utils import timezone
 from wove.statistics import GIN_PENDING_LIST_KB
 
 from .identifiers import doi_url
-from .querysets import PaperQuerySet
+from .querysets import PaperManager
 
 
 class Category(models.Model):
@@ -140,7 +140,7 @@ class Paper(models.Model):
         db_persist=True,
     )
 
-    objects = PaperQuerySet.as_manager()
+    objects = PaperManager()
 
     class Meta:
         ordering = ["-submitted_at", "-arxiv_id"]

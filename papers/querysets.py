@@ -69,3 +69,13 @@ PAPER_ORDERS: dict[str, list[SortKey]] = {
         _ID_DESC,
     ],
 }
+
+
+class PaperManager(models.Manager.from_queryset(PaperQuerySet)):
+    """``Paper.objects``: every read leaves out ``search_vector``, the stored tsvector that
+    PostgreSQL searches and no page shows. A list page read 24 of them (kilobytes each, parsed
+    into Python strings) to show titles (issue 28); a query that names the column still reads
+    it, and an instance that asks for it loads it then."""
+
+    def get_queryset(self) -> PaperQuerySet:
+        return super().get_queryset().defer("search_vector")
