@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.cache import cache
 
 from tests.celery_helpers import redis_server
@@ -25,7 +26,9 @@ def _redis_cache(url: str) -> dict:
             "LOCATION": url.replace("redis+socket://", "unix://", 1),
             "KEY_PREFIX": "wove",
             "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25},
-        }
+        },
+        # Each process's own facts (wove/settings.py), kept as production keeps them.
+        "process": django_settings.CACHES["process"],
     }
 
 
@@ -35,7 +38,10 @@ def redis_cache(settings):
         settings.CACHES = _redis_cache(url)
         cache.clear()
         yield url
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "process": django_settings.CACHES["process"],
+    }
 
 
 def test_failed_sign_ins_are_counted_across_processes(client, redis_cache):
@@ -80,7 +86,10 @@ def test_redis_down_reads_as_empty_and_pages_work(client, settings, caplog):
         assert client.get("/").status_code == 200
         assert client.post("/accounts/login/", {"login": "a@example.org", "password": "x"}).status_code == 200
     assert "Redis unreachable" in caplog.text
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "process": django_settings.CACHES["process"],
+    }
 
 
 def test_production_settings_choose_the_redis_cache():
