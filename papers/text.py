@@ -197,53 +197,47 @@ _WORD = re.compile(r"\S+")
 # A run ending in a control word or symbol (\sqrt, \') or a group (\frac{a}) may take its
 # argument from the next word: the run takes that word too.
 _WANTS_NEXT_WORD = re.compile(r"\\(?:[A-Za-z]+|.)$|\}$")
-_ESCAPED_DOLLAR = re.compile(r"\\\$")
 
 
-def _balanced(island: str) -> bool | None:
-    """True when ``island`` closes every brace group and math span it opens; None when a
-    brace closes that it did not open (the text around it is needed); False otherwise."""
-    depth = 0
-    for char in island:
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth < 0:
-                return None
-    return depth == 0 and _ESCAPED_DOLLAR.sub("", island).count("$") % 2 == 0
+def _has_tex(word: str) -> bool:
+    return bool(_TEX_HINT.search(word) or _TEX_LIGATURE.search(word))
 
 
 def _tex_islands(text: str) -> list[tuple[int, int]]:
     """``[(start, end)]``: the runs of ``text`` that hold TeX, each from the start of a word
     to the end of one, every run closing the groups and math spans it opens and taking the
-    word after a trailing control word, symbol or group (``\\sqrt 2``); words joined only by white space are
-    one run. A run that never closes (an unmatched ``}`` or ``$``, as in a snippet cut inside
-    a formula) runs to the end of the text: pylatexenc reads it from there as it would have
-    read the whole text, since everything before it closed."""
+    word after a trailing control word, symbol or group (``\\sqrt 2``); words joined only
+    by white space are one run. A run that never closes (an unmatched ``}`` or ``$``, as in
+    a snippet cut inside a formula) runs to the end of the text: pylatexenc reads it from
+    there as it would have read the whole text, since everything before it closed. One pass
+    over the words, the braces and dollars of each counted once."""
     words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     islands: list[tuple[int, int]] = []
     i = 0
     while i < len(words):
         start, end = words[i]
-        word = text[start:end]
-        if not (_TEX_HINT.search(word) or _TEX_LIGATURE.search(word)):
+        if not _has_tex(text[start:end]):
             i += 1
             continue
-        j = i
+        j, depth, dollars = i, 0, 0
         while True:
-            island = text[start:end]
-            balanced = _balanced(island)
-            if balanced is None:
-                islands.append((start, len(text)))
-                return islands
+            word = text[words[j][0] : words[j][1]]
+            for char in word:
+                if char == "{":
+                    depth += 1
+                elif char == "}":
+                    depth -= 1
+                    if depth < 0:  # closes a group opened before the run: read to the end
+                        islands.append((start, len(text)))
+                        return islands
+            dollars += word.count("$") - word.count("\\$")  # \$ is a dollar sign, not math
+            balanced = depth == 0 and dollars % 2 == 0
             following = j + 1 < len(words)
-            needs_next = not balanced or _WANTS_NEXT_WORD.search(island)
-            next_is_tex = following and (
-                _TEX_HINT.search(text[words[j + 1][0] : words[j + 1][1]])
-                or _TEX_LIGATURE.search(text[words[j + 1][0] : words[j + 1][1]])
-            )
-            if not (needs_next or next_is_tex):
+            if not (
+                not balanced
+                or _WANTS_NEXT_WORD.search(word)
+                or (following and _has_tex(text[words[j + 1][0] : words[j + 1][1]]))
+            ):
                 break
             if not following:
                 if not balanced:
