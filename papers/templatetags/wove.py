@@ -206,6 +206,9 @@ def _span_html(tex: str, written: str) -> str:
     return "".join(out) if out else _math_html(tex, written)
 
 
+# A pure function of the formula: the same ones ($\alpha$, $^{4}$He, $z \sim 2$) recur across
+# papers, and converting one costs about a millisecond (latex2mathml, then pylatexenc).
+@lru_cache(maxsize=8192)
 def _math_html(tex: str, written: str) -> str:
     """Math-mode ``tex`` (``written`` is the span as the text has it, delimiters included)
     as one escaped ``<math>`` element whose ``alttext`` is its plain reading

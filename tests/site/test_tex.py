@@ -7,7 +7,7 @@ from lxml import html as lxml_html
 
 from papers.mathml import tex_to_mathml
 from papers.oai import parse_oai_response
-from papers.templatetags.wove import highlight, readable_text, texhtml
+from papers.templatetags.wove import _math_html, highlight, readable_text, texhtml
 from tests.conftest import SAMPLE_OAI_ARXIV, SAMPLE_OAI_RAW
 
 
@@ -338,3 +338,14 @@ def test_a_script_opening_math_with_no_base_joins_the_text_before_it():
     assert readable_text(title) == "Transition in La_1-xSr_xMnO_3"
     # 0801.3978's "$^{234}U$": the prescript as <sup>, the rest still math.
     assert str(texhtml(r"fission of $^{234}U$")) == "fission of <sup>234</sup>" + math("U", "<mi>U</mi>")
+
+
+def test_a_formula_met_again_is_not_converted_again():
+    # Two titles sharing "$^{4}$He" and "$\alpha$": the second reads both from the memo.
+    _math_html.cache_clear()
+    first = texhtml(r"Bound states of $\alpha$ particles in $^{4}$He droplets")
+    second = texhtml(r"Scattering $\alpha$ particles off $^{4}$He")
+    assert _math_html.cache_info().hits == 1  # $\alpha$ ($^{4}$ is set as <sup>, no MathML)
+    assert "<sup>4</sup>He" in first and "<sup>4</sup>He" in second
+    alpha = first[first.index("<math") : first.index("</math>") + 7]
+    assert alpha in second and 'alttext="α"' in alpha
