@@ -1,9 +1,12 @@
-"""``manage.py archive_summary``: one line of counts for the archive."""
+"""``manage.py archive_summary``: one line of counts for the archive; ``generate_corpus`` on
+a database that lacks migrations."""
 
 import io
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from tests.conftest import FIXTURES
 
@@ -21,3 +24,15 @@ def test_archive_summary_counts_every_stage():
     assert out.getvalue().strip() == (
         "wovepaper: 3 papers, 8 author slots, 8 researchers, 0 institutions, 3 signed records"
     )
+
+
+@pytest.mark.django_db
+def test_generate_corpus_asks_for_migrate_on_a_database_missing_migrations():
+    # The newest researchers migration unapplied (PostgreSQL's DDL is transactional: the
+    # test's transaction puts it back).
+    executor = MigrationExecutor(connection)
+    executor.migrate([("researchers", "0015_summary_log_through")])
+    with pytest.raises(CommandError, match=r"lacks 1 migration\(s\): run `manage.py migrate` on it first"):
+        call_command("generate_corpus", "--papers", "10", "--no-progress", stdout=io.StringIO())
+    MigrationExecutor(connection).migrate([("researchers", "0016_gin_pending_list_limit")])
+    call_command("generate_corpus", "--papers", "10", "--no-progress", stdout=io.StringIO())

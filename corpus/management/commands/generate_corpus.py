@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.migrations.executor import MigrationExecutor
 from tqdm import tqdm
 
 from corpus import snapshot, synthetic
@@ -59,6 +61,7 @@ class Command(BaseCommand):
                 f"in {elapsed:.1f} s ({written / max(elapsed, 1e-9):,.0f} papers/s)"
             )
             return
+        _require_migrated()
         try:
             summary = synthetic.corpus_generate(
                 papers=options["papers"],
@@ -81,4 +84,17 @@ class Command(BaseCommand):
         self.stdout.write(
             f"page summaries: {researchers} researchers, {institutions} institutions, "
             f"archive facts in {elapsed:.1f} s"
+        )
+
+
+def _require_migrated() -> None:
+    """Raise ``CommandError`` naming the fix when the database lacks migrations (an empty
+    database gave a traceback about a missing ``papers_category`` table)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    executor = MigrationExecutor(connection)
+    plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    if plan:
+        raise CommandError(
+            f"the database {connection.settings_dict['NAME']} lacks {len(plan)} migration(s): "
+            "run `manage.py migrate` on it first"
         )
