@@ -2,25 +2,32 @@
 
 from __future__ import annotations
 
+from django.core.cache import caches
 from django.db import models
 from django.db.models import BigIntegerField, F, Q, Value
 from django.db.models.functions import Coalesce
 
 from wove.pagination import SortKey
 
-_CLASSES: dict[str, list[str]] = {}
+# arXiv's taxonomy changes about once a year: each process keeps an archive's classes this
+# long (the ``process`` cache, which tests empty before each test, as a new process starts).
+CLASSES_SECONDS = 600
 
 
 def category_codes_in(category_model, code: str) -> list[str]:
     """``code`` and, for an arXiv archive divided into subject classes (``math``, ``cs``,
     ``astro-ph``, ``physics``), every class in it: ``["math", "math.AC", ..., "math.ST"]``.
     A class or an undivided archive (``hep-th``) is itself alone. From ``category_model``'s
-    table (``Category.archive``, arXiv's category taxonomy), read once per process and code.
-    :func:`papers.selectors.category_codes` passes the model (it imports this module)."""
-    if code not in _CLASSES:
+    table (``Category.archive``, arXiv's category taxonomy), read once per process and code
+    every :data:`CLASSES_SECONDS`. :func:`papers.selectors.category_codes` passes the model
+    (it imports this module)."""
+    key = f"category-classes:{code}"
+    codes = caches["process"].get(key)
+    if codes is None:
         rows = category_model.objects.filter(archive=code).exclude(code=code).values_list("code", flat=True)
-        _CLASSES[code] = [code, *sorted(rows)]
-    return _CLASSES[code]
+        codes = [code, *sorted(rows)]
+        caches["process"].set(key, codes, CLASSES_SECONDS)
+    return codes
 
 
 def codes_q(codes: list[str], field: str = "categories") -> Q:
