@@ -124,12 +124,13 @@ def archive_facts() -> dict[str, Any] | None:
     """The kept facts, or ``None`` before the stage's first run or when the row is of another
     :data:`VERSION` (callers then count live). One query by primary key, then kept in the
     process for :data:`FACTS_PROCESS_SECONDS` (a missing row too)."""
-    found = caches["process"].get(_PROCESS_KEY)
-    if found is None:
-        row = ArchiveFacts.objects.filter(key=KEY).values_list("data", flat=True).first()
-        found = row if isinstance(row, dict) and row.get("version") == VERSION else {}
-        caches["process"].set(_PROCESS_KEY, found, FACTS_PROCESS_SECONDS)
-    return found or None
+    return caches["process"].get_or_set(_PROCESS_KEY, _facts_row, FACTS_PROCESS_SECONDS) or None
+
+
+def _facts_row() -> dict[str, Any]:
+    """The kept row's data when it is of this :data:`VERSION`, else ``{}``."""
+    row = ArchiveFacts.objects.filter(key=KEY).values_list("data", flat=True).first()
+    return row if isinstance(row, dict) and row.get("version") == VERSION else {}
 
 
 def kept_list_count(code: str = "") -> int | None:

@@ -21,13 +21,12 @@ def category_codes_in(category_model, code: str) -> list[str]:
     table (``Category.archive``, arXiv's category taxonomy), read once per process and code
     every :data:`CLASSES_SECONDS`. :func:`papers.selectors.category_codes` passes the model
     (it imports this module)."""
-    key = f"category-classes:{code}"
-    codes = caches["process"].get(key)
-    if codes is None:
+
+    def read() -> list[str]:
         rows = category_model.objects.filter(archive=code).exclude(code=code).values_list("code", flat=True)
-        codes = [code, *sorted(rows)]
-        caches["process"].set(key, codes, CLASSES_SECONDS)
-    return codes
+        return [code, *sorted(rows)]
+
+    return caches["process"].get_or_set(f"category-classes:{code}", read, CLASSES_SECONDS)
 
 
 def codes_q(codes: list[str], field: str = "categories") -> Q:

@@ -233,11 +233,8 @@ def _tex_islands(text: str) -> list[tuple[int, int]]:
             dollars += word.count("$") - word.count("\\$")  # \$ is a dollar sign, not math
             balanced = depth == 0 and dollars % 2 == 0
             following = j + 1 < len(words)
-            if not (
-                not balanced
-                or _WANTS_NEXT_WORD.search(word)
-                or (following and _has_tex(text[words[j + 1][0] : words[j + 1][1]]))
-            ):
+            next_has_tex = following and _has_tex(text[words[j + 1][0] : words[j + 1][1]])
+            if balanced and not _WANTS_NEXT_WORD.search(word) and not next_has_tex:
                 break
             if not following:
                 if not balanced:
@@ -264,7 +261,7 @@ def tex_to_unicode_by_parts(text: str) -> str:
     :func:`tex_to_unicode` on the sample's titles, abstracts, bylines and cut snippets, but
     for the spacing inside 5 of 11,200 formula-dense texts: pylatexenc keeps or drops a
     space after a macro in math by what it read before (``tests/papers/test_tex_by_parts.py``)."""
-    if not text or not (_TEX_HINT.search(text) or _TEX_LIGATURE.search(text)):
+    if not text or not _has_tex(text):
         return collapse_whitespace(text)
     out, pos = [], 0
     for start, end in _tex_islands(text):
