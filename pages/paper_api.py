@@ -9,10 +9,12 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib.postgres.aggregates import ArrayAgg
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import http_date
 from ninja import Query, Router
+from ninja.renderers import JSONRenderer
 
 from institutions.models import AuthorAffiliation
 from institutions.selectors import institution_resolve
@@ -20,9 +22,11 @@ from papers.identifiers import try_parse_arxiv_id
 from papers.models import Collaboration, Paper, PaperAuthor, PaperCollaboration, PaperVersion
 from papers.schemas import PaperPage
 from papers.selectors import category_canonical, paper_or_error
-from provenance.selectors import pith_for_paper
+from papers.text import byline
+from provenance.models import Record
 from researchers.models import Researcher
 from researchers.selectors import researcher_resolve
+from wove.compiled import CompiledQuery
 from wove.errors import ApiError, Error
 from wove.pagination import PageParams, SortKey, paginate
 
@@ -32,6 +36,7 @@ from .schemas import BatchIn, BatchOut, PaperDetailOut, PaperFilter
 from .search import MATCH_CAP, PaperSearch, keyset_papers
 
 router = Router(tags=["papers"])
+RENDERER = JSONRenderer()
 
 LIST_ERRORS = {400: Error, 404: Error, 422: Error, 429: Error}
 DETAIL_ERRORS = {404: Error, 410: Error, 422: Error, 429: Error}
@@ -175,14 +180,11 @@ def batch_papers(request: HttpRequest, body: BatchIn):
     return {"results": results, "found": found, "unknown": unknown}
 
 
-def _institution_refs(paper: Paper) -> tuple[dict[int, list[dict]], datetime | None]:
-    """The institutions matched to each author slot of ``paper``, with the link's source,
-    string, the ROR record matched and how it was resolved (one query, plain values):
-    ``({slot id: [SlotInstitution dict, ...]} by name, when a link last changed or None)``."""
-    rows = (
-        AuthorAffiliation.objects.filter(slot__paper=paper)
+SLOT_INSTITUTIONS = CompiledQuery(
+    lambda paper_id: (
+        AuthorAffiliation.objects.filter(slot__paper_id=paper_id)
         .order_by("slot_id", "institution__name", "institution_id")
-        .values_list(
+        .values(
             "slot_id",
             "institution_id",
             "institution__ror_id",
@@ -199,7 +201,16 @@ def _institution_refs(paper: Paper) -> tuple[dict[int, list[dict]], datetime | N
             "matched_institution__slug",
             "modified_at",
         )
-    )
+    ),
+    sentinel=-1,
+)
+
+
+def _institution_refs(paper: Paper) -> tuple[dict[int, list[dict]], datetime | None]:
+    """The institutions matched to each author slot of ``paper``, with the link's source,
+    string, the ROR record matched and how it was resolved (one query, plain values):
+    ``({slot id: [SlotInstitution dict, ...]} by name, when a link last changed or None)``."""
+    rows = [tuple(row.values()) for row in SLOT_INSTITUTIONS.values(paper.pk)]
     by_slot: dict[int, list[dict]] = {}
     changed = None
     base = f"{settings.SITE_URL}/institutions/"
@@ -233,14 +244,10 @@ def _institution_refs(paper: Paper) -> tuple[dict[int, list[dict]], datetime | N
 AUTHORSHIP_FIELDS = ("method", "source", "confidence", "evidence", "unconfirmed")
 
 
-def _author_slots(paper: Paper) -> tuple[list[dict], list]:
-    """Author slots with their researcher, authorship (how and why it was linked) and
-    institutions as plain values (a 3,000-author paper would otherwise build 9,000 model
-    instances and 3,000 prefetch querysets), and when the rows linked to the slots last
-    changed (authorships, with their evidence, confidence and mark; their researchers;
-    institution links), for ``Last-Modified``, read with them; two queries."""
-    rows = list(
-        PaperAuthor.objects.filter(paper=paper)
+# Compiled once per process (wove.compiled), as the record's paper row.
+AUTHOR_SLOTS = CompiledQuery(
+    lambda paper_id: (
+        PaperAuthor.objects.filter(paper_id=paper_id)
         .order_by("position")
         .values(
             "id",
@@ -256,8 +263,21 @@ def _author_slots(paper: Paper) -> tuple[list[dict], list]:
             "authorship__researcher__modified_at",
             *(f"authorship__{field}" for field in AUTHORSHIP_FIELDS),
         )
-    )
-    institutions, institutions_changed = _institution_refs(paper)
+    ),
+    sentinel=-1,
+    json_columns=("authorship__evidence",),
+)
+
+
+def _author_slots(paper: Paper, *, institutions: bool = True) -> tuple[list[dict], list]:
+    """Author slots with their researcher, authorship (how and why it was linked) and
+    institutions as plain values (a 3,000-author paper would otherwise build 9,000 model
+    instances and 3,000 prefetch querysets), and when the rows linked to the slots last
+    changed (authorships, with their evidence, confidence and mark; their researchers;
+    institution links), for ``Last-Modified``, read with them; two queries, one when
+    ``institutions`` is False (the paper has no institution links)."""
+    rows = AUTHOR_SLOTS.values(paper.pk)
+    institutions, institutions_changed = _institution_refs(paper) if institutions else ({}, None)
     stamps = [institutions_changed] if institutions_changed else []
     count = len(rows)
     base = settings.SITE_URL
@@ -311,23 +331,95 @@ def _collaborations(paper: Paper) -> list[dict]:
     ]
 
 
-def _provenance_links(paper: Paper) -> tuple[dict | None, datetime | None]:
-    """The current pith number and the API URLs of its bundle and state, and when that
-    record was signed; ``(None, None)`` for a paper not signed yet."""
-    record = pith_for_paper(paper)
-    if record is None:
-        return None, None
-    base = f"{settings.SITE_URL}/api/v1/papers/{paper.arxiv_id}/provenance"
-    links = {"pith_number": record.pith_number, "bundle": f"{base}/bundle", "state": f"{base}/state"}
-    return links, record.created_at
-
-
 def _category_at_most(filters: PaperFilter) -> bool:
     """Whether ``filters`` narrow the papers by a category at most (no query text, researcher,
     institution, collaboration or dates): then the kept facts count them."""
     others = (filters.q, filters.researcher, filters.institution, filters.collaboration)
     dates = (filters.submitted_from, filters.submitted_until)
     return not any(others) and all(d is None for d in dates) and filters.category != ""
+
+
+# The record's paper row, with what else it needs read in the same query (issue 28: one query
+# where four were): its versions as three parallel arrays, its current signed record (the
+# newest record of its latest version, as provenance.selectors.pith_for_paper), and whether it
+# has institution links or collaborations at all, so that most records skip those queries.
+# Compiled once per process (wove.compiled): building it cost more than running it.
+def _record_paper(arxiv_id: str) -> QuerySet[Paper]:
+    versions = PaperVersion.objects.filter(paper=OuterRef("pk")).order_by("version")
+    current = Record.objects.filter(paper_id=OuterRef("pk")).latest_first()
+    return Paper.objects.filter(arxiv_id=arxiv_id).annotate(
+        version_numbers=ArraySubquery(versions.values("version")),
+        version_times=ArraySubquery(versions.values("submitted_at")),
+        version_sizes=ArraySubquery(versions.values("size_kb")),
+        pith_number=Subquery(current.values("pith_number")[:1]),
+        signed_at=Subquery(current.values("created_at")[:1]),
+        has_institutions=Exists(AuthorAffiliation.objects.filter(slot__paper=OuterRef("pk"))),
+        has_collaborations=Exists(PaperCollaboration.objects.filter(paper=OuterRef("pk"))),
+    )
+
+
+RECORD_PAPER = CompiledQuery(_record_paper, sentinel="compiled-arxiv-id")
+
+
+def paper_record(paper: Paper) -> tuple[dict, datetime]:
+    """The full record of ``paper`` as :class:`PaperDetailOut` dumps it (the same keys in the
+    same order, the same Python types: the API's renderer writes it unchanged), and when
+    anything in it last changed (the paper, its author links or its signing), for
+    ``Last-Modified``.
+
+    ``paper`` comes from :data:`RECORD_PAPER` (its annotations hold the versions and the
+    signed record). Two queries for a paper without institution links or collaborations,
+    three or four with them. The schema's validation is skipped: it cost a seventh of the
+    record's time, and ``tests/api/test_paper_record.py`` checks that every sample record
+    comes out of ``PaperDetailOut`` unchanged."""
+    slots, stamps = _author_slots(paper, institutions=paper.has_institutions)
+    base = settings.SITE_URL
+    provenance = None
+    if paper.pith_number is not None:
+        links = f"{base}/api/v1/papers/{paper.arxiv_id}/provenance"
+        provenance = {
+            "pith_number": paper.pith_number,
+            "bundle": f"{links}/bundle",
+            "state": f"{links}/state",
+        }
+        stamps.append(paper.signed_at)
+    record = {
+        "arxiv_id": paper.arxiv_id,
+        "slug": paper.slug,
+        "title": paper.title,
+        "authors": byline(paper.authors_text),
+        "abstract": paper.abstract,
+        "categories": list(paper.categories),
+        "primary_category": paper.primary_category_id,
+        "published": paper.submitted_at,
+        "updated": paper.updated_date,
+        "latest_version": paper.latest_version,
+        "cited_by_count": paper.cited_by_count,
+        "withdrawn": paper.withdrawn,
+        "doi": paper.doi,
+        "dois": list(paper.dois),
+        "url": base + paper.get_absolute_url(),
+        "abs_url": paper.abs_url,
+        "pdf_url": paper.pdf_url,
+        "authors_as_written": paper.authors_text,
+        "journal_ref": paper.journal_ref,
+        "comments": paper.comments,
+        "license": paper.license,
+        "report_no": paper.report_no,
+        "msc_class": paper.msc_class,
+        "acm_class": paper.acm_class,
+        "arxiv_doi": paper.arxiv_doi,
+        "versions": [
+            {"version": number, "submitted_at": at, "size_kb": size}
+            for number, at, size in zip(
+                paper.version_numbers, paper.version_times, paper.version_sizes, strict=True
+            )
+        ],
+        "author_slots": slots,
+        "collaborations": _collaborations(paper) if paper.has_collaborations else [],
+        "provenance": provenance,
+    }
+    return record, max([paper.modified_at, *stamps])
 
 
 @router.get(
@@ -341,15 +433,12 @@ def get_paper(request: HttpRequest, arxiv_id: str, response: HttpResponse):
     (``hep-th/9901001``, ``math.GT/0309136``), versioned (``2401.10241v2``), prefixed
     (``arXiv:2401.10241``) or an arxiv.org URL path. Deleted papers answer 410; a version
     the paper is known not to have (``v9`` of a paper with v1 and v2) answers 404.
-    Six queries.
+    Two queries for most papers (:func:`paper_record`).
     """
-    paper = paper_or_error(arxiv_id)
-    slots, stamps = _author_slots(paper)
-    # Extra attributes the schema reads next to the model's own fields.
-    paper.author_slots = slots
-    paper.collaboration_refs = _collaborations(paper)
-    paper.provenance, signed_at = _provenance_links(paper)
-    if signed_at:
-        stamps.append(signed_at)
-    response["Last-Modified"] = http_date(max([paper.modified_at, *stamps]).timestamp())
-    return paper
+    paper = paper_or_error(arxiv_id, RECORD_PAPER.first)
+    record, changed = paper_record(paper)
+    response["Last-Modified"] = http_date(changed.timestamp())
+    # The API's own renderer (ninja's JSONRenderer, the default of wove.api) on ninja's
+    # response, which already carries the content type: the bytes validation would give.
+    response.content = RENDERER.render(request, record, response_status=200)
+    return response

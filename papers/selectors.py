@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.core.cache import cache, caches
 from django.db.models import Prefetch, Q
 
@@ -81,17 +83,24 @@ def category_canonical(code: str) -> str | None:
     return current[0] if current else None
 
 
-def paper_or_error(raw: str) -> Paper:
-    """The paper named by ``raw`` (any identifier form). Raises :class:`ApiError` 404 for an
-    unparsable or unknown identifier or a version the paper is known not to have
-    (:meth:`Paper.lacks_version`: ``0801.4566v9`` of a paper with v1 and v2, the body adding
-    its ``id`` and ``latest_version``), and 410 (the ``Error`` shape with code ``deleted``
-    plus the paper's ``id``) for a paper arXiv deleted (BUGS.md OAI-04)."""
+def paper_or_error(raw: str, fetch: Callable[[str], Paper | None] | None = None) -> Paper:
+    """The paper named by ``raw`` (any identifier form), read by ``fetch`` (an arXiv
+    identifier to its paper or ``None``; default: the paper with its primary category, a
+    caller passes its own to read annotations with it).
+
+    Raises :class:`ApiError` 404 for an unparsable or unknown identifier or a version the
+    paper is known not to have (:meth:`Paper.lacks_version`: ``0801.4566v9`` of a paper with
+    v1 and v2, the body adding its ``id`` and ``latest_version``), and 410 (the ``Error``
+    shape with code ``deleted`` plus the paper's ``id``) for a paper arXiv deleted (BUGS.md
+    OAI-04)."""
     try:
         ident = parse_arxiv_id(raw)
     except InvalidArxivId as exc:
         raise ApiError(404, "not_found", f"Not an arXiv identifier: {exc}") from exc
-    paper = Paper.objects.select_related("primary_category").filter(arxiv_id=ident.id).first()
+    if fetch is None:
+        paper = Paper.objects.select_related("primary_category").filter(arxiv_id=ident.id).first()
+    else:
+        paper = fetch(ident.id)
     if paper is None:
         raise ApiError(404, "not_found", f"No paper has the identifier {ident.id}.")
     if paper.deleted:

@@ -292,11 +292,17 @@ def test_list_query_counts_are_pinned(api, django_assert_num_queries):
 
 
 def test_detail_query_count(api, django_assert_num_queries):
-    # paper, slots+researchers (with when they changed), institutions (likewise),
-    # collaborations, versions, pith record: the linked rows' changes are read with them
-    # (issue 28; was a seventh, aggregate query)
-    with django_assert_num_queries(6):
+    # The paper with its versions, signed record and whether it has institution links or
+    # collaborations (one query, issue 28: was four), then its slots with their researchers;
+    # 0704.0001 is signed and none of its slots is linked to an institution.
+    with django_assert_num_queries(2):
         api.get("/api/v1/papers/0704.0001")
+    # A paper whose slots are linked to institutions reads those links too (one more query).
+    from institutions.models import AuthorAffiliation
+
+    linked = AuthorAffiliation.objects.values_list("slot__paper__arxiv_id", flat=True).first()
+    with django_assert_num_queries(3):
+        api.get(f"/api/v1/papers/{linked}")
 
 
 def test_authors_is_a_byline_and_the_harvested_string_stays_on_the_record(api):
