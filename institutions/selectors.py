@@ -100,6 +100,10 @@ class RelatedInstitution:
         return "https://ror.org/" + self.ror_id
 
 
+# The fields of a related institution that its link on a page reads.
+RELATED_FIELDS = ("id", "ror_id", "name", "slug", "status")
+
+
 def institution_relations(institution: Institution) -> dict[str, list[RelatedInstitution]]:
     """The record's relationships by type (``parent``, ``child``, ``related``, ``successor``,
     ``predecessor``), each target joined to its loaded :class:`Institution` (two queries).
@@ -111,10 +115,14 @@ def institution_relations(institution: Institution) -> dict[str, list[RelatedIns
     inbound = list(
         InstitutionRelationship.objects.filter(
             ror_id=institution.ror_id, type=InstitutionRelationship.Type.SUCCESSOR
-        ).select_related("institution")
+        )
+        .select_related("institution")
+        .only("ror_id", *(f"institution__{field}" for field in RELATED_FIELDS))
     )
     targets = {r.ror_id for r in rels}
-    loaded = {i.ror_id: i for i in Institution.objects.filter(ror_id__in=targets)}
+    # What a relation link shows (name, page, status), not each target's whole ROR record
+    # (locations, links, external ids): a research organisation lists hundreds (issue 28).
+    loaded = {i.ror_id: i for i in Institution.objects.filter(ror_id__in=targets).only(*RELATED_FIELDS)}
     out: dict[str, list[RelatedInstitution]] = {}
     for rel in rels:
         out.setdefault(rel.type, []).append(
