@@ -28,6 +28,10 @@ DETAIL_ERRORS = {404: Error, 422: Error, 429: Error}
 
 _NAME = SortKey("k_name", F("display_name"), False, "str")
 _PK = SortKey("k_pk", F("id"), False, "int")
+# At most this many matches of a name search are counted (``count_capped`` says when more
+# match), as full-text searches of papers are (pages.search.MATCH_CAP).
+NAME_COUNT_CAP = 5000
+
 RESEARCHER_ORDERS = {
     "papers": [SortKey("k_papers", F("paper_count"), True, "int"), _NAME, _PK],
     "name": [_NAME, _PK],
@@ -83,6 +87,9 @@ def list_researchers(request: HttpRequest, filters: Query[ResearcherFilter], pag
         paging,
         order=f"r-{filters.sort}",
         keys=RESEARCHER_ORDERS[filters.sort],
+        # A short name's matches counted to the end took seconds at a million papers ("Li":
+        # 79,549 researchers, 2.9 s cold; issue 28): counted as far as the papers' are.
+        count_cap=NAME_COUNT_CAP if q else None,
         known_count=known,
         known_listed=known,
     )

@@ -63,8 +63,8 @@ class PageMeta(Schema):
     count_capped: bool = Field(
         False,
         description="True when more items match than were counted: count is then a lower bound "
-        "(full-text queries count at most 5,000 matches, as the search page does; a semantic "
-        "or hybrid ranking holds at most 200 papers)",
+        "(full-text queries and researcher name searches count at most 5,000 matches, as the "
+        "search page does; a semantic or hybrid ranking holds at most 200 papers)",
     )
     page: int | None = Field(None, description="This page's number (page mode)")
     pages: int | None = Field(None, description="Number of pages (page mode)")

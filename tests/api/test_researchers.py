@@ -240,3 +240,19 @@ def test_lookup_by_orcid_in_other_digits_is_a_bad_request(api, orcid):
     assert response.status_code == 400  # was 404: the iD passed validation
     body = response.json()
     assert body["code"] == "bad_request" and body["detail"].startswith("not an ORCID iD:")
+
+
+def test_a_name_search_count_stops_at_the_cap_and_says_so(api, monkeypatch):
+    # "li" is in many sample names (Wei Li, Oliver, ...): counted to the end at a million
+    # papers it took seconds (issue 28), so a name search counts as far as the papers' do.
+    from researchers import api as researchers_api
+
+    exact = api.get("/api/v1/researchers", {"q": "li", "size": 5}).json()
+    assert exact["count"] > 10 and exact["count_capped"] is False
+    monkeypatch.setattr(researchers_api, "NAME_COUNT_CAP", 10)
+    capped = api.get("/api/v1/researchers", {"q": "li", "size": 5}).json()
+    assert (capped["count"], capped["pages"], capped["count_capped"]) == (10, 2, True)
+    assert [r["id"] for r in capped["items"]] == [r["id"] for r in exact["items"]]
+    # Under the cap, and without a query, counts stay exact.
+    assert api.get("/api/v1/researchers", {"q": "Chablat"}).json()["count_capped"] is False
+    assert api.get("/api/v1/researchers", {"size": 5}).json()["count_capped"] is False
