@@ -327,8 +327,11 @@ def standby_processes(pair: Pair) -> list[int]:
 
 def test_a_replica_that_stops_answering_costs_seconds_not_the_site(pair):
     """The standby's processes stopped (SIGSTOP): its host still accepts TCP, nothing
-    answers. Replica queries are cut after DATABASE_REPLICA_QUERY_TIMEOUT (1 s) and answered
-    from the primary; new connections give up after the connect timeout (2 s)."""
+    answers. The first request finds out (its replica query cut after
+    DATABASE_REPLICA_QUERY_TIMEOUT, 1 s) and is answered from the primary; the next ones read
+    the primary at once, while a thread checks the replica again every 0.3 s (each check
+    waiting out the connect timeout, 2 s). Before that thread, every request made the check
+    itself and took 2 s."""
     import os
     import signal
 
@@ -342,6 +345,7 @@ def test_a_replica_that_stops_answering_costs_seconds_not_the_site(pair):
             pair.set_title("Answered while the replica hangs")
             started, results = time.monotonic(), []
             for url in [*URLS, *URLS]:
+                time.sleep(0.4)  # visitors spread out: each request comes after a check interval
                 begin = time.monotonic()
                 response = visitor.get(url, follow_redirects=True)
                 results.append((url, response.status_code, time.monotonic() - begin))
@@ -352,7 +356,10 @@ def test_a_replica_that_stops_answering_costs_seconds_not_the_site(pair):
                 os.kill(pid, signal.SIGCONT)
     assert {status for _, status, _ in results} == {200}, results
     assert max(seconds for *_, seconds in results) < 5, results
-    assert elapsed < 20, results
+    # The first request waits for the query timeout; one spare for a loaded machine.
+    slow = [result for result in results if result[2] >= 1.0]
+    assert len(slow) <= 2, results
+    assert elapsed < 25, results  # ten requests 0.4 s apart
 
 
 def test_a_replica_url_that_is_not_a_standby_of_the_primary_is_never_read(pair):

@@ -31,7 +31,10 @@ Who reads where:
   :mod:`wove.replica_health`). When none is, reads go to the primary.
 * A replica that fails while a request reads from it (stopped, restarted, cut off): the
   request is answered again from the primary, so no request fails because a replica went
-  away; a replica that does not answer is left out until its next check.
+  away. A replica found not usable is left out and checked again off the request path, by a
+  thread of the process, every check interval until it is usable: a replica whose host
+  accepts TCP but does not answer costs one request the query timeout, not every request a
+  connect timeout.
 
 This is Django's own multi-database routing (``DATABASE_ROUTERS``; Django docs, "Multiple
 databases", "Automatic database routing"), with nothing but a lag check added.
@@ -93,8 +96,8 @@ def replica_databases(urls: list[str], *, connect_timeout: int = 2) -> dict[str,
     """``DATABASES`` entries for the replica URLs: ``{"replica_1": {...}, ...}`` in order.
 
     Each is a PostgreSQL alias with persistent, health-checked connections, a short
-    ``connect_timeout`` (seconds; a replica that does not answer costs a request that long
-    once per check interval, not the primary's 5 s) and ``TEST.MIRROR`` on the default
+    ``connect_timeout`` (seconds; how long a check of a replica that does not answer waits,
+    not the primary's 5 s) and ``TEST.MIRROR`` on the default
     database (tests run against one database). Raises ``ImproperlyConfigured`` for a URL
     that is not PostgreSQL.
     """
@@ -149,17 +152,61 @@ def check_replica(alias: str) -> ReplicaHealth:
 
 
 def mark_failed(alias: str, error: str) -> None:
-    """Leave ``alias`` out of reads until its next check (it failed under a request)."""
+    """Leave ``alias`` out of reads until a check finds it usable again (it failed under a
+    request); the checks go on off the request path (:func:`_recheck_in_background`)."""
     with _health_lock:
         _health[alias] = unusable(alias, error)
+    _recheck_in_background()
 
 
 def _checked(alias: str) -> ReplicaHealth:
+    """``alias``'s health for routing: checked now when it is a usable replica's and older
+    than the check interval (a cheap query on an open connection), or the first in this
+    process. A replica not usable is never checked here: a request would wait for its
+    connect timeout (2 s) once per check interval, whatever the visitor asked for."""
     health = _health.get(alias)
     interval = float(settings.DATABASE_REPLICA_CHECK_INTERVAL)
-    if health is None or time.monotonic() - health.checked_at >= interval:
-        return check_replica(alias)
+    if health is None or (health.usable and time.monotonic() - health.checked_at >= interval):
+        health = check_replica(alias)
+    if not health.usable:
+        _recheck_in_background()
     return health
+
+
+_recheck_thread: threading.Thread | None = None
+
+
+def _recheck_in_background() -> None:
+    """Start this process's re-checking thread unless it runs (one per process; a forked
+    gunicorn worker starts its own, as threads do not survive ``fork``)."""
+    global _recheck_thread
+    with _health_lock:
+        if _recheck_thread is not None and _recheck_thread.is_alive():
+            return
+        _recheck_thread = threading.Thread(target=_recheck_unusable, name="wove-replica-recheck", daemon=True)
+        _recheck_thread.start()
+
+
+def _recheck_unusable() -> None:
+    """Check every replica not usable once per check interval until all are usable, then
+    end; its own database connections (Django's are per thread) are closed as it ends."""
+    global _recheck_thread
+    try:
+        while True:
+            time.sleep(float(settings.DATABASE_REPLICA_CHECK_INTERVAL))
+            with _health_lock:
+                down = [alias for alias, health in _health.items() if not health.usable]
+                if not down:
+                    # Under the lock: a replica failing from now on starts a new thread.
+                    _recheck_thread = None
+                    return
+            for alias in down:
+                try:
+                    check_replica(alias)
+                except Exception:  # check_replica does not raise; a bug must not end the checks
+                    logger.exception("checking replica %s failed", alias)
+    finally:
+        connections.close_all()
 
 
 def describe_replica(health: ReplicaHealth) -> str:
@@ -265,7 +312,7 @@ class ReplicaReadsMiddleware:
       until which this client reads from the primary) for ``DATABASE_READ_YOUR_WRITES`` s.
     * When the replica failed under the request (Django flags a connection on which an
       error occurred), the request is answered again from the primary and the replica is
-      left out until its next check.
+      left out until a check off the request path finds it usable.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
