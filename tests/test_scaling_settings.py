@@ -107,3 +107,23 @@ def test_lsn_text_as_bytes():
 
     assert lsn("0/0") == 0
     assert lsn("16/B374D848") == (0x16 << 32) + 0xB374D848
+
+
+@pytest.mark.django_db
+def test_the_sites_sessions_run_without_jit_compilation():
+    from django.db import connection
+
+    from wove.settings import without_jit
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone() == ("off",)
+    config = {"OPTIONS": {"connect_timeout": 5}}
+    without_jit(config)
+    assert config["OPTIONS"] == {"connect_timeout": 5, "options": "-c jit=off"}
+    kept = {"OPTIONS": {"options": "-c jit=on -c statement_timeout=5s"}}
+    without_jit(kept)
+    assert kept["OPTIONS"]["options"] == "-c jit=on -c statement_timeout=5s"  # the URL's own wins
+    other = {"OPTIONS": {"options": "-c statement_timeout=5s"}}
+    without_jit(other)
+    assert other["OPTIONS"]["options"] == "-c statement_timeout=5s -c jit=off"

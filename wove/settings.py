@@ -31,6 +31,19 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
 
 
+def without_jit(config: dict) -> None:
+    """Add ``-c jit=off`` to a ``DATABASES`` entry's libpq startup ``options`` (in place),
+    unless they already name ``jit`` (a database URL's ``?options=-c jit=on`` wins).
+
+    The site's sessions run without PostgreSQL's JIT compilation: it starts on a plan's cost
+    estimate (``jit_above_cost``), not its run time, and a page's or a batch's short read was
+    compiled for longer than it ran (a researcher-summaries batch at 100 k papers: 80 ms of
+    JIT in a 114 ms read, 35 ms without). PostgreSQL manual, "JIT: When to JIT?"."""
+    options = config.setdefault("OPTIONS", {})
+    if "jit" not in options.get("options", ""):
+        options["options"] = f"{options.get('options', '')} -c jit=off".strip()
+
+
 def env_list(name: str, default: str = "") -> list[str]:
     """Read a comma-separated environment variable into a list of stripped, non-empty items."""
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
@@ -201,6 +214,8 @@ DATABASES.update(
     )
 )
 DATABASE_ROUTERS = ["wove.replicas.ReplicaRouter"]
+for _config in DATABASES.values():
+    without_jit(_config)
 DATABASE_REPLICA_MAX_LAG = seconds_setting(
     "DATABASE_REPLICA_MAX_LAG", os.environ.get("DATABASE_REPLICA_MAX_LAG", "10")
 )
