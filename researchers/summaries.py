@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from papers.selectors import search_log_last_id
 from wove.backlog import Backlog
-from wove.summaries import summary_read, summary_store
+from wove.summaries import summary_read, summary_store, summary_store_many
 
 from . import summary_reads
 from .blocks import INSTITUTIONS, researcher_block_rows_many
@@ -276,21 +276,11 @@ def _store_many(researchers: list[Researcher]) -> int:
         return 0
     log_through = search_log_last_id()
     summaries = summaries_compute_many(researchers)
-    now = timezone.now()
-    ResearcherSummary.objects.bulk_create(
-        [
-            ResearcherSummary(
-                researcher_id=r.pk,
-                paper_count=r.paper_count,
-                computed_at=now,
-                data=summaries[r.pk],
-                log_through=log_through,
-            )
-            for r in researchers
-        ],
-        update_conflicts=True,
-        unique_fields=["researcher"],
-        update_fields=["paper_count", "computed_at", "data", "log_through"],
+    summary_store_many(
+        ResearcherSummary,
+        [(r.pk, r.paper_count, summaries[r.pk]) for r in researchers],
+        stamp_field="paper_count",
+        extra={"log_through": log_through},
     )
     return len(researchers)
 

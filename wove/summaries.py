@@ -8,9 +8,10 @@ a stamp column (the owner's paper or link count when computed), ``computed_at`` 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from django.db import models
+from django.db import connections, models, router
 from django.utils import timezone
 
 
@@ -31,14 +32,43 @@ def summary_store(
     """Upsert ``model`` row ``pk`` with ``stamp``, now, ``data`` and the ``extra`` fields
     (``{field: value}``) (``INSERT ... ON CONFLICT DO UPDATE``: two writers at once both
     succeed, the last one wins)."""
-    owner = model._meta.pk.attname
+    summary_store_many(model, [(pk, stamp, data)], stamp_field=stamp_field, extra=extra)
+
+
+def summary_store_many(
+    model: type[models.Model],
+    rows: list[tuple[int, int, dict]],
+    *,
+    stamp_field: str,
+    extra: dict | None = None,
+) -> None:
+    """Upsert ``model`` rows ``(pk, stamp, data)`` in one statement, each with now and the
+    ``extra`` fields (``{field: value}``, the same for every row): ``INSERT ... SELECT`` from
+    one JSON array (``jsonb_to_recordset``) ``ON CONFLICT DO UPDATE``, the last writer wins.
+
+    Not ``bulk_create``: on PostgreSQL Django 5.2 sends its rows as one array per column
+    (``UNNEST``), and psycopg escapes every quote of every JSON document in a text array, in
+    Python: 58 ms of a 500-row batch at 100 k papers, 25 ms this way. Raises ``TypeError``
+    for ``data`` that is not JSON-able, as the JSON field would."""
+    if not rows:
+        return
+    meta = model._meta
+    owner, stamp_column = meta.pk.column, meta.get_field(stamp_field).column
     extra = extra or {}
-    model.objects.bulk_create(
-        [model(**{owner: pk, stamp_field: stamp, "computed_at": timezone.now(), "data": data, **extra})],
-        update_conflicts=True,
-        unique_fields=[model._meta.pk.name],
-        update_fields=[stamp_field, "computed_at", "data", *extra],
+    extra_columns = [meta.get_field(name).column for name in extra]
+    table = meta.db_table
+    quote = connections[router.db_for_write(model)].ops.quote_name
+    columns = [owner, stamp_column, "computed_at", "data", *extra_columns]
+    sql = (
+        f"INSERT INTO {quote(table)} ({', '.join(map(quote, columns))}) "  # noqa: S608 - the model's names
+        f"SELECT t.owner, t.stamp, %s, t.data{''.join(', %s' for _ in extra_columns)} "
+        "FROM jsonb_to_recordset(%s::jsonb) AS t(owner bigint, stamp bigint, data jsonb) "
+        f"ON CONFLICT ({quote(owner)}) DO UPDATE SET "
+        + ", ".join(f"{quote(column)} = EXCLUDED.{quote(column)}" for column in columns[1:])
     )
+    records = json.dumps([{"owner": pk, "stamp": stamp, "data": data} for pk, stamp, data in rows])
+    with connections[router.db_for_write(model)].cursor() as cursor:
+        cursor.execute(sql, [timezone.now(), *extra.values(), records])
 
 
 def summary_read_kept(model: type[models.Model], pk: int, *, version: int) -> Any:
