@@ -67,3 +67,16 @@ def api(api_data, db, client):
 def fixture_path(name: str) -> Path:
     """A file under tests/fixtures."""
     return ROOT / "tests" / "fixtures" / name
+
+
+def assert_count_capped(api, monkeypatch, path: str, q: str, module, cap_name: str, key: str) -> dict:
+    """The list at ``path`` for ``q`` counts exactly (more than 10), then, with ``module``'s
+    ``cap_name`` set to 10, says 10 matches on 2 pages of 5, ``count_capped``, and lists the
+    same first items (compared by ``key``). Returns the capped page's JSON."""
+    exact = api.get(path, {"q": q, "size": 5}).json()
+    assert exact["count"] > 10 and exact["count_capped"] is False
+    monkeypatch.setattr(module, cap_name, 10)
+    capped = api.get(path, {"q": q, "size": 5}).json()
+    assert (capped["count"], capped["pages"], capped["count_capped"]) == (10, 2, True)
+    assert [item[key] for item in capped["items"]] == [item[key] for item in exact["items"]]
+    return capped

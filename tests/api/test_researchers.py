@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from tests.api.conftest import assert_count_capped
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
@@ -247,12 +248,8 @@ def test_a_name_search_count_stops_at_the_cap_and_says_so(api, monkeypatch):
     # papers it took seconds (issue 28), so a name search counts as far as the papers' do.
     from researchers import api as researchers_api
 
-    exact = api.get("/api/v1/researchers", {"q": "li", "size": 5}).json()
-    assert exact["count"] > 10 and exact["count_capped"] is False
-    monkeypatch.setattr(researchers_api, "NAME_COUNT_CAP", 10)
-    capped = api.get("/api/v1/researchers", {"q": "li", "size": 5}).json()
-    assert (capped["count"], capped["pages"], capped["count_capped"]) == (10, 2, True)
-    assert [r["id"] for r in capped["items"]] == [r["id"] for r in exact["items"]]
+    path = "/api/v1/researchers"
+    assert_count_capped(api, monkeypatch, path, "li", researchers_api, "NAME_COUNT_CAP", "id")
     # Under the cap, and without a query, counts stay exact.
     assert api.get("/api/v1/researchers", {"q": "Chablat"}).json()["count_capped"] is False
     assert api.get("/api/v1/researchers", {"size": 5}).json()["count_capped"] is False
