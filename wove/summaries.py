@@ -56,18 +56,18 @@ def summary_store_many(
     owner, stamp_column = meta.pk.column, meta.get_field(stamp_field).column
     extra = extra or {}
     extra_columns = [meta.get_field(name).column for name in extra]
-    table = meta.db_table
-    quote = connections[router.db_for_write(model)].ops.quote_name
+    connection = connections[router.db_for_write(model)]
+    quote = connection.ops.quote_name
     columns = [owner, stamp_column, "computed_at", "data", *extra_columns]
     sql = (
-        f"INSERT INTO {quote(table)} ({', '.join(map(quote, columns))}) "  # noqa: S608 - the model's names
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(map(quote, columns))}) "  # noqa: S608 - the model's names
         f"SELECT t.owner, t.stamp, %s, t.data{''.join(', %s' for _ in extra_columns)} "
         "FROM jsonb_to_recordset(%s::jsonb) AS t(owner bigint, stamp bigint, data jsonb) "
         f"ON CONFLICT ({quote(owner)}) DO UPDATE SET "
         + ", ".join(f"{quote(column)} = EXCLUDED.{quote(column)}" for column in columns[1:])
     )
     records = json.dumps([{"owner": pk, "stamp": stamp, "data": data} for pk, stamp, data in rows])
-    with connections[router.db_for_write(model)].cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(sql, [timezone.now(), *extra.values(), records])
 
 
