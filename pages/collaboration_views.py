@@ -26,7 +26,7 @@ def collaboration_detail(request: HttpRequest, pk: str, slug: str) -> HttpRespon
         raise Http404("no such collaboration")
     if slug != collaboration.slug:
         return HttpResponsePermanentRedirect(collaboration.get_absolute_url())
-    page = CachedCountPaginator(collaboration_papers(collaboration), PAGE_SIZE).get_page(
+    page = CachedCountPaginator(collaboration_papers(collaboration).as_items(), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
     members = collaboration_members(collaboration)

@@ -351,7 +351,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     answers 301 to its canonical code)."""
     if redirect := category_alias_redirect(request):
         return redirect
-    papers = Paper.objects.public().newest().select_related("primary_category")
+    papers = Paper.objects.public().newest().as_items()
     category = None
     code = request.GET.get("category", "").strip()
     if code:
@@ -364,7 +364,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
 
 def home(request: HttpRequest) -> HttpResponse:
     """Home: a search box, the latest papers and the archive's counts."""
-    latest = Paper.objects.public().newest().select_related("primary_category")[:12]
+    latest = Paper.objects.public().newest().as_items()[:12]
     facts = archive_facts()
     if facts is not None:
         # Kept by the pipeline's archive-facts stage: no count on the request (issue 28).

@@ -357,23 +357,32 @@ def _matching(search: PaperSearch, cond: Q) -> QuerySet[Paper]:
     return papers
 
 
-def search_papers(search: PaperSearch) -> QuerySet[Paper]:
+def _columns(papers: QuerySet[Paper], *, items: bool) -> QuerySet[Paper]:
+    """``papers`` reading the list item's columns with the abstract
+    (:meth:`~papers.querysets.PaperQuerySet.as_items`) when ``items``, else every column
+    but the search vector (large, never shown)."""
+    if items:
+        return papers.as_items(abstract=True)
+    return papers.select_related("primary_category").defer("search_vector")
+
+
+def search_papers(search: PaperSearch, *, items: bool = False) -> QuerySet[Paper]:
     """Papers matching ``search``, filtered and sorted, with ``rank`` annotated (0 without
     query text) and, with query text, ``title_marked``/``snippet``: ``ts_headline`` of the
     title and abstract with matches between :data:`MARK_START` and :data:`MARK_STOP`
-    (evaluated only for the rows of the page shown). The search vector is deferred.
+    (evaluated only for the rows of the page shown). The search vector is deferred; with
+    ``items`` (the search page) only the columns a list item shows are read.
 
     With a semantic ranking (``search.ranked_ids``) the list is the ranked papers: in
     ranking order for ``relevance``, else the same papers by ``newest`` or ``cited``."""
     ranked_ids = search.ranked_ids
     if search.index_hits is not None:
-        return IndexedPapers(search, search.index_hits)
+        return IndexedPapers(search, search.index_hits, items=items)
     if search.match_rows is not None:
         papers = Paper.objects.filter(_ids_q([row[0] for row in search.match_rows]))
     else:
         papers = _matching(search, _filters(search))
-    papers = papers.select_related("primary_category")
-    papers = papers.defer("search_vector")
+    papers = _columns(papers, items=items)
     if search.q:
         query = web_query(search.q)
         papers = papers.annotate(rank=SearchRank(F("search_vector"), query))
@@ -501,8 +510,9 @@ class IndexedPapers:
     A slice past the ids held (a page number past the end, which the paginator turns into
     the last page) reads the index again, to that depth."""
 
-    def __init__(self, search: PaperSearch, hits: search_index.IndexHits):
+    def __init__(self, search: PaperSearch, hits: search_index.IndexHits, *, items: bool = False):
         self.search = search
+        self.items = items
         self.ids = hits.ids
         self.total = min(hits.count, MATCH_CAP)
 
@@ -519,7 +529,7 @@ class IndexedPapers:
         if stop > len(self.ids) and (deeper := index_search(self.search, limit=stop, facets=False)):
             self.ids = deeper.ids
         ids = self.ids[key]
-        papers = Paper.objects.filter(pk__in=ids).select_related("primary_category").defer("search_vector")
+        papers = _columns(Paper.objects.filter(pk__in=ids), items=self.items)
         query = web_query(self.search.q)
         marks = {"start_sel": MARK_START, "stop_sel": MARK_STOP, "config": SEARCH_CONFIG}
         papers = papers.annotate(

@@ -71,7 +71,7 @@ def search(request: HttpRequest) -> HttpResponse:
         rows = site_search.institutions_matching(params.q)
         context["page"] = SitePaginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     else:
-        papers = site_search.search_papers(params)
+        papers = site_search.search_papers(params, items=True)
         paginator = SitePaginator(papers, PAGE_SIZE)
         if params.index_hits is None:  # the index's list holds its first MATCH_CAP ids
             paginator.count = counts["papers"]  # already counted for the tabs; saves a query

@@ -38,7 +38,7 @@ def researcher_profile(
         href=lambda code: f"{base_url}?category={code}",
         current=category,
     )
-    listed = papers
+    listed = papers.as_items()  # the columns a list item shows
     if category:
         listed = listed.filter(primary_category_id=category)
     elif first_page and sort == "newest" and "newest_ids" in summary:

@@ -18,7 +18,7 @@ from django.test.utils import CaptureQueriesContext
 
 from institutions.models import Institution
 from pages.tasks import archive_facts_stage
-from papers.models import Paper
+from papers.models import Collaboration, Paper
 from researchers.models import Researcher
 
 pytestmark = pytest.mark.django_db
@@ -127,3 +127,31 @@ def test_the_check_finds_a_missing_index(client, matched_sample):
             cursor.execute(f'DROP INDEX "{name}"')
     found = _scans(client, _page_kinds()["paper page"])
     assert any("papers_paperauthor" in tables for tables, _sql in found)
+
+
+# Columns of a paper that no list item shows: a list that reads them reads every column.
+UNSHOWN = ('"papers_paper"."journal_ref"', '"papers_paper"."set_specs"', '"papers_category"."description"')
+
+
+def test_paper_lists_read_only_the_columns_an_item_shows(client, matched_sample):
+    # Each list reads its page of papers with the columns {% paper_item %} shows (issue 28),
+    # and never fetches a left-out column paper by paper afterwards (a deferred field read).
+    collaboration = Collaboration.objects.filter(paper_entries__paper__deleted=False).order_by("pk").first()
+    kinds = _page_kinds()
+    lists = {
+        kind: kinds[kind]
+        for kind in ("researcher page", "institution page", "search page", "home page", "paper list")
+    }
+    lists["collaboration page"] = collaboration.get_absolute_url()
+    problems = {}
+    for kind, url in lists.items():
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.get(url)
+        assert response.status_code == 200, url
+        assert response.content.count(b'<article class="paper-item">') >= 1, url
+        papers = [q["sql"] for q in ctx.captured_queries if 'FROM "papers_paper"' in q["sql"]]
+        wide = [sql[:120] for sql in papers if any(column in sql for column in UNSHOWN)]
+        one_by_one = [sql[:120] for sql in papers if 'WHERE "papers_paper"."id" = ' in sql]
+        if wide or one_by_one:
+            problems[kind] = wide + one_by_one
+    assert problems == {}
