@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import ExtractYear
+from django.urls import reverse
 
 from papers.affiliations import normalize
 from papers.models import Paper, PaperAuthor
@@ -86,51 +87,72 @@ def _followed(institution: Institution) -> Institution:
 # -- The institution page ---------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
+class RelatedRecord:
+    """A loaded institution as a relation link shows it: its page, name and status (a
+    research organisation names a thousand others, CNRS 1,038: tuples, not model instances;
+    issue 28)."""
+
+    pk: int
+    ror_id: str
+    name: str
+    slug: str
+    status: str
+
+    def get_absolute_url(self) -> str:
+        """The institution's canonical page (:meth:`Institution.get_absolute_url`)."""
+        return reverse("institutions:detail", kwargs={"pk": self.pk, "slug": self.slug})
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == Institution.Status.ACTIVE
+
+
+@dataclass(slots=True)
 class RelatedInstitution:
     """A relationship target: the loaded institution when there is one, else ROR's label."""
 
     type: str
     ror_id: str
     label: str
-    institution: Institution | None
+    institution: RelatedRecord | None
 
     @property
     def ror_url(self) -> str:
         return "https://ror.org/" + self.ror_id
 
 
-# The fields of a related institution that its link on a page reads.
+# The fields of a related institution that its link on a page reads (RelatedRecord's).
 RELATED_FIELDS = ("id", "ror_id", "name", "slug", "status")
 
 
 def institution_relations(institution: Institution) -> dict[str, list[RelatedInstitution]]:
     """The record's relationships by type (``parent``, ``child``, ``related``, ``successor``,
-    ``predecessor``), each target joined to its loaded :class:`Institution` (two queries).
+    ``predecessor``), each target joined to its loaded institution as a
+    :class:`RelatedRecord` (three queries, whatever the number of relationships).
 
     Also adds, as ``predecessor``, loaded records that name this one as their successor
     when it does not list them itself (ROR relationships are not always symmetric).
     """
-    rels = list(institution.relationships.all())
-    inbound = list(
-        InstitutionRelationship.objects.filter(
-            ror_id=institution.ror_id, type=InstitutionRelationship.Type.SUCCESSOR
-        )
-        .select_related("institution")
-        .only("ror_id", *(f"institution__{field}" for field in RELATED_FIELDS))
+    rels = list(
+        InstitutionRelationship.objects.filter(institution=institution).values_list("type", "ror_id", "label")
     )
-    targets = {r.ror_id for r in rels}
-    # What a relation link shows (name, page, status), not each target's whole ROR record
-    # (locations, links, external ids): a research organisation lists hundreds (issue 28).
-    loaded = {i.ror_id: i for i in Institution.objects.filter(ror_id__in=targets).only(*RELATED_FIELDS)}
+    inbound = InstitutionRelationship.objects.filter(
+        ror_id=institution.ror_id, type=InstitutionRelationship.Type.SUCCESSOR
+    ).values_list(*(f"institution__{field}" for field in RELATED_FIELDS))
+    # One array parameter for the targets: a thousand placeholders cost more to write than
+    # the query takes to run.
+    targets = RawSQL("SELECT unnest(%s::text[])", [sorted({ror_id for _type, ror_id, _label in rels})])
+    loaded = {
+        row[1]: RelatedRecord(*row)
+        for row in Institution.objects.filter(ror_id__in=targets).values_list(*RELATED_FIELDS)
+    }
     out: dict[str, list[RelatedInstitution]] = {}
-    for rel in rels:
-        out.setdefault(rel.type, []).append(
-            RelatedInstitution(rel.type, rel.ror_id, rel.label, loaded.get(rel.ror_id))
-        )
+    for rel_type, ror_id, label in rels:
+        out.setdefault(rel_type, []).append(RelatedInstitution(rel_type, ror_id, label, loaded.get(ror_id)))
     listed = {r.ror_id for r in out.get("predecessor", [])}
-    for rel in inbound:
-        source = rel.institution
+    for row in inbound:
+        source = RelatedRecord(*row)
         if source.ror_id not in listed:
             out.setdefault("predecessor", []).append(
                 RelatedInstitution("predecessor", source.ror_id, source.name, source)
@@ -412,6 +434,8 @@ def institution_countries() -> list[tuple[str, str]]:
 
 __all__ = [
     "PAPER_INSTITUTIONS_SQL",
+    "RelatedInstitution",
+    "RelatedRecord",
     "Resolution",
     "fields_from_facts",
     "institution_countries",

@@ -99,10 +99,7 @@ def organization_json_ld(institution: Institution, *, parents: list, page_url: s
 def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse:
     """The canonical institution page ``/institutions/<id>-<slug>``."""
     institution = (
-        Institution.objects.select_related("superseded_by")
-        .prefetch_related("names", "relationships")
-        .filter(pk=pk)
-        .first()
+        Institution.objects.select_related("superseded_by").prefetch_related("names").filter(pk=pk).first()
     )
     if institution is None:
         return not_found(request)
@@ -113,7 +110,7 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
     # every institution with a link and read as kept (seconds each at a million papers;
     # issues 11 and 28).
     summary = institution_summary(institution)
-    papers = selectors.institution_papers(institution)
+    papers = selectors.institution_papers(institution).as_items()
     if request.GET.get("page", "1") == "1" and "newest_ids" in summary:
         # The first page from the kept ids of the newest papers (still filtered as public).
         papers = papers.filter(pk__in=summary["newest_ids"])

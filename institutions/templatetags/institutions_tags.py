@@ -1,4 +1,4 @@
-"""Template tags for the institution page: its researchers and fields, rendered in Python."""
+"""Template tags for the institution page: its researchers, fields and relations, rendered in Python."""
 
 from __future__ import annotations
 
@@ -45,3 +45,33 @@ def field_badges(fields) -> SafeString:
             f' <span class="count">{intcomma(f["count"])}</span></a> '
         )
     return mark_safe("".join(badges))  # noqa: S308 (every string escaped)
+
+
+# A relation list shows this many targets, then says how many more ROR lists.
+RELATIONS_SHOWN = 40
+
+
+@register.simple_tag
+def relation_items(items) -> SafeString:
+    """``{% relation_items items %}``: one relation list of the institution page (its
+    :class:`institutions.selectors.RelatedInstitution` of one type) as ``<ul>``: the first
+    :data:`RELATIONS_SHOWN` targets, each a link to its page here (with a badge when it is not
+    active) or to ROR with ROR's label, then "and N more listed on ROR". Rendered in Python
+    for the reason :func:`researcher_count_items` gives (CNRS names 1,038); the HTML is the
+    included template's as it was (``tests/institutions/test_page_tags.py``)."""
+    out = ['<ul class="inline-list">']
+    for r in items[:RELATIONS_SHOWN]:
+        if target := r.institution:
+            out.append(f'<li><a href="{escape(target.get_absolute_url())}">{escape(target.name)}</a>')
+            if not target.is_active:
+                out.append(f' <span class="badge badge-warn">{escape(target.status)}</span>')
+        else:
+            out.append(
+                f'<li><a href="{escape(r.ror_url)}" rel="noopener">{escape(r.label or r.ror_id)}</a>'
+                ' <span class="muted">(ROR)</span>'
+            )
+        out.append("</li>")
+    if len(items) > RELATIONS_SHOWN:
+        out.append(f'<li class="muted">and {len(items) - RELATIONS_SHOWN} more listed on ROR</li>')
+    out.append("</ul>")
+    return mark_safe("".join(out))  # noqa: S308 (every harvested string escaped)
