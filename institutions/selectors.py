@@ -135,7 +135,10 @@ def institution_relations(institution: Institution) -> dict[str, list[RelatedIns
     when it does not list them itself (ROR relationships are not always symmetric).
     """
     rels = list(
-        InstitutionRelationship.objects.filter(institution=institution).values_list("type", "ror_id", "label")
+        # No ORDER BY: the lists are sorted below (the model's ordering joins the institution).
+        InstitutionRelationship.objects.filter(institution=institution)
+        .order_by()
+        .values_list("type", "ror_id", "label")
     )
     inbound = InstitutionRelationship.objects.filter(
         ror_id=institution.ror_id, type=InstitutionRelationship.Type.SUCCESSOR
@@ -269,6 +272,7 @@ def institution_researchers_from_rows(rows: list[list[int]]) -> list[ResearcherC
     researchers = (
         Researcher.objects.filter(merged_into__isnull=True)
         .only("id", "display_name", "slug")
+        .order_by()  # a dict by id: the model's ordering would only cost compiling and sorting
         .in_bulk([pk for pk, _n in rows])
     )
     return [ResearcherCount(researchers[pk], n) for pk, n in rows if pk in researchers]
@@ -334,7 +338,7 @@ def institution_year_rows_many(researcher_pks: list[int]) -> dict[int, list[list
 def institution_years(rows: list[list]) -> list[InstitutionYears]:
     """:class:`InstitutionYears` for :func:`institution_year_rows`, most recent first, then
     most papers, then name; rows of institutions no longer loaded are dropped. One query."""
-    institutions = Institution.objects.in_bulk([r[0] for r in rows])
+    institutions = Institution.objects.order_by().in_bulk([r[0] for r in rows])
     out = [
         InstitutionYears(institutions[pk], first, last, papers)
         for pk, first, last, papers in rows

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -23,7 +24,7 @@ from wove.counts import CachedCountPaginator
 from wove.jsonld import breadcrumb_list
 
 from . import selectors
-from .models import Institution
+from .models import Institution, InstitutionName
 from .summaries import institution_summary
 
 PAGE_SIZE = 24
@@ -99,7 +100,12 @@ def organization_json_ld(institution: Institution, *, parents: list, page_url: s
 def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse:
     """The canonical institution page ``/institutions/<id>-<slug>``."""
     institution = (
-        Institution.objects.select_related("superseded_by").prefetch_related("names").filter(pk=pk).first()
+        Institution.objects.select_related("superseded_by")
+        # The model's ordering of names starts with their institution, a join for one id.
+        .prefetch_related(Prefetch("names", queryset=InstitutionName.objects.order_by("kind", "value")))
+        .filter(pk=pk)
+        .order_by()
+        .first()
     )
     if institution is None:
         return not_found(request)
