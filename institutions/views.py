@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -20,6 +20,7 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.views import not_found
+from wove.compiled import CompiledQuery
 from wove.counts import CachedCountPaginator
 from wove.jsonld import breadcrumb_list
 
@@ -97,16 +98,23 @@ def organization_json_ld(institution: Institution, *, parents: list, page_url: s
     return data
 
 
-def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse:
-    """The canonical institution page ``/institutions/<id>-<slug>``."""
-    institution = (
+def _institution_for_page(pk: int) -> QuerySet[Institution]:
+    return (
         Institution.objects.select_related("superseded_by")
         # The model's ordering of names starts with their institution, a join for one id.
         .prefetch_related(Prefetch("names", queryset=InstitutionName.objects.order_by("kind", "value")))
         .filter(pk=pk)
-        .order_by()
-        .first()
+        .order_by()[:1]
     )
+
+
+# Compiled once per process (wove.compiled; issue 28). An id is never negative.
+INSTITUTION_FOR_PAGE = CompiledQuery(_institution_for_page, sentinel=-1)
+
+
+def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse:
+    """The canonical institution page ``/institutions/<id>-<slug>``."""
+    institution = INSTITUTION_FOR_PAGE.first(pk)
     if institution is None:
         return not_found(request)
     if slug != institution.slug:

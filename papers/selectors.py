@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.core.cache import cache, caches
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch, Q, QuerySet
 
+from wove.compiled import CompiledQuery
 from wove.errors import ApiError
 
 from .identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
@@ -14,17 +15,26 @@ from .models import Category, Paper, PaperVersion, SearchChange
 from .querysets import category_codes_in, codes_q
 
 
+def _paper_for_page(arxiv_id: str) -> QuerySet[Paper]:
+    return (
+        Paper.objects.select_related("primary_category")
+        .prefetch_related(Prefetch("versions", queryset=PaperVersion.objects.order_by("version")))
+        .filter(arxiv_id=arxiv_id)
+        .order_by()[:1]  # the identifier is unique
+    )
+
+
+# Compiled once per process (wove.compiled): writing the SQL of a paper with its category
+# took the ORM longer than PostgreSQL took to answer it (issue 28).
+PAPER_FOR_PAGE = CompiledQuery(_paper_for_page, sentinel="compiled-arxiv-id")
+
+
 def paper_for_page(arxiv_id: str) -> Paper | None:
     """The paper with its versions and primary category loaded (2 queries), or ``None``
     when the identifier is unknown. Deleted papers are returned (they answer 410). Its
     author slots are not loaded: the page reads only those it shows (a paper may have
     3,000)."""
-    return (
-        Paper.objects.select_related("primary_category")
-        .prefetch_related(Prefetch("versions", queryset=PaperVersion.objects.order_by("version")))
-        .filter(arxiv_id=arxiv_id)
-        .first()
-    )
+    return PAPER_FOR_PAGE.first(arxiv_id)
 
 
 def resolve_identifier(raw: str) -> tuple[ArxivId | None, str]:

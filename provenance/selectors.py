@@ -10,6 +10,8 @@ from typing import Any
 from django.db import connection
 from django.db.models import Q
 
+from wove.compiled import CompiledQuery
+
 from .canonical import B32_DIGEST_LENGTH, Base32Error, b32_digest_decode
 from .models import Event, Record
 
@@ -24,11 +26,18 @@ _DIGEST_LIKE = re.compile(r"^[\w\s=]+$")
 _ARXIV = re.compile(r"^((?:[a-z]+(?:[.-][a-z]+)*/\d{7})|(?:\d{4}\.\d{4,5}))(?:v(\d+))?$", re.IGNORECASE)
 
 
+# Compiled once per process (wove.compiled): every paper page asks (issue 28). A paper id is
+# never negative.
+CURRENT_RECORD = CompiledQuery(
+    lambda paper_id: Record.objects.filter(paper_id=paper_id).latest_first()[:1], sentinel=-1
+)
+
+
 def pith_for_paper(paper) -> Record | None:
     """The paper's current record: its latest version's newest record, or ``None`` when unsigned."""
     if paper is None or getattr(paper, "pk", None) is None:
         return None
-    return Record.objects.filter(paper_id=paper.pk).latest_first().first()
+    return CURRENT_RECORD.first(paper.pk)
 
 
 @dataclass

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.db.models import Q
+from django.db import connection
+from django.db.models import Prefetch, Q, Value
+from django.test.utils import CaptureQueriesContext
 
-from papers.models import Category
+from papers.models import Category, Paper, PaperVersion
 from wove.compiled import CompiledQuery
 
 pytestmark = pytest.mark.django_db
@@ -31,3 +33,35 @@ def test_a_sentinel_that_is_not_exactly_one_parameter_is_refused():
     )
     with pytest.raises(ValueError, match="is 2 of the query's parameters"):
         twice.first("math.IT")
+
+
+def test_related_objects_annotations_and_prefetches_come_as_the_queryset_gives_them():
+    # arXiv's first new-style identifier, as its OAI-PMH record gives it.
+    paper = Paper.objects.create(
+        arxiv_id="0704.0001",
+        slug="calculation-of-prompt-diphoton-production-cross-sections",
+        title="Calculation of prompt diphoton production cross sections at Tevatron and LHC energies",
+        primary_category_id="hep-ph",
+        categories=["hep-ph"],
+    )
+    PaperVersion.objects.create(paper=paper, version=2, size_kb=464)
+    PaperVersion.objects.create(paper=paper, version=1, size_kb=432)
+
+    def build(arxiv_id: str):
+        return (
+            Paper.objects.select_related("primary_category")
+            .prefetch_related(Prefetch("versions", queryset=PaperVersion.objects.order_by("version")))
+            .annotate(shown=Value(1))
+            .filter(arxiv_id=arxiv_id)[:1]
+        )
+
+    page = CompiledQuery(build, sentinel="compiled")
+    for _ in range(2):  # compiled on the first call, reused on the second
+        with CaptureQueriesContext(connection) as ctx:
+            found = page.first("0704.0001")
+            assert found.primary_category.name == "High Energy Physics - Phenomenology"
+            assert [(v.version, v.size_kb) for v in found.versions.all()] == [(1, 432), (2, 464)]
+        assert len(ctx.captured_queries) == 2  # the paper with its category, then its versions
+        assert found == paper and found.shown == 1 and found.categories == ["hep-ph"]
+    assert page.first("0704.0002") is None
+    assert page.all("0704.0001") == list(build("0704.0001"))

@@ -9,12 +9,15 @@ single description of the query (its tables, joins and column names come from th
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
-from django.db import connections, router
-from django.db.models import Model, QuerySet
+from django.db import DEFAULT_DB_ALIAS, connections, router
+from django.db.models import Model, QuerySet, prefetch_related_objects
+from django.db.models.query import ModelIterable
+from django.db.models.sql.compiler import SQLCompiler
 
 M = TypeVar("M", bound=Model)
 
@@ -40,33 +43,55 @@ class CompiledQuery(Generic[M]):
         self._build = build
         self._sentinel = sentinel
         self._json_columns = tuple(json_columns)
-        self._compiled: tuple[QuerySet[M], str, tuple, int] | None = None
+        self._compiled: tuple[QuerySet[M], SQLCompiler, str, tuple, int] | None = None
 
-    def _parts(self, value: Any) -> tuple[QuerySet[M], str, list]:
+    def _parts(self, value: Any) -> tuple[QuerySet[M], SQLCompiler, str, list]:
         if self._compiled is None:
             queryset = self._build(self._sentinel)
-            sql, params = queryset.query.sql_with_params()
+            # The compiler keeps what it worked out while writing the SQL (the selected
+            # columns, the select_related tree, the annotations' positions): each run reads
+            # its rows with a copy of it.
+            compiler = queryset.query.get_compiler(using=DEFAULT_DB_ALIAS)
+            sql, params = compiler.as_sql()
             at = [i for i, param in enumerate(params) if param == self._sentinel]
             if len(at) != 1:
                 raise ValueError(
                     f"the sentinel {self._sentinel!r} is {len(at)} of the query's parameters, not one"
                 )
-            self._compiled = (queryset, sql, tuple(params), at[0])
-        queryset, sql, params, at = self._compiled
+            self._compiled = (queryset, compiler, sql, tuple(params), at[0])
+        queryset, compiler, sql, params, at = self._compiled
         args = list(params)
         args[at] = value
-        return queryset, sql, args
+        return queryset, compiler, sql, args
+
+    def all(self, value: Any) -> list[M]:
+        """The model instances the queryset gives for ``value``, as iterating it would give
+        them: its ``select_related`` objects attached, annotations as attributes, the field
+        converters applied, then its ``prefetch_related`` lookups run (each a queryset of its
+        own, compiled as usual)."""
+        queryset, compiler, sql, args = self._parts(value)
+        db = router.db_for_read(queryset.model)
+        run = copy.copy(compiler)
+        run.connection, run.using = connections[db], db
+        # The SQL as written for the sentinel, with this value (shadows the method).
+        run.as_sql = lambda *_args, **_kwargs: (sql, args)
+        rows = QuerySet(model=queryset.model, using=db)  # (copying the queryset would run it)
+        rows._query = _Written(run)
+        found = list(ModelIterable(rows))
+        if queryset._prefetch_related_lookups and found:
+            prefetch_related_objects(found, *queryset._prefetch_related_lookups)
+        return found
 
     def first(self, value: Any) -> M | None:
-        """The first model instance the queryset gives for ``value`` (annotations as
-        attributes, the model's field converters applied), or ``None``."""
-        queryset, sql, args = self._parts(value)
-        return next(iter(queryset.model.objects.raw(sql, args)), None)
+        """The first model instance :meth:`all` gives for ``value``, or ``None`` (slice the
+        queryset, ``[:1]``, so that PostgreSQL stops at it)."""
+        found = self.all(value)
+        return found[0] if found else None
 
     def values(self, value: Any) -> list[dict[str, Any]]:
         """The rows of a ``values()`` queryset for ``value``, each a dict keyed as
         ``values()`` names them (``"authorship__researcher_id"``)."""
-        queryset, sql, args = self._parts(value)
+        queryset, _compiler, sql, args = self._parts(value)
         with connections[router.db_for_read(queryset.model)].cursor() as cursor:
             cursor.execute(sql, args)
             names = [column.name for column in cursor.description]
@@ -76,3 +101,14 @@ class CompiledQuery(Generic[M]):
                 if isinstance(row[column], str):
                     row[column] = json.loads(row[column])
         return rows
+
+
+class _Written:
+    """Stands for a queryset's ``query`` where Django's ``ModelIterable`` asks it for its
+    compiler: answers with one already written."""
+
+    def __init__(self, compiler: SQLCompiler) -> None:
+        self.compiler = compiler
+
+    def get_compiler(self, *_args: Any, **_kwargs: Any) -> SQLCompiler:
+        return self.compiler

@@ -14,6 +14,8 @@ from typing import Any
 from django.db import connections, models, router
 from django.utils import timezone
 
+from .compiled import CompiledQuery
+
 
 def summary_read(model: type[models.Model], pk: int, *, stamp_field: str, stamp: int, version: int) -> Any:
     """The stored ``data`` of ``model`` row ``pk`` when its ``stamp_field`` equals ``stamp``
@@ -75,5 +77,18 @@ def summary_read_kept(model: type[models.Model], pk: int, *, version: int) -> An
     """The stored ``data`` of ``model`` row ``pk`` when it is of ``version``, whatever its stamp:
     for pages that trust the pipeline to keep the row current (checking the stamp would
     count the owner's rows on every view). ``None`` when there is no such row. One query."""
-    data = model.objects.filter(pk=pk).values_list("data", flat=True).first()
+    query = _KEPT_READS.get(model)
+    if query is None:
+        query = _KEPT_READS[model] = CompiledQuery(
+            lambda owner: model.objects.filter(pk=owner).values("data")[:1],
+            sentinel=-1,
+            json_columns=["data"],
+        )
+    rows = query.values(pk)
+    data = rows[0]["data"] if rows else None
     return data if isinstance(data, dict) and data.get("version") == version else None
+
+
+# summary_read_kept's query of each summary model, compiled once per process (wove.compiled):
+# every researcher and institution page reads one (issue 28). An owner's id is never negative.
+_KEPT_READS: dict[type[models.Model], CompiledQuery] = {}
