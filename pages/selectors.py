@@ -9,6 +9,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from papers.models import Collaboration, Paper, PaperAuthor, PaperCollaboration
 from researchers.models import Authorship, Researcher
 from researchers.selectors import authors_with_researchers
+from wove.compiled import CompiledQuery
 
 MEMBERS_SHOWN = 10
 
@@ -103,12 +104,9 @@ def collaboration_members(collaboration: Collaboration, *, limit: int = 200) -> 
     return [(people[pk], n) for pk, n in counts.items() if pk in people]
 
 
-def paper_collaborations(paper: Paper) -> list[PaperCollaboration]:
-    """The paper's collaboration entries in author order, with the collaboration, the
-    number of member slots (persons who wrote "for" it) as ``member_count`` and the first
-    ``MEMBERS_SHOWN`` of them as ``members_shown`` (``members_more`` the rest's number)."""
-    entries = list(
-        PaperCollaboration.objects.filter(paper=paper)
+def _paper_collaborations(paper_id: int) -> QuerySet[PaperCollaboration]:
+    return (
+        PaperCollaboration.objects.filter(paper_id=paper_id)
         .select_related("collaboration")
         .annotate(member_count=Count("members"))
         # A sliced prefetch: the first members by author position, not 3,000 of them.
@@ -121,6 +119,18 @@ def paper_collaborations(paper: Paper) -> list[PaperCollaboration]:
         )
         .order_by("position", "id")
     )
+
+
+# Every paper page asks, most papers have none: compiled once per process (wove.compiled;
+# issue 28). A paper id is never negative.
+PAPER_COLLABORATIONS = CompiledQuery(_paper_collaborations, sentinel=-1)
+
+
+def paper_collaborations(paper: Paper) -> list[PaperCollaboration]:
+    """The paper's collaboration entries in author order, with the collaboration, the
+    number of member slots (persons who wrote "for" it) as ``member_count`` and the first
+    ``MEMBERS_SHOWN`` of them as ``members_shown`` (``members_more`` the rest's number)."""
+    entries = PAPER_COLLABORATIONS.all(paper.pk)
     for entry in entries:
         entry.members_more = entry.member_count - len(entry.members_shown)
     return entries

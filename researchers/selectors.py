@@ -13,6 +13,7 @@ from django.db import connections
 from django.db.models import F, Q, QuerySet
 
 from papers.models import Paper, PaperAuthor
+from wove.compiled import CompiledQuery
 from wove.replicas import read_alias
 
 from .models import Authorship, Researcher, SlotReview
@@ -27,6 +28,18 @@ SORTS = {
 }
 
 
+def _slots_with_researchers(paper_id: int) -> QuerySet[PaperAuthor]:
+    return (
+        PaperAuthor.objects.filter(paper_id=paper_id)
+        .select_related("authorship__researcher")
+        .order_by("position")
+    )
+
+
+# authors_with_researchers' first slots by ``stop``, compiled (a paper id is never negative).
+_FIRST_SLOTS: dict[int, CompiledQuery] = {}
+
+
 def authors_with_researchers(
     paper: Paper, *, start: int = 0, stop: int | None = None
 ) -> list[tuple[PaperAuthor, Researcher | None]]:
@@ -37,11 +50,17 @@ def authors_with_researchers(
     returned as is: its page answers 301 to the survivor. Used by the paper page and its
     full author list (``pages.selectors.authors_for_page``).
     """
-    slots = (
-        PaperAuthor.objects.filter(paper=paper)
-        .select_related("authorship__researcher")
-        .order_by("position")[start:stop]
-    )
+    if start == 0 and stop is not None:
+        # The paper page's first slots: its SQL written once per process for each ``stop``
+        # (wove.compiled; issue 28).
+        query = _FIRST_SLOTS.get(stop)
+        if query is None:
+            query = _FIRST_SLOTS.setdefault(
+                stop, CompiledQuery(lambda pk: _slots_with_researchers(pk)[:stop], sentinel=-1)
+            )
+        slots = query.all(paper.pk)
+    else:
+        slots = _slots_with_researchers(paper.pk)[start:stop]
     out: list[tuple[PaperAuthor, Researcher | None]] = []
     for slot in slots:
         authorship = getattr(slot, "authorship", None)
