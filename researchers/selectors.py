@@ -136,16 +136,25 @@ def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
     Follows ``merged_into`` to the survivor (``moved`` is then True); ``(None, False)`` for
     an unknown id or a merge cycle longer than ``MAX_MERGE_HOPS``.
     """
-    researcher = Researcher.objects.filter(pk=pk).first()
+    researcher = RESEARCHER_BY_ID.first(pk)
     moved = False
     hops = 0
     while researcher is not None and researcher.merged_into_id:
         hops += 1
         if hops > MAX_MERGE_HOPS:
             return None, False
-        researcher = Researcher.objects.filter(pk=researcher.merged_into_id).first()
+        researcher = RESEARCHER_BY_ID.first(researcher.merged_into_id)
         moved = True
     return researcher, moved
+
+
+# Every researcher page reads its record, and its unconfirmed links: compiled once per
+# process (wove.compiled; issue 28). An id is never negative.
+RESEARCHER_BY_ID = CompiledQuery(lambda pk: Researcher.objects.filter(pk=pk).order_by()[:1], sentinel=-1)
+UNCONFIRMED_PAPER_IDS = CompiledQuery(
+    lambda pk: Authorship.objects.filter(researcher_id=pk, unconfirmed=True).order_by().values("paper_id"),
+    sentinel=-1,
+)
 
 
 def researcher_papers(researcher: Researcher) -> QuerySet[Paper]:
@@ -172,7 +181,7 @@ def researcher_unconfirmed_papers(researcher: Researcher) -> set[int]:
     """Ids of the papers the researcher holds through an unconfirmed link (the name alone,
     in a name block of several researchers: :mod:`researchers.evidence`). One query, on
     the partial index of unconfirmed authorships."""
-    return set(researcher.authorships.filter(unconfirmed=True).values_list("paper_id", flat=True))
+    return {row["paper_id"] for row in UNCONFIRMED_PAPER_IDS.values(researcher.pk)}
 
 
 @dataclass
