@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from django import template
 from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma
-from django.http import QueryDict
 from django.templatetags.static import static
 from django.utils import timezone
 from django.utils.html import conditional_escape, escape
@@ -78,13 +77,15 @@ def query_with(context, **changes) -> str:
     """The current query string with ``changes`` applied (``None`` removes a key), for
     paging and filter links: ``?{% query_with page=3 %}``."""
     request = context.get("request")
-    query = request.GET.copy() if request is not None else QueryDict(mutable=True)
+    # A dict of the lists, not QueryDict.copy(): that deep-copies, and a search page asks
+    # for a few dozen links (issue 28). Encoded as QueryDict.urlencode encodes, keys in order.
+    lists = dict(request.GET.lists()) if request is not None else {}
     for key, value in changes.items():
         if value is None or value == "":
-            query.pop(key, None)
+            lists.pop(key, None)
         else:
-            query[key] = value
-    return query.urlencode()
+            lists[key] = [value]
+    return urlencode([(key, str(value)) for key, values in lists.items() for value in values])
 
 
 def ld_json_script(data: dict | list, element_id: str = "") -> SafeString:
