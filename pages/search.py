@@ -15,6 +15,7 @@ from datetime import date, datetime
 from typing import Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.core.cache import caches
 from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
@@ -221,8 +222,19 @@ def citation_counts_exist() -> bool:
     """True when some public paper has a citation count (``Paper.cited_by_count``: Semantic
     Scholar's ``citationCount`` or OpenAlex's ``cited_by_count``, recorded when that registry's
     record of the paper is matched to its authors, see ``researchers.services``; or set by an
-    editor). The page offers "Most cited" only then. One probe of ``paper_cited_idx``."""
-    return Paper.objects.public().filter(cited_by_count__isnull=False).exists()
+    editor). The page offers "Most cited" only then. One probe of ``paper_cited_idx``; a yes
+    is kept by each process for :data:`CITATIONS_SECONDS` (every search page asks, and an
+    archive with counts keeps them), a no is asked again (the first count shows at once)."""
+    if caches["process"].get("citation-counts-exist"):
+        return True
+    found = Paper.objects.public().filter(cited_by_count__isnull=False).exists()
+    if found:
+        caches["process"].set("citation-counts-exist", True, CITATIONS_SECONDS)
+    return found
+
+
+# How long a process trusts a yes from citation_counts_exist (seconds).
+CITATIONS_SECONDS = 60
 
 
 def semantic_ranking(search: PaperSearch) -> Ranking | None:
