@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
@@ -83,6 +84,10 @@ TEAM_SPAN = 12  # a team: researchers numbered within this distance of the first
 INITIALS_FORM = 0.25  # share of slots that write the forenames as initials ("J. P. Smith")
 BATCH_SIZE = 2000
 _MASK = (1 << 64) - 1
+# A drawn word: a run of non-space characters in which a math island ($…$ or $$…$$, spaces and
+# all) counts as one character, so "$M_{\rm BH} \sim 10^6$" is drawn whole. Drawn one by one
+# from split(), half islands met other halves at random and left a $ open to the abstract's end.
+_WORD = re.compile(r"(?:\$\$[^$]*\$\$|\$[^$]*\$|\\\$|[^\s$])+|\S+")
 
 
 class CorpusExists(Exception):
@@ -145,8 +150,8 @@ def sample_shape(data_dir: Path = SAMPLE_DIR) -> SampleShape:
         if record.source == "arXivRaw" and record.versions:
             versions.append(len(record.versions))
             licenses.append(record.license)
-        title = record.title.split()
-        abstract = record.abstract.split()
+        title = _words(record.title)
+        abstract = _words(record.abstract)
         title_words.extend(title)
         abstract_words.extend(abstract)
         title_lengths.append(len(title))
@@ -166,6 +171,14 @@ def sample_shape(data_dir: Path = SAMPLE_DIR) -> SampleShape:
         abstract_lengths=tuple(abstract_lengths),
         affiliated_rate=affiliated / max(1, person_slots_arxiv),
     )
+
+
+def _words(text: str) -> list[str]:
+    """``text``'s words for drawing (see :data:`_WORD`), leaving out any word with an unpaired
+    ``$`` (an island split by a line break, or text that never closed it): drawn into another
+    abstract it would open math there to the end."""
+    words = _WORD.findall(text)
+    return [w for w in words if w.replace("\\$", "").count("$") % 2 == 0]
 
 
 @dataclass(slots=True)

@@ -115,3 +115,16 @@ def test_generator_is_deterministic_per_seed():
     assert one == two
     assert one != other
     assert [i for i, _t, _a in one] == [i for i, _t, _a in other]  # ids depend on the count only
+
+
+@pytest.mark.django_db
+def test_math_islands_are_drawn_whole():
+    """A sample island such as ``$\\sqrt{s}=7$ TeV`` spans words; drawn word by word, halves met
+    at random and a $ stayed open to the abstract's end (a page then read the whole abstract
+    as TeX). Every generated title and abstract closes each $ it opens."""
+    shape = sample_shape()
+    islands = [w for w in shape.abstract_words if "$" in w and " " in w]
+    assert any(w.startswith("$") and w.endswith("$") and " " in w for w in islands)
+    for paper in CorpusGenerator(shape=shape, papers=400, seed=5, institutions=40):
+        for text in (paper.title, paper.abstract):
+            assert text.replace("\\$", "").count("$") % 2 == 0, text
