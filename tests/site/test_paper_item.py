@@ -71,3 +71,25 @@ def test_search_marks_and_snippets_render_as_the_template_did(sample_papers):
     paper.title = paper.title_marked = "<script>alert(1)</script> \ue000dark\ue001 matter"
     html = tag.render({"paper": paper, "show_abstract": True, "marked": True})
     assert "<script>" not in html and "&lt;script&gt;" in html and "<mark>dark</mark>" in html
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "A. Aduszkiewicz",
+        # Decomposed accents (combining marks are not counted) around the limit of 20.
+        "Jose\u0301 Mari\u0301a Mu\u0303noz Ga\u0301lvez",
+        "Jose\u0301 Mari\u0301a Mu\u0303n",
+        "x" * 20,
+        "x" * 21,
+        "ATLAS Collaboration: G. Aad, B. Abbott, J. Abdallah",
+    ],
+)
+def test_truncated_chars_gives_what_truncator_gives(text):
+    from django.utils.text import Truncator
+
+    from papers.templatetags.wove import truncated_chars
+
+    assert truncated_chars(text, 20) == Truncator(text).chars(20)
+    assert truncated_chars("x" * 21, 20) == "x" * 19 + "…"
