@@ -16,6 +16,7 @@ from papers.models import Paper, PaperAuthor
 from researchers.models import Authorship, Researcher
 from wove.backlog import Backlog
 from wove.bulk import int_array
+from wove.compiled import CompiledQuery
 from wove.counts import count_cached
 
 from .models import AuthorAffiliation, Institution, InstitutionName, InstitutionRelationship
@@ -126,6 +127,36 @@ class RelatedInstitution:
 RELATED_FIELDS = ("id", "ror_id", "name", "slug", "status")
 
 
+# The three reads of institution_relations, compiled once per process (wove.compiled): writing
+# them was most of their cost on an institution page (issue 28). No ORDER BY: the lists are
+# sorted in Python (the model's ordering joins the institution).
+_NO_ROR_ID = "\x00"  # a ROR ID nothing holds
+RELATIONSHIPS = CompiledQuery(
+    lambda pk: (
+        InstitutionRelationship.objects.filter(institution_id=pk).order_by().values("type", "ror_id", "label")
+    ),
+    sentinel=-1,
+)
+SUCCESSOR_SOURCES = CompiledQuery(
+    lambda ror_id: (
+        InstitutionRelationship.objects.filter(ror_id=ror_id, type=InstitutionRelationship.Type.SUCCESSOR)
+        .order_by()
+        .values(*(f"institution__{field}" for field in RELATED_FIELDS))
+    ),
+    sentinel=_NO_ROR_ID,
+)
+# One array parameter for the targets: a thousand placeholders cost more to write than the
+# query takes to run.
+RELATED_RECORDS = CompiledQuery(
+    lambda ror_ids: (
+        Institution.objects.filter(ror_id__in=RawSQL("SELECT unnest(%s::text[])", [ror_ids]))
+        .order_by()
+        .values(*RELATED_FIELDS)
+    ),
+    sentinel=[_NO_ROR_ID],
+)
+
+
 def institution_relations(institution: Institution) -> dict[str, list[RelatedInstitution]]:
     """The record's relationships by type (``parent``, ``child``, ``related``, ``successor``,
     ``predecessor``), each target joined to its loaded institution as a
@@ -134,22 +165,14 @@ def institution_relations(institution: Institution) -> dict[str, list[RelatedIns
     Also adds, as ``predecessor``, loaded records that name this one as their successor
     when it does not list them itself (ROR relationships are not always symmetric).
     """
-    rels = list(
-        # No ORDER BY: the lists are sorted below (the model's ordering joins the institution).
-        InstitutionRelationship.objects.filter(institution=institution)
-        .order_by()
-        .values_list("type", "ror_id", "label")
+    rels = [(row["type"], row["ror_id"], row["label"]) for row in RELATIONSHIPS.values(institution.pk)]
+    inbound = [tuple(row.values()) for row in SUCCESSOR_SOURCES.values(institution.ror_id)]
+    targets = sorted({ror_id for _type, ror_id, _label in rels})
+    loaded = (
+        {row["ror_id"]: RelatedRecord(*row.values()) for row in RELATED_RECORDS.values(targets)}
+        if targets
+        else {}
     )
-    inbound = InstitutionRelationship.objects.filter(
-        ror_id=institution.ror_id, type=InstitutionRelationship.Type.SUCCESSOR
-    ).values_list(*(f"institution__{field}" for field in RELATED_FIELDS))
-    # One array parameter for the targets: a thousand placeholders cost more to write than
-    # the query takes to run.
-    targets = RawSQL("SELECT unnest(%s::text[])", [sorted({ror_id for _type, ror_id, _label in rels})])
-    loaded = {
-        row[1]: RelatedRecord(*row)
-        for row in Institution.objects.filter(ror_id__in=targets).values_list(*RELATED_FIELDS)
-    }
     out: dict[str, list[RelatedInstitution]] = {}
     for rel_type, ror_id, label in rels:
         out.setdefault(rel_type, []).append(RelatedInstitution(rel_type, ror_id, label, loaded.get(ror_id)))

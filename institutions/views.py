@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -20,7 +19,7 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.views import not_found
-from wove.compiled import CompiledQuery
+from wove.compiled import CompiledQuery, attach_prefetched
 from wove.counts import CachedCountPaginator
 from wove.jsonld import breadcrumb_list
 
@@ -98,18 +97,15 @@ def organization_json_ld(institution: Institution, *, parents: list, page_url: s
     return data
 
 
-def _institution_for_page(pk: int) -> QuerySet[Institution]:
-    return (
-        Institution.objects.select_related("superseded_by")
-        # The model's ordering of names starts with their institution, a join for one id.
-        .prefetch_related(Prefetch("names", queryset=InstitutionName.objects.order_by("kind", "value")))
-        .filter(pk=pk)
-        .order_by()[:1]
-    )
-
-
 # Compiled once per process (wove.compiled; issue 28). An id is never negative.
-INSTITUTION_FOR_PAGE = CompiledQuery(_institution_for_page, sentinel=-1)
+INSTITUTION_FOR_PAGE = CompiledQuery(
+    lambda pk: Institution.objects.select_related("superseded_by").filter(pk=pk).order_by()[:1], sentinel=-1
+)
+# Its names, attached as a prefetch would attach them (a prefetch is compiled per request). The
+# model's ordering of names starts with their institution, a join for one id.
+INSTITUTION_NAMES = CompiledQuery(
+    lambda pk: InstitutionName.objects.filter(institution_id=pk).order_by("kind", "value"), sentinel=-1
+)
 
 
 def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse:
@@ -119,6 +115,7 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
         return not_found(request)
     if slug != institution.slug:
         return HttpResponsePermanentRedirect(institution.get_absolute_url())
+    attach_prefetched(institution, "names", INSTITUTION_NAMES.all(pk))
     relations = selectors.institution_relations(institution)
     # Paper count, fields and researchers over every linked paper: kept in the database for
     # every institution with a link and read as kept (seconds each at a million papers;

@@ -8,7 +8,7 @@ from django.db.models import Prefetch, Q, Value
 from django.test.utils import CaptureQueriesContext
 
 from papers.models import Category, Paper, PaperVersion
-from wove.compiled import CompiledQuery
+from wove.compiled import CompiledQuery, attach_prefetched
 
 pytestmark = pytest.mark.django_db
 
@@ -65,3 +65,24 @@ def test_related_objects_annotations_and_prefetches_come_as_the_queryset_gives_t
         assert found == paper and found.shown == 1 and found.categories == ["hep-ph"]
     assert page.first("0704.0002") is None
     assert page.all("0704.0001") == list(build("0704.0001"))
+
+
+def test_rows_read_apart_are_attached_as_a_prefetch_would_attach_them():
+    paper = Paper.objects.create(
+        arxiv_id="0704.0001",
+        slug="calculation-of-prompt-diphoton-production-cross-sections",
+        title="Calculation of prompt diphoton production cross sections at Tevatron and LHC energies",
+        primary_category_id="hep-ph",
+        categories=["hep-ph"],
+    )
+    PaperVersion.objects.create(paper=paper, version=2, size_kb=464)
+    PaperVersion.objects.create(paper=paper, version=1, size_kb=432)
+    versions = CompiledQuery(
+        lambda pk: PaperVersion.objects.filter(paper_id=pk).order_by("version"), sentinel=-1
+    )
+    found = Paper.objects.get(pk=paper.pk)
+    attach_prefetched(found, "versions", versions.all(paper.pk))
+    with CaptureQueriesContext(connection) as ctx:
+        assert [(v.version, v.size_kb) for v in found.versions.all()] == [(1, 432), (2, 464)]
+        assert found.versions.all().count() == 2
+    assert ctx.captured_queries == []

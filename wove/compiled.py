@@ -103,6 +103,20 @@ class CompiledQuery(Generic[M]):
         return rows
 
 
+def attach_prefetched(instance: Model, accessor: str, rows: list[Model]) -> None:
+    """Make ``getattr(instance, accessor).all()`` give ``rows`` without a query, as
+    ``prefetch_related(accessor)`` would have (Django keeps prefetched rows in
+    ``_prefetched_objects_cache`` under the accessor's name), for rows read by a
+    :class:`CompiledQuery` rather than by a prefetch compiled on every request."""
+    model = getattr(type(instance), accessor).rel.related_model
+    cached = QuerySet(model=model)
+    cached._result_cache = list(rows)
+    cached._prefetch_done = True
+    if not hasattr(instance, "_prefetched_objects_cache"):
+        instance._prefetched_objects_cache = {}
+    instance._prefetched_objects_cache[accessor] = cached
+
+
 class _Written:
     """Stands for a queryset's ``query`` where Django's ``ModelIterable`` asks it for its
     compiler: answers with one already written."""
