@@ -287,17 +287,26 @@ def institution_researcher_count(institution: Institution) -> int:
     )
 
 
+# The researchers an institution page lists, compiled once per process (wove.compiled), their
+# ids one array parameter. The page shows a link and a name: the rest of a researcher row (name
+# variants, folded names) is left unread; no ORDER BY, the rows come in the kept order.
+LISTED_RESEARCHERS = CompiledQuery(
+    lambda ids: (
+        Researcher.objects.filter(
+            merged_into__isnull=True, pk__in=RawSQL("SELECT unnest(%s::bigint[])", [ids])
+        )
+        .only("id", "display_name", "slug")
+        .order_by()
+    ),
+    sentinel=[-1],
+)
+
+
 def institution_researchers_from_rows(rows: list[list[int]]) -> list[ResearcherCount]:
     """:class:`ResearcherCount` for :func:`institution_researcher_rows`, in their order;
     researchers merged away or deleted since are dropped. One query."""
-    # The page shows a link and a name: the rest of a researcher row (name variants, folded
-    # names) is left unread.
-    researchers = (
-        Researcher.objects.filter(merged_into__isnull=True)
-        .only("id", "display_name", "slug")
-        .order_by()  # a dict by id: the model's ordering would only cost compiling and sorting
-        .in_bulk([pk for pk, _n in rows])
-    )
+    found = LISTED_RESEARCHERS.all([pk for pk, _n in rows]) if rows else []
+    researchers = {researcher.pk: researcher for researcher in found}
     return [ResearcherCount(researchers[pk], n) for pk, n in rows if pk in researchers]
 
 

@@ -5,28 +5,27 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.core.cache import cache, caches
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Q
 
-from wove.compiled import CompiledQuery
+from wove.compiled import CompiledQuery, attach_prefetched
 from wove.errors import ApiError
 
 from .identifiers import ArxivId, InvalidArxivId, parse_arxiv_id
 from .models import Category, Paper, PaperVersion, SearchChange
 from .querysets import category_codes_in, codes_q
 
-
-def _paper_for_page(arxiv_id: str) -> QuerySet[Paper]:
-    return (
-        Paper.objects.select_related("primary_category")
-        .prefetch_related(Prefetch("versions", queryset=PaperVersion.objects.order_by("version")))
-        .filter(arxiv_id=arxiv_id)
-        .order_by()[:1]  # the identifier is unique
-    )
-
-
 # Compiled once per process (wove.compiled): writing the SQL of a paper with its category
-# took the ORM longer than PostgreSQL took to answer it (issue 28).
-PAPER_FOR_PAGE = CompiledQuery(_paper_for_page, sentinel="compiled-arxiv-id")
+# took the ORM longer than PostgreSQL took to answer it (issue 28). The identifier is unique.
+PAPER_FOR_PAGE = CompiledQuery(
+    lambda arxiv_id: (
+        Paper.objects.select_related("primary_category").filter(arxiv_id=arxiv_id).order_by()[:1]
+    ),
+    sentinel="compiled-arxiv-id",
+)
+# Its versions, attached as a prefetch would attach them (a prefetch is compiled per request).
+PAPER_VERSIONS = CompiledQuery(
+    lambda pk: PaperVersion.objects.filter(paper_id=pk).order_by("version"), sentinel=-1
+)
 
 
 def paper_for_page(arxiv_id: str) -> Paper | None:
@@ -34,7 +33,10 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
     when the identifier is unknown. Deleted papers are returned (they answer 410). Its
     author slots are not loaded: the page reads only those it shows (a paper may have
     3,000)."""
-    return PAPER_FOR_PAGE.first(arxiv_id)
+    paper = PAPER_FOR_PAGE.first(arxiv_id)
+    if paper is not None:
+        attach_prefetched(paper, "versions", PAPER_VERSIONS.all(paper.pk))
+    return paper
 
 
 def resolve_identifier(raw: str) -> tuple[ArxivId | None, str]:
