@@ -35,8 +35,8 @@ def test_a_sentinel_that_is_not_exactly_one_parameter_is_refused():
         twice.first("math.IT")
 
 
-def test_related_objects_annotations_and_prefetches_come_as_the_queryset_gives_them():
-    # arXiv's first new-style identifier, as its OAI-PMH record gives it.
+def _first_paper() -> Paper:
+    """arXiv's first new-style identifier, as its OAI-PMH record gives it, with two versions."""
     paper = Paper.objects.create(
         arxiv_id="0704.0001",
         slug="calculation-of-prompt-diphoton-production-cross-sections",
@@ -46,6 +46,11 @@ def test_related_objects_annotations_and_prefetches_come_as_the_queryset_gives_t
     )
     PaperVersion.objects.create(paper=paper, version=2, size_kb=464)
     PaperVersion.objects.create(paper=paper, version=1, size_kb=432)
+    return paper
+
+
+def test_related_objects_annotations_and_prefetches_come_as_the_queryset_gives_them():
+    paper = _first_paper()
 
     def build(arxiv_id: str):
         return (
@@ -68,15 +73,7 @@ def test_related_objects_annotations_and_prefetches_come_as_the_queryset_gives_t
 
 
 def test_rows_read_apart_are_attached_as_a_prefetch_would_attach_them():
-    paper = Paper.objects.create(
-        arxiv_id="0704.0001",
-        slug="calculation-of-prompt-diphoton-production-cross-sections",
-        title="Calculation of prompt diphoton production cross sections at Tevatron and LHC energies",
-        primary_category_id="hep-ph",
-        categories=["hep-ph"],
-    )
-    PaperVersion.objects.create(paper=paper, version=2, size_kb=464)
-    PaperVersion.objects.create(paper=paper, version=1, size_kb=432)
+    paper = _first_paper()
     versions = CompiledQuery(
         lambda pk: PaperVersion.objects.filter(paper_id=pk).order_by("version"), sentinel=-1
     )
