@@ -15,7 +15,7 @@ from papers.affiliations import normalize
 from papers.models import Paper, PaperAuthor
 from researchers.models import Authorship, Researcher
 from wove.backlog import Backlog
-from wove.bulk import int_array
+from wove.bulk import int_array, text_array
 from wove.compiled import CompiledQuery
 from wove.counts import count_cached
 
@@ -145,15 +145,15 @@ SUCCESSOR_SOURCES = CompiledQuery(
     ),
     sentinel=_NO_ROR_ID,
 )
-# One array parameter for the targets: a thousand placeholders cost more to write than the
-# query takes to run.
+# One array literal for the targets (wove.bulk.text_array): a thousand placeholders, or a list
+# psycopg binds element by element, cost more than the query takes to run.
 RELATED_RECORDS = CompiledQuery(
     lambda ror_ids: (
         Institution.objects.filter(ror_id__in=RawSQL("SELECT unnest(%s::text[])", [ror_ids]))
         .order_by()
         .values(*RELATED_FIELDS)
     ),
-    sentinel=[_NO_ROR_ID],
+    sentinel=text_array([_NO_ROR_ID]),
 )
 
 
@@ -169,7 +169,7 @@ def institution_relations(institution: Institution) -> dict[str, list[RelatedIns
     inbound = [tuple(row.values()) for row in SUCCESSOR_SOURCES.values(institution.ror_id)]
     targets = sorted({ror_id for _type, ror_id, _label in rels})
     loaded = (
-        {row["ror_id"]: RelatedRecord(*row.values()) for row in RELATED_RECORDS.values(targets)}
+        {row["ror_id"]: RelatedRecord(*row.values()) for row in RELATED_RECORDS.values(text_array(targets))}
         if targets
         else {}
     )
@@ -288,8 +288,9 @@ def institution_researcher_count(institution: Institution) -> int:
 
 
 # The researchers an institution page lists, compiled once per process (wove.compiled), their
-# ids one array parameter. The page shows a link and a name: the rest of a researcher row (name
-# variants, folded names) is left unread; no ORDER BY, the rows come in the kept order.
+# ids one array literal (wove.bulk.int_array). The page shows a link and a name: the rest of a
+# researcher row (name variants, folded names) is left unread; no ORDER BY, the rows come in
+# the kept order.
 LISTED_RESEARCHERS = CompiledQuery(
     lambda ids: (
         Researcher.objects.filter(
@@ -298,14 +299,14 @@ LISTED_RESEARCHERS = CompiledQuery(
         .only("id", "display_name", "slug")
         .order_by()
     ),
-    sentinel=[-1],
+    sentinel=int_array([-1]),
 )
 
 
 def institution_researchers_from_rows(rows: list[list[int]]) -> list[ResearcherCount]:
     """:class:`ResearcherCount` for :func:`institution_researcher_rows`, in their order;
     researchers merged away or deleted since are dropped. One query."""
-    found = LISTED_RESEARCHERS.all([pk for pk, _n in rows]) if rows else []
+    found = LISTED_RESEARCHERS.all(int_array(pk for pk, _n in rows)) if rows else []
     researchers = {researcher.pk: researcher for researcher in found}
     return [ResearcherCount(researchers[pk], n) for pk, n in rows if pk in researchers]
 
