@@ -250,7 +250,9 @@ def semantic_ranking(search: PaperSearch) -> Ranking | None:
     within = Paper.objects.public().filter(_filters(search))
     facts = archive_facts()
     coverage = None
-    if facts is not None and facts["model"] == search_model() and facts["embedded"] == facts["papers"]:
+    # The kept counts first: search_model() reads two rows on every request of an archive
+    # with no vectors yet (it keeps no answer until the first vectors decide).
+    if facts is not None and facts["embedded"] == facts["papers"] and facts["model"] == search_model():
         # Every paper had its vector at the last count: no count now. While the stage is
         # still embedding, the note counts live (cached a minute on a large archive), as the
         # kept number moves only every sweep.
