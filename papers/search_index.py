@@ -35,7 +35,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, connections, router, transaction
 from django.utils import timezone
 
 from wove.bulk import int_array
@@ -220,7 +220,16 @@ def _open(copy: Copy):
 def lag(copy: Copy, *, limit: int) -> int:
     """Log entries after ``copy.applied``, counted up to ``limit + 1`` (a bounded scan of
     the log's primary key)."""
-    return SearchChange.objects.filter(id__gt=copy.applied).order_by("id")[: limit + 1].count()
+    # Written out rather than through the ORM: asked on every keyword search, where compiling
+    # the sliced count was about half a millisecond of a request (issue 28). The same plan
+    # (an index range scan of the primary key, stopped at limit + 1).
+    table = connection.ops.quote_name(SearchChange._meta.db_table)
+    with connections[router.db_for_read(SearchChange)].cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE id > %s ORDER BY id LIMIT %s) AS logged",  # noqa: S608 (a model's table name)
+            [copy.applied, limit + 1],
+        )
+        return cursor.fetchone()[0]
 
 
 def usable() -> Copy | None:
