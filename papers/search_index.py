@@ -22,6 +22,7 @@ Layout under ``settings.SEARCH_INDEX_DIR``: ``current`` (the name of the live di
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -30,6 +31,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -556,6 +558,9 @@ def search(
     if len(clauses) > 1:
         query = tantivy.Query.boolean_query(clauses)
     searcher = index.searcher()
+    # The facets read every match once more: counted on another thread while this one ranks
+    # (Tantivy lets go of the GIL), so a common word's search costs one pass, not two.
+    counting = _facet_pool().submit(_facet_counts, searcher, query, facet_size) if facets else None
     wanted, limit = limit, max(limit, 1)  # Tantivy's collector needs a limit of at least 1
     if sort in SORT_FIELDS:
         name, ascending = SORT_FIELDS[sort]
@@ -569,9 +574,16 @@ def search(
         hits.scores = [float(score) for score, _address in found.hits[:wanted]]
     if linked:
         hits.linked = _linked_counts(searcher, [address for _key, address in found.hits[:linked]])
-    if facets and found.count:
-        hits.categories, hits.years = _facet_counts(searcher, query, facet_size)
+    if counting is not None:
+        hits.categories, hits.years = counting.result()
     return hits
+
+
+@functools.cache
+def _facet_pool() -> ThreadPoolExecutor:
+    # One per process, shared by its request threads: a thread started per search costs
+    # about as much as the counting it overlaps on a rare word.
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="search-facets")
 
 
 # Distinct category sets a facet count reads in one pass; more (never on arXiv's ~150
