@@ -564,19 +564,79 @@ def search(
     wanted, limit = limit, max(limit, 1)  # Tantivy's collector needs a limit of at least 1
     if sort in SORT_FIELDS:
         name, ascending = SORT_FIELDS[sort]
-        order = tantivy.Order.Asc if ascending else tantivy.Order.Desc
-        found = searcher.search(query, limit, count=True, order_by_field=name, offset=offset, order=order)
+        found, count = _in_field_order(
+            searcher, schema, query, copy, name, ascending, offset=offset, limit=limit
+        )
     else:
         found = searcher.search(query, limit, count=True, offset=offset)
-    addresses = [address for _key, address in found.hits][:wanted]
-    hits = IndexHits(searcher.fast_field_values("id", addresses) if addresses else [], found.count)
+        found, count = found.hits, found.count
+    addresses = [address for _key, address in found][:wanted]
+    hits = IndexHits(searcher.fast_field_values("id", addresses) if addresses else [], count)
     if sort not in SORT_FIELDS:
-        hits.scores = [float(score) for score, _address in found.hits[:wanted]]
+        hits.scores = [float(score) for score, _address in found[:wanted]]
     if linked:
-        hits.linked = _linked_counts(searcher, [address for _key, address in found.hits[:linked]])
+        hits.linked = _linked_counts(searcher, [address for _key, address in found[:linked]])
     if counting is not None:
         hits.categories, hits.years = counting.result()
     return hits
+
+
+# Seconds of submission time a newest- or oldest-first search reads before every match.
+# Ordering by a field reads the field for every match: 9 ms for a word in a third of a
+# million papers at 1 M, where its papers of the last 30 days, 0.4 ms, hold the first pages
+# (issue 28, the API's default sort). A rarer word's window holds too few: its matches,
+# few, are then all ordered. 0 turns the window off.
+SORT_WINDOW = 30 * 86_400
+# Seconds a process keeps the archive's newest and oldest submission times (the window is
+# open on the far side, so a paper added since is still inside it).
+EDGE_SECONDS = 3600
+_edges: dict[tuple[str, bool], tuple[int, float]] = {}
+
+
+def _in_field_order(
+    searcher, schema, query, copy: Copy, name: str, ascending: bool, *, offset: int, limit: int
+):
+    """``(hits, count)``: the matches of ``query`` at ``offset``..``offset + limit`` by the
+    fast field ``name`` (ascending or descending; Tantivy's ``(value, address)`` pairs) and
+    the number of matches. By submission time, when the matches within :data:`SORT_WINDOW`
+    of the archive's newest (oldest) submission hold ``offset + limit`` of them, or all of
+    them, they answer: the window is open on the side the order starts from, so every match
+    outside it comes after every match inside, and the hits are those of every match
+    ordered (a paper without a submission time comes last either way); otherwise every
+    match is ordered."""
+    tantivy = _tantivy()
+    order = tantivy.Order.Asc if ascending else tantivy.Order.Desc
+    edge = _edge(searcher, copy, ascending) if name == "submitted" and SORT_WINDOW else None
+    if edge is None:
+        found = searcher.search(query, limit, count=True, order_by_field=name, offset=offset, order=order)
+        return found.hits, found.count
+    low, high = (None, edge + SORT_WINDOW) if ascending else (edge - SORT_WINDOW, None)
+    within = tantivy.Query.range_query(schema, name, tantivy.FieldType.Integer, low, high)
+    windowed = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)])
+    found = searcher.search(windowed, limit, count=True, order_by_field=name, offset=offset, order=order)
+    if found.count < offset + limit:
+        found = searcher.search(query, limit, count=True, order_by_field=name, offset=offset, order=order)
+        return found.hits, found.count
+    # Every match counted without ranking or ordering them: an aggregation over the id
+    # column, which every document holds (2.0 ms for 'field' where a counting search is 2.9).
+    counted = searcher.aggregate(query, {"matches": {"value_count": {"field": "id"}}})
+    return found.hits, int(counted["matches"]["value"])
+
+
+def _edge(searcher, copy: Copy, ascending: bool) -> int | None:
+    """The oldest (``ascending``) or newest submission time in ``copy`` (seconds since the
+    epoch, UTC), kept :data:`EDGE_SECONDS`; ``None`` when it holds no paper."""
+    key = (str(copy.path), ascending)
+    known = _edges.get(key)
+    if known is not None and time.monotonic() - known[1] < EDGE_SECONDS:
+        return known[0]
+    tantivy = _tantivy()
+    order = tantivy.Order.Asc if ascending else tantivy.Order.Desc
+    found = searcher.search(tantivy.Query.all_query(), 1, order_by_field="submitted", order=order)
+    if not found.hits:
+        return None
+    _edges[key] = (int(found.hits[0][0]), time.monotonic())
+    return _edges[key][0]
 
 
 @functools.cache

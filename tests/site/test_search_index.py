@@ -10,6 +10,7 @@ for these queries; a hyphenated word is searched as the phrase of its pieces by 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.http import QueryDict
@@ -194,6 +195,41 @@ def test_category_counts_from_the_category_sets_equal_each_categorys_own(indexed
     from_columns = search_index.search("galaxy OR quantum", facets=True, facet_size=40)
     assert from_sets.categories == from_columns.categories
     assert len(from_sets.categories) >= 20 and from_sets.years == from_columns.years
+
+
+@pytest.mark.parametrize("sort", ["newest", "oldest"])
+@pytest.mark.parametrize("days", [1, 30, 365, 3650])
+def test_a_date_order_read_in_a_window_lists_what_ordering_every_match_lists(
+    indexed, monkeypatch, sort, days
+):
+    """Newest or oldest first, the matches within the window of the archive's newest (oldest)
+    submission answer when they hold the hits asked for; every match is ordered otherwise.
+    Both give the ids and the count that ordering every match gives (issue 28), for common
+    and rare words, first and later pages, windows the sample's papers fill or not."""
+    cases = [("model", 0, 20), ("model", 40, 20), ("model", 0, 900), ("galaxy", 3, 7)]
+    cases += [
+        ('"black hole"', 0, 100),
+        ("the", 0, 1),
+        ("quantum -gravity", 10, 10),
+        ("Schwarzschild", 0, 20),
+        ("zzzzq", 0, 20),
+    ]
+    windowed = {}
+    monkeypatch.setattr(search_index, "SORT_WINDOW", days * 86_400)
+    for q, offset, limit in cases:
+        windowed[q, offset, limit] = search_index.search(q, sort=sort, offset=offset, limit=limit)
+    monkeypatch.setattr(search_index, "SORT_WINDOW", 0)
+    for q, offset, limit in cases:
+        whole = search_index.search(q, sort=sort, offset=offset, limit=limit)
+        found = windowed[q, offset, limit]
+        assert (found.ids, found.count) == (whole.ids, whole.count), (q, offset, limit)
+    # By hand: "model" has 834 matches; 20 of them within a year of the newest paper, so the
+    # window answered the first page there.
+    assert windowed["model", 0, 20].count == 834
+    if days == 365 and sort == "newest":
+        newest = Paper.objects.public().order_by("-submitted_at").values_list("submitted_at", flat=True)[0]
+        recent = search_index.search("model", submitted_from=(newest - timedelta(days=364)).date()).count
+        assert recent >= 20
 
 
 def test_filters_narrow_the_index_search_as_they_narrow_postgres(client, indexed):
