@@ -599,11 +599,10 @@ def _in_field_order(
     """``(hits, count)``: the matches of ``query`` at ``offset``..``offset + limit`` by the
     fast field ``name`` (ascending or descending; Tantivy's ``(value, address)`` pairs) and
     the number of matches. By submission time, when the matches within :data:`SORT_WINDOW`
-    of the archive's newest (oldest) submission hold ``offset + limit`` of them, or all of
-    them, they answer: the window is open on the side the order starts from, so every match
-    outside it comes after every match inside, and the hits are those of every match
-    ordered (a paper without a submission time comes last either way); otherwise every
-    match is ordered."""
+    of the archive's newest (oldest) submission number ``offset + limit`` or more, they
+    answer: the window is open on the side the order starts from, so every match outside it
+    comes after every match inside, and the hits are those of every match ordered (a paper
+    without a submission time comes last either way); otherwise every match is ordered."""
     tantivy = _tantivy()
     order = tantivy.Order.Asc if ascending else tantivy.Order.Desc
     edge = _edge(searcher, copy, ascending) if name == "submitted" and SORT_WINDOW else None
