@@ -153,7 +153,9 @@ def embedder_error(backend: str | None = None) -> str:
 
 
 def reset_embedders() -> None:
-    """Forget loaded models (tests switch ``SEMANTIC_MODEL``)."""
+    """Forget loaded models and which packages are installed (tests switch
+    ``SEMANTIC_MODEL`` and hide packages)."""
     with _lock:
         _loaded.clear()
         _errors.clear()
+    _installed.cache_clear()
