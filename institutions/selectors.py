@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet
-from django.db.models.expressions import RawSQL
 from django.db.models.functions import ExtractYear
 from django.urls import reverse
 
@@ -15,7 +14,7 @@ from papers.affiliations import normalize
 from papers.models import Paper, PaperAuthor
 from researchers.models import Authorship, Researcher
 from wove.backlog import Backlog
-from wove.bulk import int_array, text_array
+from wove.bulk import int_array, text_array, unnested
 from wove.compiled import CompiledQuery
 from wove.counts import count_cached
 
@@ -149,9 +148,7 @@ SUCCESSOR_SOURCES = CompiledQuery(
 # psycopg binds element by element, cost more than the query takes to run.
 RELATED_RECORDS = CompiledQuery(
     lambda ror_ids: (
-        Institution.objects.filter(ror_id__in=RawSQL("SELECT unnest(%s::text[])", [ror_ids]))
-        .order_by()
-        .values(*RELATED_FIELDS)
+        Institution.objects.filter(ror_id__in=unnested(ror_ids, "text")).order_by().values(*RELATED_FIELDS)
     ),
     sentinel=text_array([_NO_ROR_ID]),
 )
@@ -293,9 +290,7 @@ def institution_researcher_count(institution: Institution) -> int:
 # the kept order.
 LISTED_RESEARCHERS = CompiledQuery(
     lambda ids: (
-        Researcher.objects.filter(
-            merged_into__isnull=True, pk__in=RawSQL("SELECT unnest(%s::bigint[])", [ids])
-        )
+        Researcher.objects.filter(merged_into__isnull=True, pk__in=unnested(ids))
         .only("id", "display_name", "slug")
         .order_by()
     ),
@@ -398,7 +393,7 @@ def slot_institution_names(slot_ids: list[int]) -> dict[int, dict[str, str]]:
     (:mod:`researchers.evidence`, which asks through its registry). One query."""
     out: dict[int, dict[str, str]] = {}
     # One array parameter: a run's tens of thousands of slots as placeholders cost seconds.
-    wanted = RawSQL("SELECT unnest(%s::bigint[])", [int_array(slot_ids)])
+    wanted = unnested(int_array(slot_ids))
     rows = AuthorAffiliation.objects.filter(slot_id__in=wanted).values_list(
         "slot_id", "institution__ror_id", "institution__name"
     )

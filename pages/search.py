@@ -34,7 +34,7 @@ from researchers.querysets import fold_text, name_words
 from researchers.selectors import researcher_resolve, researchers_matching
 from semantic.integration import Ranking, rank_if_ready
 from semantic.search_model import search_model
-from wove.bulk import int_array
+from wove.bulk import int_array, unnested
 from wove.counts import count_cached
 from wove.ids import id_or_none
 from wove.pagination import SortKey
@@ -423,7 +423,7 @@ def search_papers(search: PaperSearch, *, items: bool = False) -> QuerySet[Paper
 def _ids_q(ids: list[int]) -> Q:
     """``id IN (SELECT unnest('{...}'::bigint[]))``: thousands of ids as one array parameter,
     not one bound parameter each (see :func:`wove.bulk.int_array`)."""
-    return Q(pk__in=RawSQL("SELECT unnest(%s::bigint[])", (int_array(ids),)))
+    return Q(pk__in=unnested(int_array(ids)))
 
 
 def institutions_matching(text: str) -> QuerySet[Institution]:

@@ -16,7 +16,7 @@ from django.db.models.expressions import RawSQL
 
 from papers.models import Paper
 from wove.backlog import Backlog
-from wove.bulk import copy_upsert, gc_paused, int_array
+from wove.bulk import copy_upsert, gc_paused, int_array, unnested
 from wove.locks import advisory_xact_locks
 
 from .builders import EVENT_TARGETS, EVENT_TYPES, event_build, graph_snapshot_payload
@@ -344,7 +344,7 @@ def _any_of(ids: Sequence[int]) -> RawSQL:
     splitting of 500 placeholders cost about a signature per record. One array literal
     (:func:`wove.bulk.int_array`) is adapted at once.
     """
-    return RawSQL("SELECT unnest(%s::bigint[])", (int_array(ids),))
+    return unnested(int_array(ids))
 
 
 # builders.iso_seconds in SQL: whole seconds (truncated) in UTC; FM leaves the year unpadded,
