@@ -634,8 +634,9 @@ def _edge(searcher, copy: Copy, ascending: bool) -> int | None:
     found = searcher.search(tantivy.Query.all_query(), 1, order_by_field="submitted", order=order)
     if not found.hits:
         return None
-    _edges[key] = (int(found.hits[0][0]), time.monotonic())
-    return _edges[key][0]
+    edge = int(found.hits[0][0])
+    _edges[key] = (edge, time.monotonic())
+    return edge
 
 
 @functools.cache
