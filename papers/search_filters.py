@@ -75,7 +75,19 @@ def web_query(q: str) -> SearchQuery:
     """``websearch_to_tsquery('english', q)``: words, "quoted phrases", ``OR``, ``-excluded``;
     accents folded as the search vector folds them (:func:`papers.search_fold.search_fold`),
     hyphenated words as phrases (:func:`web_text`)."""
-    return SearchQuery(search_fold(web_text(q)), search_type="websearch", config=SEARCH_CONFIG)
+    return words_query(web_words(q))
+
+
+def web_words(q: str) -> str:
+    """The text :func:`web_query` hands ``websearch_to_tsquery`` for ``q``: accents folded,
+    hyphenated words quoted as phrases."""
+    return search_fold(web_text(q))
+
+
+def words_query(words: str) -> SearchQuery:
+    """``websearch_to_tsquery('english', words)`` for text already made by :func:`web_words`
+    (the one parameter a compiled query substitutes, :class:`wove.compiled.CompiledQuery`)."""
+    return SearchQuery(words, search_type="websearch", config=SEARCH_CONFIG)
 
 
 def query_is_empty(q: str) -> bool:

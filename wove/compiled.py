@@ -32,44 +32,66 @@ class CompiledQuery(Generic[M]):
     names the columns of a ``values()`` queryset that hold JSON (PostgreSQL's ``jsonb``
     arrives as text; the ORM's converters, skipped here, would have parsed it).
 
-    Raises ``ValueError`` on first use when the sentinel is not exactly one of the parameters.
-    Reads go to the database Django's routers choose for the queryset's model (a replica,
-    :mod:`wove.replicas`), as the queryset itself would.
+    A query with several changing values gives ``sentinels`` instead, one per argument of
+    ``build`` (``build(*sentinels)``), and is run as ``all(value_1, value_2)``. Each of them
+    may stand at several parameters (a search's words in two ``ts_headline`` calls), and
+    every parameter equal to it takes its value: choose sentinels no constant of the query
+    can equal (``"\ue002words"``).
+
+    Raises ``ValueError`` on first use when the sentinel is not exactly one of the parameters
+    (one of the ``sentinels`` is none of them), ``TypeError`` when run with the wrong number
+    of values. Reads go to the database Django's routers choose for the queryset's model (a
+    replica, :mod:`wove.replicas`), as the queryset itself would.
     """
 
     def __init__(
-        self, build: Callable[[Any], QuerySet[M]], *, sentinel: Any, json_columns: Iterable[str] = ()
+        self,
+        build: Callable[..., QuerySet[M]],
+        *,
+        sentinel: Any = None,
+        sentinels: Iterable[Any] | None = None,
+        json_columns: Iterable[str] = (),
     ) -> None:
         self._build = build
-        self._sentinel = sentinel
+        self._exactly_once = sentinels is None
+        self._sentinels = (sentinel,) if sentinels is None else tuple(sentinels)
         self._json_columns = tuple(json_columns)
-        self._compiled: tuple[QuerySet[M], SQLCompiler, str, tuple, int] | None = None
+        self._compiled: tuple[QuerySet[M], SQLCompiler, str, tuple, tuple[tuple[int, ...], ...]] | None = None
 
-    def _parts(self, value: Any) -> tuple[QuerySet[M], SQLCompiler, str, list]:
+    def _parts(self, values: tuple[Any, ...]) -> tuple[QuerySet[M], SQLCompiler, str, list]:
+        if len(values) != len(self._sentinels):
+            raise TypeError(f"this query takes {len(self._sentinels)} values, not {len(values)}")
         if self._compiled is None:
-            queryset = self._build(self._sentinel)
+            queryset = self._build(*self._sentinels)
             # The compiler keeps what it worked out while writing the SQL (the selected
             # columns, the select_related tree, the annotations' positions): each run reads
             # its rows with a copy of it.
             compiler = queryset.query.get_compiler(using=DEFAULT_DB_ALIAS)
             sql, params = compiler.as_sql()
-            at = [i for i, param in enumerate(params) if param == self._sentinel]
-            if len(at) != 1:
-                raise ValueError(
-                    f"the sentinel {self._sentinel!r} is {len(at)} of the query's parameters, not one"
-                )
-            self._compiled = (queryset, compiler, sql, tuple(params), at[0])
-        queryset, compiler, sql, params, at = self._compiled
+            places = []
+            for sentinel in self._sentinels:
+                at = tuple(i for i, param in enumerate(params) if _same(param, sentinel))
+                if self._exactly_once and len(at) != 1:
+                    raise ValueError(
+                        f"the sentinel {sentinel!r} is {len(at)} of the query's parameters, not one"
+                    )
+                if not at:
+                    raise ValueError(f"the sentinel {sentinel!r} is none of the query's parameters")
+                places.append(at)
+            self._compiled = (queryset, compiler, sql, tuple(params), tuple(places))
+        queryset, compiler, sql, params, places = self._compiled
         args = list(params)
-        args[at] = value
+        for value, at in zip(values, places, strict=True):
+            for i in at:
+                args[i] = value
         return queryset, compiler, sql, args
 
-    def all(self, value: Any) -> list[M]:
-        """The model instances the queryset gives for ``value``, as iterating it would give
-        them: its ``select_related`` objects attached, annotations as attributes, the field
-        converters applied, then its ``prefetch_related`` lookups run (each a queryset of its
-        own, compiled as usual)."""
-        queryset, compiler, sql, args = self._parts(value)
+    def all(self, *values: Any) -> list[M]:
+        """The model instances the queryset gives for ``values`` (one, or one per sentinel),
+        as iterating it would give them: its ``select_related`` objects attached, annotations
+        as attributes, the field converters applied, then its ``prefetch_related`` lookups
+        run (each a queryset of its own, compiled as usual)."""
+        queryset, compiler, sql, args = self._parts(values)
         db = router.db_for_read(queryset.model)
         run = copy.copy(compiler)
         run.connection, run.using = connections[db], db
@@ -82,16 +104,16 @@ class CompiledQuery(Generic[M]):
             prefetch_related_objects(found, *queryset._prefetch_related_lookups)
         return found
 
-    def first(self, value: Any) -> M | None:
-        """The first model instance :meth:`all` gives for ``value``, or ``None`` (slice the
+    def first(self, *values: Any) -> M | None:
+        """The first model instance :meth:`all` gives for ``values``, or ``None`` (slice the
         queryset, ``[:1]``, so that PostgreSQL stops at it)."""
-        found = self.all(value)
+        found = self.all(*values)
         return found[0] if found else None
 
-    def values(self, value: Any) -> list[dict[str, Any]]:
-        """The rows of a ``values()`` queryset for ``value``, each a dict keyed as
+    def values(self, *values: Any) -> list[dict[str, Any]]:
+        """The rows of a ``values()`` queryset for ``values``, each a dict keyed as
         ``values()`` names them (``"authorship__researcher_id"``)."""
-        queryset, _compiler, sql, args = self._parts(value)
+        queryset, _compiler, sql, args = self._parts(values)
         with connections[router.db_for_read(queryset.model)].cursor() as cursor:
             cursor.execute(sql, args)
             names = [column.name for column in cursor.description]
@@ -101,6 +123,12 @@ class CompiledQuery(Generic[M]):
                 if isinstance(row[column], str):
                     row[column] = json.loads(row[column])
         return rows
+
+
+def _same(param: Any, sentinel: Any) -> bool:
+    """Whether a query parameter is the sentinel: of its type and equal (``True == 1``, and
+    a constant ``1`` must not stand for an integer sentinel's place by accident of type)."""
+    return type(param) is type(sentinel) and param == sentinel
 
 
 def attach_prefetched(instance: Model, accessor: str, rows: list[Model]) -> None:
