@@ -205,10 +205,28 @@ def institution_names(institution: Institution) -> dict[str, list[InstitutionNam
     return out
 
 
-def institution_papers(institution: Institution) -> QuerySet[Paper]:
-    """Public papers with at least one author slot linked to ``institution``, newest first."""
+def institution_papers(institution: Institution | int) -> QuerySet[Paper]:
+    """Public papers with at least one author slot linked to ``institution`` (or the
+    institution of that id), newest first."""
     slots = AuthorAffiliation.objects.filter(institution=institution).values("slot__paper_id")
     return Paper.objects.public().filter(pk__in=slots).select_related("primary_category").newest()
+
+
+# The first page of an institution's papers from the ids its summary keeps, compiled once per
+# process (wove.compiled; issue 28): still filtered as public and as linked, since a paper may
+# have been hidden or unlinked after the summary was written.
+PAPERS_PAGE_SIZE = 24  # papers a page of an institution page lists
+_KEPT_FIRST_PAGE = CompiledQuery(
+    lambda pk, ids: institution_papers(pk).as_items().filter(pk__in=unnested(ids))[:PAPERS_PAGE_SIZE],
+    sentinels=(-1, int_array([-1])),
+)
+
+
+def institution_first_page(institution_id: int, newest_ids: list[int]) -> list[Paper]:
+    """The first :data:`PAPERS_PAGE_SIZE` papers of :func:`institution_papers`, newest first,
+    read among ``newest_ids`` (the summary's kept ids, :mod:`institutions.summaries`), with
+    the list item's columns (:meth:`~papers.querysets.PaperQuerySet.as_items`)."""
+    return _KEPT_FIRST_PAGE.all(institution_id, int_array(newest_ids)) if newest_ids else []
 
 
 def institution_paper_facts(institution: Institution) -> list[tuple[int, str | None, str | None]]:

@@ -27,7 +27,7 @@ from . import selectors
 from .models import Institution, InstitutionName
 from .summaries import institution_summary
 
-PAGE_SIZE = 24
+PAGE_SIZE = selectors.PAPERS_PAGE_SIZE
 LIST_PAGE_SIZE = 50
 
 # Characters that could end a <script> element or confuse an HTML parser inside one.
@@ -122,11 +122,12 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
     # issues 11 and 28).
     summary = institution_summary(institution)
     papers = selectors.institution_papers(institution).as_items()
-    if request.GET.get("page", "1") == "1" and "newest_ids" in summary:
-        # The first page from the kept ids of the newest papers (still filtered as public).
-        papers = papers.filter(pk__in=summary["newest_ids"])
     paginator = CachedCountPaginator(papers, PAGE_SIZE, known_count=summary["paper_count"])
     page = paginator.get_page(request.GET.get("page"))
+    if page.number == 1 and "newest_ids" in summary:
+        # The first page from the kept ids of the newest papers, in place of the slice of
+        # every linked paper the paginator left unread.
+        page.object_list = selectors.institution_first_page(institution.pk, summary["newest_ids"])
     page_url = settings.SITE_URL + institution.get_absolute_url()
     researchers = selectors.institution_researchers_from_rows(summary["researchers"])
     context = {

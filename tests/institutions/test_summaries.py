@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from institutions import summaries
+from institutions import selectors, summaries
 from institutions.models import AuthorAffiliation, Institution, InstitutionSummary
 from papers.models import Paper
 from researchers.models import Researcher
@@ -88,3 +88,20 @@ def test_a_small_institution_read_once_gives_the_five_queries_figures():
     assert institutions.count() >= 5
     for institution in institutions:
         assert summaries.summary_compute(institution, small=True) == summaries.summary_compute(institution)
+
+
+def test_the_first_page_from_kept_ids_leaves_out_papers_hidden_or_unlinked_since(client, mit, monkeypatch):
+    # The kept ids are read as they stand until the pipeline refreshes the row, but a paper
+    # hidden (a takedown) or no longer linked to MIT since then is not listed.
+    monkeypatch.setattr(summaries, "SUMMARY_MIN_LINKS", 1)
+    listed = re.compile(r'href="/papers/(\d{4}\.\d{4,5})-')
+    assert listed.findall(page(client, mit)) == ["0801.4549", "0704.0191"]
+    kept = InstitutionSummary.objects.get(pk=mit.pk).data["newest_ids"]
+    assert [p.arxiv_id for p in selectors.institution_first_page(mit.pk, kept)] == ["0801.4549", "0704.0191"]
+    Paper.objects.filter(arxiv_id="0801.4549").update(hidden=True)
+    assert listed.findall(page(client, mit)) == ["0704.0191"]
+    AuthorAffiliation.objects.filter(slot__paper__arxiv_id="0704.0191").delete()
+    assert listed.findall(page(client, mit)) == []
+    assert InstitutionSummary.objects.get(pk=mit.pk).data["newest_ids"] == kept  # not yet refreshed
+    assert selectors.institution_first_page(mit.pk, kept) == []
+    assert selectors.institution_first_page(mit.pk, []) == []
