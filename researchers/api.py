@@ -19,7 +19,7 @@ from .blocks import INSTITUTIONS, researcher_block_items
 from .models import Authorship, IdentitySource, Researcher
 from .orcid import ORCID_PARAMETER_PATTERN, InvalidOrcid, normalize_orcid
 from .schemas import EXTERNAL_URLS, CoauthorPage, ResearcherDetailOut, ResearcherPage, ResearcherPaperPage
-from .selectors import researcher_authorships, researcher_papers, researcher_resolve, researchers_matching
+from .selectors import researcher_authorships, researcher_papers, researcher_resolve, researchers_named
 from .summaries import researcher_summary
 
 router = Router(tags=["researchers"])
@@ -78,20 +78,25 @@ class LookupParams(Schema):
 def list_researchers(request: HttpRequest, filters: Query[ResearcherFilter], paging: Query[PageParams]):
     """Researchers with at least one paper here (merged-away records excluded)."""
     q = (filters.q or "").strip()
-    researchers = researchers_matching(q) if q else Researcher.objects.listed()
-    # All listed researchers: the pipeline's kept count, not a COUNT of a million rows (issue 28).
-    known = None if q or paging.cursor else kept_count("researchers")
+    capped = False
+    if q:
+        # A short name's matches counted to the end took seconds at a million papers ("Li":
+        # 79,549 researchers, 2.9 s cold; issue 28): counted as far as the papers' are.
+        named = researchers_named(q, cap=NAME_COUNT_CAP)
+        researchers, known, capped = named.researchers, named.count, named.capped
+    else:
+        # All listed researchers: the pipeline's kept count, not a COUNT of a million rows.
+        researchers = Researcher.objects.listed()
+        known = None if paging.cursor else kept_count("researchers")
     paged = paginate(
         request,
         researchers,
         paging,
         order=f"r-{filters.sort}",
         keys=RESEARCHER_ORDERS[filters.sort],
-        # A short name's matches counted to the end took seconds at a million papers ("Li":
-        # 79,549 researchers, 2.9 s cold; issue 28): counted as far as the papers' are.
-        count_cap=NAME_COUNT_CAP if q else None,
         known_count=known,
         known_listed=known,
+        known_capped=capped,
     )
     return {"items": paged.items, **paged.meta}
 

@@ -195,6 +195,7 @@ def paginate(
     count_cap: int | None = None,
     known_count: int | None = None,
     known_listed: int | None = None,
+    known_capped: bool = False,
 ) -> Paged:
     """Page ``queryset`` in the keyset order ``keys`` (named ``order`` in cursors).
 
@@ -206,7 +207,8 @@ def paginate(
     whether a next page exists. ``known_count``: the number of matches, counted elsewhere
     (the search index), when ``queryset`` holds only the first of them; the meta then gives
     it as ``count`` and the queryset's size (or ``known_listed``, when the queryset holds
-    only what this page needs) as ``listed``, and pages run to the last listed.
+    only what this page needs) as ``listed``, and pages run to the last listed;
+    ``known_capped``: that count stopped at a cap, as ``count_cap``'s does (``count_capped``).
     Raises :class:`ApiError` 400 for a bad cursor.
     """
     queryset = queryset.annotate(**{k.name: k.expression for k in keys}).order_by(
@@ -232,6 +234,8 @@ def paginate(
                 total = known_count
                 if known_count > listed:
                     meta["listed"] = listed
+                if known_capped:
+                    meta["count_capped"] = True
             elif last_page_read:
                 total = offset + len(rows)
             elif count_cap is not None:

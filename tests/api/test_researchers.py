@@ -253,3 +253,41 @@ def test_a_name_search_count_stops_at_the_cap_and_says_so(api, monkeypatch):
     # Under the cap, and without a query, counts stay exact.
     assert api.get("/api/v1/researchers", {"q": "Chablat"}).json()["count_capped"] is False
     assert api.get("/api/v1/researchers", {"size": 5}).json()["count_capped"] is False
+
+
+@pytest.mark.parametrize("sort", ["papers", "name"])
+def test_a_name_search_read_from_its_matching_ids_lists_what_the_name_search_orders(api, sort):
+    # Issue 28: a search with at most NAME_COUNT_CAP matches is answered from their ids
+    # (researchers.selectors.researchers_named), not by the name search walking an index.
+    from researchers.api import RESEARCHER_ORDERS
+    from researchers.selectors import researchers_matching, researchers_named
+
+    keys = RESEARCHER_ORDERS[sort]
+    ordered = researchers_matching("li").annotate(**{k.name: k.expression for k in keys})
+    expected = list(
+        ordered.order_by(*[f"-{k.name}" if k.descending else k.name for k in keys]).values_list(
+            "pk", flat=True
+        )
+    )
+    assert len(expected) > 10
+    named = researchers_named("li", cap=len(expected))
+    assert (named.count, named.capped) == (len(expected), False)
+    assert sorted(named.researchers.values_list("pk", flat=True)) == sorted(expected)
+    assert researchers_named("li", cap=len(expected) - 1).capped is True
+    # The API's pages, then its cursors, walk the same order.
+    pages = [
+        api.get("/api/v1/researchers", {"q": "li", "sort": sort, "size": 4, "page": n}).json()
+        for n in (1, 2, 3)
+    ]
+    assert [item["id"] for page in pages for item in page["items"]] == expected[:12]
+    assert pages[0]["count"] == len(expected) and pages[0]["count_capped"] is False
+    walked, cursor = [], None
+    while True:
+        body = api.get(
+            "/api/v1/researchers",
+            {"q": "li", "sort": sort, "size": 4, **({"cursor": cursor} if cursor else {})},
+        ).json()
+        walked += [item["id"] for item in body["items"]]
+        if not (cursor := body.get("next_cursor")):
+            break
+    assert walked == expected
