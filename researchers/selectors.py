@@ -134,27 +134,43 @@ def researchers_matching(text: str) -> QuerySet[Researcher]:
 @dataclass(frozen=True)
 class NameMatches:
     """A name search's matches: ``researchers`` (a queryset, in no order), ``count`` (exact,
-    or ``cap`` when ``capped``: more match)."""
+    or ``cap`` when ``capped``: more match); under the cap, the ``(id, paper count)`` of
+    every match as ``papers_by_id``."""
 
     researchers: QuerySet[Researcher]
     count: int
     capped: bool
+    papers_by_id: tuple[tuple[int, int], ...] = ()
+
+    def most_papers(self, n: int) -> QuerySet[Researcher]:
+        """The matches that can be among the ``n`` with most papers: those with at least as
+        many papers as the ``n``-th most (ties kept whole), so that ordered by paper count,
+        name and id they begin as every match does. All of them when capped."""
+        if self.capped or n >= len(self.papers_by_id):
+            return self.researchers
+        least = sorted((papers for _pk, papers in self.papers_by_id), reverse=True)[n - 1]
+        kept = [pk for pk, papers in self.papers_by_id if papers >= least]
+        return Researcher.objects.filter(pk__in=unnested(int_array(kept)))
 
 
 def researchers_named(text: str, *, cap: int) -> NameMatches:
     """:func:`researchers_matching` for a list ordered by paper count or by name, with its
-    count (at most ``cap``): one read of up to ``cap + 1`` matching ids first.
+    count (at most ``cap``): one read of up to ``cap + 1`` matching ids and paper counts first.
 
     PostgreSQL cannot tell how many names hold a word (``LIKE '%word%'``); at a million papers
     it took a rare name ("lumsden", 35 researchers) for 1,877 and walked the paper-count
     index past most of a million rows for 25 of them (113 ms; issue 28). A search with at
-    most ``cap`` matches is answered by those ids, sorted after reading them; one with more
+    most ``cap`` matches is answered by those ids, sorted after reading them
+    (:meth:`NameMatches.most_papers` narrows them for a page by paper count); one with more
     by the name search itself, where the ordered walk finds a page among dense matches."""
     matching = researchers_matching(text)
-    ids = list(matching.order_by().values_list("pk", flat=True)[: cap + 1])
-    if len(ids) > cap:
+    rows = tuple(matching.order_by().values_list("pk", "paper_count")[: cap + 1])
+    if len(rows) > cap:
         return NameMatches(matching, cap, capped=True)
-    return NameMatches(Researcher.objects.filter(pk__in=unnested(int_array(ids))), len(ids), capped=False)
+    ids = int_array(pk for pk, _papers in rows)
+    return NameMatches(
+        Researcher.objects.filter(pk__in=unnested(ids)), len(rows), capped=False, papers_by_id=rows
+    )
 
 
 def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:

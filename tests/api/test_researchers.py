@@ -274,6 +274,13 @@ def test_a_name_search_read_from_its_matching_ids_lists_what_the_name_search_ord
     assert (named.count, named.capped) == (len(expected), False)
     assert sorted(named.researchers.values_list("pk", flat=True)) == sorted(expected)
     assert researchers_named("li", cap=len(expected) - 1).capped is True
+    if sort == "papers":
+        # Narrowed for the first n by paper count, ties kept whole: the same first n.
+        order = [f"-{k.name}" if k.descending else k.name for k in keys]
+        for n in range(1, len(expected) + 2):
+            narrowed = named.most_papers(n).annotate(**{k.name: k.expression for k in keys}).order_by(*order)
+            assert list(narrowed.values_list("pk", flat=True)[:n]) == expected[:n]
+        assert named.most_papers(1).count() < len(expected)
     # The API's pages, then its cursors, walk the same order.
     pages = [
         api.get("/api/v1/researchers", {"q": "li", "sort": sort, "size": 4, "page": n}).json()
