@@ -298,3 +298,18 @@ def test_a_name_search_read_from_its_matching_ids_lists_what_the_name_search_ord
         if not (cursor := body.get("next_cursor")):
             break
     assert walked == expected
+
+
+def test_a_name_search_known_to_pass_the_cap_is_not_read_again(api):
+    # "li" is two letters, no trigram to search by: once a search has passed the cap, the
+    # same search within a few minutes does not read its ids again.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from researchers.selectors import researchers_named
+
+    assert researchers_named("li", cap=3).capped is True
+    with CaptureQueriesContext(connection) as ctx:
+        again = researchers_named("LI", cap=3)  # folded as the search folds it
+    assert (again.count, again.capped, ctx.captured_queries) == (3, True, [])
+    assert researchers_named("li", cap=100_000).capped is False  # another cap, read afresh
