@@ -126,8 +126,8 @@ class CompiledQuery(Generic[M]):
 
 
 def _same(param: Any, sentinel: Any) -> bool:
-    """Whether a query parameter is the sentinel: of its type and equal (``True == 1``, and
-    a constant ``1`` must not stand for an integer sentinel's place by accident of type)."""
+    """Whether a query parameter is the sentinel: of its type and equal. A constant ``True``
+    or ``1.0`` equals an integer sentinel ``1`` in Python, but is not its place."""
     return type(param) is type(sentinel) and param == sentinel
 
 
