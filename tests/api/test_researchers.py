@@ -313,3 +313,15 @@ def test_a_name_search_known_to_pass_the_cap_is_not_read_again(api):
         again = researchers_named("LI", cap=3)  # folded as the search folds it
     assert (again.count, again.capped, ctx.captured_queries) == (3, True, [])
     assert researchers_named("li", cap=100_000).capped is False  # another cap, read afresh
+
+
+@pytest.mark.parametrize("q", ["...", "  -  ", "O'Brien \"\\", "Müller%_"])
+def test_a_name_search_of_odd_text_answers_as_the_name_search_counts(api, q):
+    # Punctuation only finds no one; quotes, a backslash and LIKE's own wildcards are text.
+    from researchers.selectors import researchers_matching
+
+    body = api.get("/api/v1/researchers", {"q": q}).json()
+    assert (body["count"], body["count_capped"]) == (researchers_matching(q).count(), False)
+    assert len(body["items"]) == min(body["count"], body["size"])
+    if q in ("...", "  -  "):
+        assert body["count"] == 0 and body["items"] == []
