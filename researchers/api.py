@@ -46,8 +46,9 @@ class ResearcherFilter(Schema):
     q: str | None = Field(
         None,
         max_length=200,
-        description="Name search, as the site's: every word in the display name or a name variant "
-        "(case and accents ignored; `A. Loeb` finds Abraham Loeb)",
+        description="Name search, as the site's: every word in the display name or a name variant, a word of "
+        "one or two letters at the start of a name's word (case and accents ignored; `A. Loeb` "
+        "finds Abraham Loeb, `Li` finds Li and Lin, not Oliver)",
     )
     sort: Literal["papers", "name"] = "papers"
 

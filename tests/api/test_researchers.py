@@ -244,7 +244,7 @@ def test_lookup_by_orcid_in_other_digits_is_a_bad_request(api, orcid):
 
 
 def test_a_name_search_count_stops_at_the_cap_and_says_so(api, monkeypatch):
-    # "li" is in many sample names (Wei Li, Oliver, ...): counted to the end at a million
+    # "li" starts a word of many sample names (Wei Li, Cheng-Li, Lin, ...): counted to the end at a million
     # papers it took seconds (issue 28), so a name search counts as far as the papers' do.
     from researchers import api as researchers_api
 
@@ -301,8 +301,8 @@ def test_a_name_search_read_from_its_matching_ids_lists_what_the_name_search_ord
 
 
 def test_a_name_search_known_to_pass_the_cap_is_not_read_again(api):
-    # "li" is two letters, no trigram to search by: once a search has passed the cap, the
-    # same search within a few minutes does not read its ids again.
+    # Once a search has passed the cap, the same search within a few minutes does not read
+    # its ids again.
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

@@ -65,3 +65,50 @@ def test_the_planner_samples_folded_names_finely_enough_to_tell_a_rare_name():
             "WHERE attrelid = 'researchers_researcher'::regclass AND attname = 'names_folded'"
         )
         assert cursor.fetchone() == (1000,)
+
+
+def test_a_word_of_one_or_two_letters_matches_at_a_word_start_only(client):
+    # Real author names from arXiv's OAI-PMH records (../shared/data/arxiv/oai/arXiv/*.xml).
+    # Issue 28: "Wu" as a substring had no trigram to search by and read every researcher
+    # (320 ms at a million papers); at a word's start the trigram index answers it.
+    made = {
+        r.display_name: r.pk
+        for r in Researcher.objects.bulk_create(
+            Researcher(display_name=name, slug=f"r{i}", paper_count=10 - i)
+            for i, name in enumerate(
+                [
+                    "Cheng-Li Wu",
+                    "M. W. Wu",
+                    "Andrea Goldwurm",
+                    "Qunxiang Li",
+                    "Oliver Kosut",
+                    "Stephen R. Williams",
+                    "T. J. O'Brien",
+                ]
+            )
+        )
+    }
+    by_pk = {pk: name for name, pk in made.items()}
+
+    def names(query):
+        return [by_pk[r.pk] for r in researchers_matching(query) if r.pk in by_pk]
+
+    assert names("Wu") == ["Cheng-Li Wu", "M. W. Wu"]  # not Goldwurm
+    assert names("li") == ["Cheng-Li Wu", "Qunxiang Li"]  # after a hyphen; not Oliver, Williams
+    assert names("W") == ["Cheng-Li Wu", "M. W. Wu", "Stephen R. Williams"]  # an initial
+    assert names("o") == ["Oliver Kosut", "T. J. O'Brien"]
+    assert names("Br") == ["T. J. O'Brien"]  # after an apostrophe
+    assert names("wur") == ["Andrea Goldwurm"]  # three letters: anywhere, as before
+    assert names("Li Wu") == ["Cheng-Li Wu"]
+    html = client.get("/api/v1/researchers", {"q": "wu"}).json()
+    assert [r["name"] for r in html["items"] if r["id"] in by_pk] == ["Cheng-Li Wu", "M. W. Wu"]
+
+
+def test_word_start_pattern_escapes_what_is_not_a_letter_or_digit():
+    from researchers.querysets import word_start_pattern
+
+    assert word_start_pattern("wu") == "(^|[ .'-])wu"
+    assert word_start_pattern("a.") == "(^|[ .'-])a\\."
+    assert word_start_pattern("(*") == "(^|[ .'-])\\(\\*"
+    # PostgreSQL reads an escaped character as itself.
+    assert Researcher.objects.filter(display_name__regex=word_start_pattern("(*")).count() == 0
