@@ -100,8 +100,8 @@ def test_a_word_of_one_or_two_letters_matches_at_a_word_start_only(client):
     assert names("Br") == ["T. J. O'Brien"]  # after an apostrophe
     assert names("wur") == ["Andrea Goldwurm"]  # three letters: anywhere, as before
     assert names("Li Wu") == ["Cheng-Li Wu"]
-    html = client.get("/api/v1/researchers", {"q": "wu"}).json()
-    assert [r["name"] for r in html["items"] if r["id"] in by_pk] == ["Cheng-Li Wu", "M. W. Wu"]
+    body = client.get("/api/v1/researchers", {"q": "wu"}).json()
+    assert [r["name"] for r in body["items"] if r["id"] in by_pk] == ["Cheng-Li Wu", "M. W. Wu"]
 
 
 def test_word_start_pattern_escapes_what_is_not_a_letter_or_digit():
