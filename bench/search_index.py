@@ -89,14 +89,14 @@ def run_one(db: str, root: Path, count: int) -> dict:
     from django.core.cache import cache
     from django.test import Client
 
-    from papers import search_index
+    from papers import search_index, search_index_sync
     from papers.models import Paper
 
     settings.ALLOWED_HOSTS = ["*"]
     out: dict = {"db": db, "papers": Paper.objects.public().count()}
     if search_index.usable() is None:
         started = time.monotonic()
-        built = search_index.rebuild()
+        built = search_index_sync.rebuild()
         out["build_seconds"] = round(time.monotonic() - started, 1)
         out["build_papers"] = built["papers"]
     out["index_bytes"] = sum(f.stat().st_size for f in (root / db).rglob("*") if f.is_file())

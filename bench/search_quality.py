@@ -50,11 +50,11 @@ def _index_quality(queries: list[dict], arxiv_of: dict[int, str], *, verbose: bo
 
     from django.conf import settings
 
-    from papers import search_index
+    from papers import search_index, search_index_sync
 
     if search_index.usable() is None:
         settings.SEARCH_INDEX_DIR = tempfile.mkdtemp(prefix="wove-quality-index-")
-        search_index.rebuild()
+        search_index_sync.rebuild()
     totals = [0.0, 0.0]
     for q in queries:
         relevant = set(q["relevant"])

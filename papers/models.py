@@ -521,7 +521,7 @@ class SearchChange(models.Model):
     ``paper_id`` (no foreign key: deleted rows are logged too) was inserted, deleted or had a
     field the index holds changed, at ``changed_at``. Written only by the ``paper_search_change``
     trigger; ``id`` orders the log, and each copy of the index keeps the last id it applied.
-    Rows every copy has applied are pruned (:func:`papers.search_index.prune_changes`)."""
+    Rows every copy has applied are pruned (:func:`papers.search_index_sync.prune_changes`)."""
 
     id = models.BigAutoField(primary_key=True)
     paper_id = models.BigIntegerField()

@@ -1,19 +1,21 @@
 """The search index beside PostgreSQL (issue 28): Tantivy (the ``tantivy`` registry package,
 Python bindings of the Rust engine) holding every public paper's title, author names and
-abstract, for keyword search that stays fast on common words.
+abstract, for keyword search that stays fast on common words. This module reads it;
+:mod:`papers.search_index_sync` builds and updates it.
 
 Why an index beside the database: PostgreSQL's GIN index finds the matches of a word but
 cannot rank them; ``ts_rank`` reads every match, so "model" over a million papers read
-~100,000 rows per search (BENCHMARKS.md "Search index"). Tantivy scores BM25 with block-max
-WAND, which skips the blocks that cannot reach the top, and counts matches from its posting
-lists without reading a paper.
+~100,000 rows per search (BENCHMARKS.md "Search index"). Tantivy scores BM25 and ranks a
+union of terms (one word in its fields) with block-max WAND, skipping the blocks that
+cannot reach the page; a conjunction (several words) is ranked, and any query counted,
+by reading its matches.
 
 PostgreSQL stays the record. The index follows it through ``papers_searchchange``, a log the
 ``paper_search_*`` triggers write in the transaction that changes a paper (insert, delete, a
 change to a field the index holds). Each copy of the index keeps, in ``applied.json`` beside
-it, the last log id it applied; :func:`sync` applies what follows and :func:`rebuild` builds
-a copy whole from PostgreSQL (a new directory, switched to when complete). The pipeline's
-``search-index`` stage runs :func:`sync` on the worker's host; another web host runs
+it, the last log id it applied; ``sync`` applies what follows and ``rebuild`` builds a copy
+whole from PostgreSQL (a new directory, switched to when complete). The pipeline's
+``search-index`` stage runs ``sync`` on the worker's host; another web host runs
 ``manage.py search_index --follow`` beside its own copy (SCALING.md "Past one machine").
 
 Layout under ``settings.SEARCH_INDEX_DIR``: ``current`` (the name of the live directory),
@@ -27,22 +29,17 @@ import json
 import logging
 import os
 import re
-import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, connections, router, transaction
-from django.utils import timezone
+from django.db import connection, connections, router
 
-from wove.bulk import int_array
-
-from .models import Paper, SearchChange, SearchIndexState
+from .models import SearchChange
 from .selectors import category_codes
 
 logger = logging.getLogger(__name__)
@@ -243,193 +240,6 @@ def usable() -> Copy | None:
     if lag(copy, limit=max_lag) > max_lag:
         return None
     return copy
-
-
-# ---------------------------------------------------------------------------- writing
-
-
-def _paper_rows(ids: Iterable[int] | None) -> Iterable[tuple]:
-    """``(id, title, authors_text, abstract, categories, submitted_at, cited_by_count)`` of
-    public papers, all of them (a server-side cursor) or those of ``ids``."""
-    papers = Paper.objects.public().order_by()
-    if ids is not None:
-        papers = papers.filter(pk__in=list(ids))
-    columns = ("id", "title", "authors_text", "abstract", "categories", "submitted_at", "cited_by_count")
-    return papers.values_list(*columns).iterator(chunk_size=BATCH)
-
-
-def _linked_ids(paper_ids: list[int]) -> dict[str, dict[int, list[int]]]:
-    """``{field: {paper id: ids}}`` of every registered linked field for ``paper_ids``."""
-    out: dict[str, dict[int, list[int]]] = {}
-    with connection.cursor() as cursor:
-        for name, sql in _linked_sql.items():
-            cursor.execute(sql, [int_array(paper_ids)])
-            out[name] = {pk: ids for pk, ids in cursor.fetchall() if ids}
-    return out
-
-
-def _documents(ids: Iterable[int] | None) -> Iterable:
-    """Tantivy documents of the public papers (all, or those of ``ids``), :data:`BATCH` at a
-    time: each batch's linked ids (:func:`register_linked_ids`) read in one query a field."""
-    batch: list[tuple] = []
-
-    def flush():
-        linked = _linked_ids([row[0] for row in batch])
-        docs = [
-            _document(row, {name: held.get(row[0], ()) for name, held in linked.items()}) for row in batch
-        ]
-        batch.clear()
-        return docs
-
-    for row in _paper_rows(ids):
-        batch.append(row)
-        if len(batch) >= BATCH:
-            yield from flush()
-    if batch:
-        yield from flush()
-
-
-def _document(row: tuple, linked: dict[str, Iterable[int]] | None = None):
-    tantivy = _tantivy()
-    pk, title, authors, abstract, categories, submitted_at, cited = row
-    doc = tantivy.Document()
-    doc.add_unsigned("id", pk)
-    doc.add_text("title", title or "")
-    doc.add_text("authors", authors or "")
-    doc.add_text("abstract", abstract or "")
-    for code in categories or ():
-        doc.add_text("categories", code)
-    if categories:
-        doc.add_text("category_set", " ".join(sorted(set(categories))))
-    if submitted_at is not None:
-        doc.add_integer("submitted", int(submitted_at.timestamp()))
-        doc.add_unsigned("year", submitted_at.astimezone(UTC).year)
-    doc.add_unsigned("cited", 0 if cited is None else cited + 1)
-    for name, values in (linked or {}).items():
-        for value in values:
-            doc.add_unsigned(name, value)
-    return doc
-
-
-def _log_head() -> int:
-    """The log's highest id now (0 when empty)."""
-    return SearchChange.objects.order_by("-id").values_list("id", flat=True).first() or 0
-
-
-def _pruned_through() -> int:
-    state = SearchIndexState.objects.filter(key=LOG_KEY)
-    return state.values_list("pruned_through", flat=True).first() or 0
-
-
-def rebuild(*, progress: Callable[[int], object] | None = None) -> dict:
-    """Build a new copy of the index from PostgreSQL's public papers and switch to it.
-
-    The log's head is read first, so changes made while the copy is built are applied by the
-    :func:`sync` this ends with (applying one twice is harmless). The old copy serves until
-    the switch and is then removed. Returns ``{"papers": n, "applied": log id}``. Raises
-    :class:`SearchIndexUnavailable` when ``SEARCH_INDEX_DIR`` is empty."""
-    root = index_root()
-    if root is None:
-        raise SearchIndexUnavailable("SEARCH_INDEX_DIR is empty: the search index is off")
-    tantivy = _tantivy()
-    root.mkdir(parents=True, exist_ok=True)
-    # Through the pruning point at least: a log pruned to empty must not look unapplied.
-    head = max(_log_head(), _pruned_through())
-    path = root / f"index-{time.time_ns()}"
-    path.mkdir()
-    index = tantivy.Index(_schema(), path=str(path), reuse=False)
-    _register(index)
-    writer = index.writer(heap_size=settings.SEARCH_INDEX_HEAP_BYTES, num_threads=1)
-    count = 0
-    with transaction.atomic():  # the server-side cursor needs a transaction
-        for doc in _documents(None):
-            writer.add_document(doc)
-            count += 1
-            if progress is not None and count % BATCH == 0:
-                progress(BATCH)
-    writer.commit()
-    writer.wait_merging_threads()
-    copy = Copy(path, head, SCHEMA_VERSION)
-    old = _current_any(root)
-    _write_meta(copy)
-    tmp = root / "current.tmp"
-    tmp.write_text(path.name)
-    os.replace(tmp, root / "current")
-    if old is not None and old != path:
-        shutil.rmtree(old, ignore_errors=True)
-    logger.info("search index rebuilt: %s papers, log applied through %s", count, head)
-    result = sync()
-    return {"papers": count, "applied": result["applied"]}
-
-
-def sync(*, progress: Callable[[int], object] | None = None) -> dict:
-    """Apply the log after this copy's last applied id: each logged paper is removed from the
-    index and added again if it is public now (so a deleted or hidden paper is gone), in
-    batches of :data:`BATCH` log entries, each one Tantivy commit. Builds the copy whole
-    (:func:`rebuild`) when there is none, it has another schema version, or the log it needs
-    was pruned. Returns ``{"changes": n, "applied": log id, "rebuilt": bool}``. Raises
-    :class:`SearchIndexUnavailable` when ``SEARCH_INDEX_DIR`` is empty."""
-    if index_root() is None:
-        raise SearchIndexUnavailable("SEARCH_INDEX_DIR is empty: the search index is off")
-    copy = _current()
-    pruned = _pruned_through()
-    if copy is None or copy.version != SCHEMA_VERSION or copy.applied < pruned:
-        built = rebuild(progress=progress)
-        return {"changes": 0, "applied": built["applied"], "rebuilt": True}
-    tantivy = _tantivy()
-    changes = 0
-    writer = None
-    while True:
-        pending = SearchChange.objects.filter(id__gt=copy.applied).order_by("id")
-        rows = list(pending.values_list("id", "paper_id")[:BATCH])
-        if not rows:
-            break
-        if writer is None:
-            index = _open(copy)
-            writer = index.writer(heap_size=settings.SEARCH_INDEX_HEAP_BYTES, num_threads=1)
-        ids = sorted({pk for _id, pk in rows})
-        writer.delete_documents_by_query(tantivy.Query.term_set_query(index.schema, "id", ids))
-        for doc in _documents(ids):
-            writer.add_document(doc)
-        writer.commit()
-        copy.applied = rows[-1][0]
-        _write_meta(copy)
-        changes += len(rows)
-        if progress is not None:
-            progress(len(ids))
-    if writer is not None:
-        writer.wait_merging_threads()
-    return {"changes": changes, "applied": copy.applied, "rebuilt": False}
-
-
-def prune_changes(*, older_than: timedelta | None = None) -> int:
-    """Delete log entries this host's copy applied and older than ``older_than`` (default
-    ``settings.SEARCH_LOG_KEEP_DAYS`` days: another host's copy that lags longer is rebuilt).
-    Records the highest id pruned in :class:`SearchIndexState`. Returns the rows deleted."""
-    copy = _current()
-    if copy is None:
-        return 0
-    keep = older_than if older_than is not None else timedelta(days=settings.SEARCH_LOG_KEEP_DAYS)
-    cutoff = timezone.now() - keep
-    with transaction.atomic():
-        doomed = SearchChange.objects.filter(id__lte=copy.applied, changed_at__lt=cutoff)
-        top = doomed.order_by("-id").values_list("id", flat=True).first()
-        if top is None:
-            return 0
-        deleted, _ = SearchChange.objects.filter(id__lte=top).delete()
-        SearchIndexState.objects.update_or_create(key=LOG_KEY, defaults={"pruned_through": top})
-    return deleted
-
-
-def backlog_waiting() -> int | None:
-    """Log entries this host's copy has not applied (``None`` when the index is off);
-    with no copy built, the public papers a rebuild would index."""
-    if index_root() is None:
-        return None
-    copy = _current()
-    if copy is None or copy.version != SCHEMA_VERSION:
-        return Paper.objects.public().count()
-    return SearchChange.objects.filter(id__gt=copy.applied).count()
 
 
 # ---------------------------------------------------------------------------- searching
@@ -685,22 +495,3 @@ def _linked_counts(searcher, addresses: list) -> dict[str, dict[int, int]]:
             for value in doc.get(name, ()):
                 held[value] = held.get(value, 0) + 1
     return counts
-
-
-def status() -> dict:
-    """What the index holds here, for the admin and ``manage.py search_index``:
-    ``{"configured", "path", "papers", "applied", "behind", "version"}``."""
-    copy = _current()
-    if copy is None:
-        configured = index_root() is not None
-        return {"configured": configured, "path": None, "papers": 0, "applied": 0, "behind": None}
-    index = _open(copy)
-    behind = SearchChange.objects.filter(id__gt=copy.applied).count()
-    return {
-        "configured": True,
-        "path": str(copy.path),
-        "papers": index.searcher().num_docs,
-        "applied": copy.applied,
-        "behind": behind,
-        "version": copy.version,
-    }

@@ -13,7 +13,7 @@ from django.db import InterfaceError, OperationalError
 from wove.backlog import Backlog
 from wove.stages import StageTask, stage_execute
 
-from . import search_index
+from . import search_index, search_index_sync
 from .bulk import HarvestBusy
 from .fetch_run import arxiv_fetch_give_up, arxiv_fetch_note, arxiv_fetch_run
 from .harvest import harvest_oai
@@ -92,7 +92,7 @@ def fetch_paper(self, arxiv_id: str) -> dict:
 
 def search_index_stage(*, trigger: str = "task", progress=None) -> dict:
     """The pipeline's search-index stage: this host's copy of the keyword search index
-    follows the papers' change log (:func:`papers.search_index.sync`, building the copy
+    follows the papers' change log (:func:`papers.search_index_sync.sync`, building the copy
     whole when there is none), then prunes log entries older than the keep window.
     Returns ``{"status", "changes", "applied", "rebuilt"}``, or ``{"status": "ok",
     "index": "off"}`` when ``SEARCH_INDEX_DIR`` is empty."""
@@ -100,8 +100,8 @@ def search_index_stage(*, trigger: str = "task", progress=None) -> dict:
         return {"status": "ok", "index": "off"}
 
     def work() -> dict:
-        result = search_index.sync(progress=progress)
-        result["pruned"] = search_index.prune_changes()
+        result = search_index_sync.sync(progress=progress)
+        result["pruned"] = search_index_sync.prune_changes()
         return result
 
     return stage_execute("search-index", work, trigger=trigger)
@@ -110,7 +110,7 @@ def search_index_stage(*, trigger: str = "task", progress=None) -> dict:
 def search_index_backlog() -> Backlog:
     """Changes this host's copy of the search index has yet to apply (``waiting=0`` with a
     note when the index is off)."""
-    waiting = search_index.backlog_waiting()
+    waiting = search_index_sync.backlog_waiting()
     if waiting is None:
         return Backlog(waiting=0, unit="changes", note="search index off (SEARCH_INDEX_DIR empty)")
     return Backlog(waiting=waiting, unit="changes")

@@ -97,7 +97,7 @@ def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(
     settings,
     tmp_path,
 ):
-    from papers import search_index
+    from papers import search_index, search_index_sync
     from wove.celery import app
 
     # The worker keeps the keyword search index; this process's pages read it (issue 28).
@@ -195,7 +195,7 @@ def test_two_days_of_arxiv_flow_through_the_pipeline_by_themselves(
     assert search_index.search(f'"{title}"').count == 0
     for paper in Paper.objects.filter(arxiv_id__in=DAY2_NEW):
         assert paper.pk in search_index.search(f'"{paper.title}"', limit=50).ids, paper.arxiv_id
-    assert search_index.status()["papers"] == Paper.objects.public().count()
+    assert search_index_sync.status()["papers"] == Paper.objects.public().count()
     assert DAY2_DELETED not in client.get("/rss/latest.xml").content.decode()
     assert DAY2_DELETED not in sitemap_text(client)
     # The follower got exactly one digest, holding Sharpe's day-2 paper; the searcher one,

@@ -16,7 +16,7 @@ import pytest
 from django.http import QueryDict
 
 from pages import search as site_search
-from papers import search_filters, search_index
+from papers import search_filters, search_index, search_index_sync
 from papers.models import Paper, SearchChange, SearchIndexState
 from papers.tasks import search_index_stage
 
@@ -269,14 +269,14 @@ def test_a_copy_that_missed_pruned_changes_is_rebuilt(indexed, index_dir):
 
     Paper.objects.filter(arxiv_id="0801.3913").update(hidden=True)
     search_index_stage(trigger="inline")
-    pruned = search_index.prune_changes(older_than=timedelta(0))
+    pruned = search_index_sync.prune_changes(older_than=timedelta(0))
     assert pruned > 0
     assert SearchIndexState.objects.get(key="log").pruned_through == search_index.usable().applied
     # A host whose copy is older than the pruning point rebuilds instead of missing changes.
     copy = search_index.usable()
     copy.applied = 0
     search_index._write_meta(copy)
-    result = search_index.sync()
+    result = search_index_sync.sync()
     assert result["rebuilt"] is True
     assert search_index.search("Grunberg").count == 4  # 0801.3913 is hidden
 

@@ -7,7 +7,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from papers import search_index
+from papers import search_index, search_index_sync
 
 
 class Command(BaseCommand):
@@ -27,19 +27,19 @@ class Command(BaseCommand):
         if search_index.index_root() is None:
             raise CommandError("SEARCH_INDEX_DIR is empty: the search index is off")
         if action == "status":
-            for key, value in search_index.status().items():
+            for key, value in search_index_sync.status().items():
                 self.stdout.write(f"{key}: {value}")
             return
         if action == "prune":
-            self.stdout.write(f"pruned {search_index.prune_changes()} log entries")
+            self.stdout.write(f"pruned {search_index_sync.prune_changes()} log entries")
             return
         while True:
             started = time.monotonic()
             if action == "rebuild":
-                result = search_index.rebuild()
+                result = search_index_sync.rebuild()
                 action = "sync"  # following a rebuild: keep in step
             else:
-                result = search_index.sync()
+                result = search_index_sync.sync()
             if result.get("papers") or result.get("changes") or result.get("rebuilt") or not follow:
                 took = time.monotonic() - started
                 self.stdout.write(f"search index: {result} in {took:.1f} s")
