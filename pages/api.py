@@ -40,11 +40,13 @@ class SearchParams(Schema):
 
 class PaperHits(Schema):
     """Best papers by full-text rank (the search page's keyword mode) and how many match:
-    the exact count where the search index serves (as on the page); else at most 5,000 are
-    counted and ``count_capped`` says more match."""
+    the search index's count where it serves (as on the page; ``count_estimated`` when
+    counted on a sample, as ``/papers?q=`` says); else at most 5,000 are counted and
+    ``count_capped`` says more match."""
 
     count: int
     count_capped: bool = False
+    count_estimated: bool = False
     items: list[PaperOut]
 
 
@@ -96,9 +98,10 @@ def search(request: HttpRequest, response: HttpResponse, params: Query[SearchPar
     if "papers" in params.kinds:
         hits = index_search(PaperSearch(q=q), limit=params.limit, facets=False)
     if hits is not None:
-        # The search index: its exact count and its best papers by BM25, read by id.
+        # The search index: its count and its best papers by BM25, read by id.
         by_id = Paper.objects.public().select_related("primary_category").in_bulk(hits.ids)
-        out["papers"] = {"count": hits.count, "items": [by_id[pk] for pk in hits.ids if pk in by_id]}
+        items = [by_id[pk] for pk in hits.ids if pk in by_id]
+        out["papers"] = {"count": hits.count, "count_estimated": hits.estimated, "items": items}
     elif "papers" in params.kinds:
         papers, query, vector = full_text(Paper.objects.public().select_related("primary_category"), q)
         ranked = papers.annotate(k_rank=Cast(SearchRank(vector, query), FloatField())).order_by(

@@ -48,7 +48,7 @@ def filter_papers(
     """Public papers narrowed by ``filters``; returns ``(queryset, order name, sort keys,
     search)``; ``search.ranked_complete`` is False when more papers qualify for a semantic
     or hybrid ranking than it holds (the count is then a lower bound), ``search.index_hits``
-    set when the search index matched ``q`` (its exact count).
+    set when the search index matched ``q`` (its count, exact or estimated).
 
     The filters become the site search's :class:`pages.search.PaperSearch` and run through
     :func:`pages.search.keyset_papers`, the search page's filters and ranking. Raises
@@ -130,6 +130,7 @@ def list_papers(
         count_cap=SEARCH_COUNT_CAP if filters.q else None,
         known_count=known,
         known_listed=listed,
+        known_estimated=search.index_hits is not None and search.index_hits.estimated,
     )
     if filters.q:
         response["X-Search-Mode"] = mode

@@ -110,7 +110,7 @@ class PaperSearch:
     large: bool = False
     # Set by parse_search: some public paper has a citation count, so "Most cited" is offered.
     citations: bool = False
-    # Set by tab_counts when the search index answered (papers.search_index): the exact
+    # Set by tab_counts when the search index answered (papers.search_index): its
     # count, category and year facets over every match, and the ids in the list's order up
     # to the end of the page asked for (and the first PEOPLE_FACET_TOP, for the facets).
     index_hits: search_index.IndexHits | None = None
@@ -488,12 +488,13 @@ def index_search(
     search: PaperSearch, *, limit: int = MATCH_CAP, facets: bool = True, linked: int = 0
 ) -> search_index.IndexHits | None:
     """``search``'s keyword matches from the search index (:func:`papers.search_index.search`):
-    the exact count, the first ``limit`` ids in the list's order (relevance: BM25; newest,
-    oldest, cited: by that field) and, with ``facets``, category and year counts over every
-    match; with ``linked`` N, researcher and institution counts over the first N. ``None``
-    when PostgreSQL answers instead: the index is off, not built or behind
-    (:func:`papers.search_index.usable`), or a researcher, institution or collaboration filter
-    applies (their papers are few, and the index does not hold authorships)."""
+    the count (exact, or estimated on a sample: ``IndexHits.estimated``), the first ``limit``
+    ids in the list's order (relevance: BM25; newest, oldest, cited: by that field) and, with
+    ``facets``, category and year counts over every match (or the same sample); with
+    ``linked`` N, researcher and institution counts over the first N. ``None`` when
+    PostgreSQL answers instead: the index is off, not built or behind
+    (:func:`papers.search_index.usable`), or a researcher, institution or collaboration
+    filter applies (their papers are few, and the index does not hold authorships)."""
     if search.researcher is not None or search.institution is not None or search.collaboration is not None:
         return None
     copy = search_index.usable()
@@ -599,7 +600,7 @@ def tab_counts(search: PaperSearch) -> dict[str, int | None]:
     else:
         counts = {"papers": count_cached(_matching(search, _filters(search)))}
     if search.index_hits is not None:
-        search.capped = False  # the count is exact; the list holds the first MATCH_CAP
+        search.capped = False  # the count is the index's (not capped); the list holds the first MATCH_CAP
     elif search.ranked_ids is None:
         search.capped = bool(search.q) and counts["papers"] >= MATCH_CAP
     else:

@@ -115,8 +115,9 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
     full-text match, and browsing without query text aggregated the whole archive). Where
     the index answered, it counted everything but the names (issue 28).
     """
+    estimated = False
     if search.index_hits is not None:
-        top, years, people = _index_facets(search, limit=limit)
+        top, years, people, estimated = _index_facets(search, limit=limit)
         listed_count = search.index_hits.count
     else:
         base = search.match_rows if search.match_rows is not None else _facet_rows(search, _filters(search))
@@ -136,6 +137,8 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
         "years": [Facet(str(y), str(y), n) for y, n in sorted(years.items(), reverse=True)],
         "researchers": _top_named("researchers", people["researchers"]),
         "institutions": _top_named("institutions", people["institutions"]),
+        # Categories and years counted on the index's sample (papers.search_index).
+        "estimated": estimated,
         "newest_only": site_search.MATCH_CAP if browsing and listed_count >= site_search.MATCH_CAP else 0,
         # Researchers and institutions counted over the first N listed papers only.
         "people_among": (
@@ -148,11 +151,12 @@ def paper_facets(search: PaperSearch, *, limit: int = 12) -> dict[str, Any]:
 
 def _index_facets(
     search: PaperSearch, *, limit: int
-) -> tuple[list[tuple[str, int]], Counter[int], dict[str, dict[int, int]]]:
+) -> tuple[list[tuple[str, int]], Counter[int], dict[str, dict[int, int]], bool]:
     """Category and year counts over every match from the search index (each leaving its own
-    filter out, as :func:`paper_facets` does, in one more index search), and the researcher
+    filter out, as :func:`paper_facets` does, in one more index search), the researcher
     and institution counts over the first :data:`PEOPLE_FACET_TOP` listed papers, which the
-    index read with the list (:func:`pages.search.index_search`)."""
+    index read with the list (:func:`pages.search.index_search`), and whether a category or
+    year count was estimated on the index's sample (``IndexHits.estimated``)."""
     hits = search.index_hits
     assert hits is not None
     by_category, by_year = hits, hits
@@ -171,7 +175,7 @@ def _index_facets(
         by_year = search_index.search(search.q, category=search.category, limit=0, facets=True)
     top = sorted(by_category.categories, key=lambda kv: (-kv[1], kv[0]))[:limit]
     people = {name: hits.linked.get(name, {}) for name in search_index.LINKED_FIELDS}
-    return top, Counter(dict(by_year.years)), people
+    return top, Counter(dict(by_year.years)), people, by_category.estimated or by_year.estimated
 
 
 def facets_for_page(search: PaperSearch) -> dict[str, Any]:

@@ -7,8 +7,10 @@ Why an index beside the database: PostgreSQL's GIN index finds the matches of a 
 cannot rank them; ``ts_rank`` reads every match, so "model" over a million papers read
 ~100,000 rows per search (BENCHMARKS.md "Search index"). Tantivy scores BM25 and ranks a
 union of terms (one word in its fields) with block-max WAND, skipping the blocks that
-cannot reach the page; a conjunction (several words) is ranked, and any query counted,
-by reading its matches.
+cannot reach the page; a conjunction (several words) is ranked by reading its matches.
+A query whose words are common is counted, with its facets, on a small second index in
+each copy holding one paper in 64 (:func:`in_sample`), and says "about" (:data:`MIN_SAMPLE`);
+any other is counted by reading its matches.
 
 PostgreSQL stays the record. The index follows it through ``papers_searchchange``, a log the
 ``paper_search_*`` triggers write in the transaction that changes a paper (insert, delete, a
@@ -19,7 +21,8 @@ whole from PostgreSQL (a new directory, switched to when complete). The pipeline
 ``manage.py search_index --follow`` beside its own copy (SCALING.md "Past one machine").
 
 Layout under ``settings.SEARCH_INDEX_DIR``: ``current`` (the name of the live directory),
-``index-<stamp>/`` (Tantivy's files) and ``index-<stamp>/applied.json``.
+``index-<stamp>/`` (Tantivy's files), ``index-<stamp>/sample/`` (the sample's) and
+``index-<stamp>/applied.json``.
 """
 
 from __future__ import annotations
@@ -46,7 +49,8 @@ logger = logging.getLogger(__name__)
 
 # Bumped when the fields or the analyzer change: a copy of another version is rebuilt.
 # 3: each paper's researcher and institution ids (LINKED_FIELDS). 4: category_set.
-SCHEMA_VERSION = 4
+# 5: the sample copy (SAMPLE_DIR).
+SCHEMA_VERSION = 5
 ANALYZER = "wove_en"
 TEXT_FIELDS = ("title", "authors", "abstract")
 # BM25 per field, boosted as PostgreSQL's ts_rank weighs title A (1.0), authors B (0.4),
@@ -113,6 +117,24 @@ def _schema():
     return builder.build()
 
 
+# The sample: a second, small index in each copy (its SAMPLE_DIR) holding the papers of
+# in_sample, about one in SAMPLE_EVERY, on which a common query is counted (search).
+SAMPLE_DIR = "sample"
+SAMPLE_EVERY = 64
+_MASK64 = (1 << 64) - 1
+
+
+def in_sample(paper_id: int) -> bool:
+    """Whether paper ``paper_id`` is in the index's sample: SplitMix64's finaliser of the id
+    (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014)
+    divisible by :data:`SAMPLE_EVERY`, so that the sample is spread over the ids, and with
+    them over years and categories, as evenly as a random draw."""
+    z = (paper_id + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return (z ^ (z >> 31)) % SAMPLE_EVERY == 0
+
+
 def register_linked_ids(field_name: str, sql: str) -> None:
     """Hold ``field_name`` (one of :data:`LINKED_FIELDS`) for every paper, from ``sql``: a
     query with one parameter, an array of paper ids (``%s::bigint[]``), returning
@@ -128,8 +150,13 @@ def _register(index) -> None:
     """Our analyzer: words and numbers, lower case, accents folded (as
     ``papers.search_fold`` folds them for PostgreSQL), :data:`STOP_WORDS` dropped, Snowball
     English stems (as ``to_tsvector('english', ...)``)."""
+    index.register_tokenizer(ANALYZER, _analyzer())
+
+
+@functools.cache
+def _analyzer():
     tantivy = _tantivy()
-    analyzer = (
+    return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(60))
         .filter(tantivy.Filter.lowercase())
@@ -138,7 +165,6 @@ def _register(index) -> None:
         .filter(tantivy.Filter.stemmer("english"))
         .build()
     )
-    index.register_tokenizer(ANALYZER, analyzer)
 
 
 def database_key() -> str:
@@ -195,18 +221,20 @@ def _write_meta(copy: Copy) -> None:
     os.replace(tmp, copy.meta_path)
 
 
-def _open(copy: Copy):
-    """The process's open Tantivy index for ``copy``, reloaded when ``applied.json`` moved
-    (a new commit); opened once per directory."""
+def _open(copy: Copy, *, sample: bool = False):
+    """The process's open Tantivy index for ``copy`` (with ``sample``, its sample's,
+    :data:`SAMPLE_DIR`), reloaded when ``applied.json`` moved (a new commit); opened once
+    per directory."""
     tantivy = _tantivy()
-    key = str(copy.path)
+    key = str(copy.path / SAMPLE_DIR if sample else copy.path)
     with _lock:
         entry = _opened.get(key)
         stamp = copy.meta_path.stat().st_mtime_ns
         if entry is None:
             index = tantivy.Index(_schema(), path=key, reuse=True)
             _register(index)
-            _opened.clear()  # a switched-to copy replaces the old one
+            for other in [k for k in _opened if not k.startswith(str(copy.path))]:
+                del _opened[other]  # a switched-to copy replaces the old one
             _opened[key] = (index, stamp)
             return index
         index, seen = entry
@@ -255,6 +283,12 @@ def query_text(q: str) -> str:
     Tantivy query text: words and numbers only, so no field name, range, boost or regex can
     be written into the query; ``"a phrase"`` stays a phrase, ``OR`` an alternative and a
     leading ``-`` an exclusion. Returns ``""`` when nothing searchable is left."""
+    return " ".join(query_parts(q))
+
+
+def query_parts(q: str) -> list[str]:
+    """:func:`query_text`'s parts: ``word``, ``"a phrase"``, ``-word`` or ``-"a phrase"``
+    (excluded), and ``OR`` between two alternatives; ``[]`` when nothing searchable is left."""
     parts: list[str] = []
     for phrase, word in _TOKEN.findall(q):
         if phrase:
@@ -281,8 +315,34 @@ def query_text(q: str) -> str:
         parts.pop(0)
     # Only exclusions match nothing (as in PostgreSQL's websearch).
     if all(p.startswith("-") or p == "OR" for p in parts):
-        return ""
-    return " ".join(parts)
+        return []
+    return parts
+
+
+def _match_bound(searcher, parts: list[str], codes: list[str]) -> int:
+    """At least as many papers as match :func:`query_parts` ``parts`` within the categories
+    ``codes`` (any of them; none: every category): the fewest papers holding one required
+    part, a word's being those holding its term in any text field (Tantivy's document
+    frequencies, summed over the fields), a phrase's those of its rarest word, and parts
+    joined by ``OR`` summed. Several reads of the term dictionary, no posting read."""
+    analyzer = _analyzer()
+    bounds: list[int] = []
+    joined = False
+    for part in parts:
+        if part == "OR":
+            joined = True
+            continue
+        terms = [] if part.startswith("-") else analyzer.analyze(part.strip('"'))
+        if terms:  # not an exclusion, nor only stop words (which the query drops)
+            held = min(sum(searcher.doc_freq(name, term) for name in TEXT_FIELDS) for term in terms)
+            if joined and bounds:
+                bounds[-1] += held
+            else:
+                bounds.append(held)
+        joined = False
+    if codes:
+        bounds.append(sum(searcher.doc_freq("categories", code) for code in codes))
+    return min(bounds, default=searcher.num_docs)
 
 
 @dataclass
@@ -294,6 +354,8 @@ class IndexHits:
 
     ids: list[int]
     count: int
+    # The count and facets were estimated on the index's sample (search's MIN_SAMPLE): "about".
+    estimated: bool = False
     scores: list[float] = field(default_factory=list)  # BM25, beside ids, for sort="relevance"
     categories: list[tuple[str, int]] = field(default_factory=list)
     years: list[tuple[int, int]] = field(default_factory=list)
@@ -336,59 +398,119 @@ def search(
     copy = copy or usable()
     if copy is None:
         raise SearchIndexUnavailable("the search index is off, not built or behind")
-    text = query_text(q)
-    if not text:
+    parts = query_parts(q)
+    if not parts:
         return IndexHits([], 0)
-    tantivy = _tantivy()
+    codes = category_codes(category) if category else []
+    low, high = _bound(submitted_from, end=False), _bound(submitted_until, end=True)
     index = _open(copy)
+    schema = index.schema
+    query = _query(index, " ".join(parts), codes, low, high)
+    if query is None:
+        logger.info("search index: query %r did not parse", q[:80])
+        return IndexHits([], 0)
+    searcher = index.searcher()
+    # A common query's count and facets from the sample, when it answers (_estimate).
+    estimate = None
+    if _match_bound(searcher, parts, codes) >= SAMPLE_FROM:
+        estimate = _estimate(copy, searcher, " ".join(parts), codes, low, high, facets, facet_size)
+    # The facets read every match once more: counted on another thread while this one ranks
+    # (Tantivy lets go of the GIL), so a common word's search costs one pass, not two.
+    counting = None
+    if facets and estimate is None:
+        counting = _facet_pool().submit(_facet_counts, searcher, query, facet_size)
+    wanted, limit = limit, max(limit, 1)  # Tantivy's collector needs a limit of at least 1
+    if sort in SORT_FIELDS:
+        name, ascending = SORT_FIELDS[sort]
+        found, count = _in_field_order(
+            searcher, schema, query, copy, name, ascending, offset=offset, limit=limit, count=estimate is None
+        )
+    else:
+        # Without a count, Tantivy ranks a union of terms (one word in its fields) by
+        # block-max WAND, skipping the blocks that cannot reach the page.
+        found = searcher.search(query, limit, count=estimate is None, offset=offset)
+        found, count = found.hits, found.count
+    addresses = [address for _key, address in found][:wanted]
+    hits = IndexHits(searcher.fast_field_values("id", addresses) if addresses else [], count or 0)
+    if sort not in SORT_FIELDS:
+        hits.scores = [float(score) for score, _address in found[:wanted]]
+    if linked:
+        hits.linked = _linked_counts(searcher, [address for _key, address in found[:linked]])
+    if estimate is not None:
+        hits.count, hits.categories, hits.years = estimate
+        hits.estimated = True
+    elif counting is not None:
+        _matches, hits.categories, hits.years = counting.result()
+    return hits
+
+
+def _query(index, text: str, codes: list[str], low: int | None, high: int | None):
+    """Tantivy's query for :func:`query_text` ``text`` in ``index``: every text field
+    (:data:`FIELD_BOOSTS`), within the categories ``codes`` (any of them) and the submission
+    times ``low``..``high`` (seconds, inclusive; ``None``: open); ``None`` when it does not
+    parse."""
+    tantivy = _tantivy()
     schema = index.schema
     try:
         query = index.parse_query(
             text, list(TEXT_FIELDS), field_boosts=FIELD_BOOSTS, conjunction_by_default=True
         )
     except ValueError:
-        logger.info("search index: query %r (%r) did not parse", q[:80], text[:80])
-        return IndexHits([], 0)
+        return None
     clauses = [(tantivy.Occur.Must, query)]
-    if category:
+    if codes:
         # An archive divided into classes (math) matches any of them (category_codes).
         terms = [
-            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "categories", code))
-            for code in category_codes(category)
+            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "categories", code)) for code in codes
         ]
         clauses.append((tantivy.Occur.Must, tantivy.Query.boolean_query(terms)))
-    low, high = _bound(submitted_from, end=False), _bound(submitted_until, end=True)
     if low is not None or high is not None:
-        clauses.append(
-            (
-                tantivy.Occur.Must,
-                tantivy.Query.range_query(schema, "submitted", tantivy.FieldType.Integer, low, high),
-            )
-        )
-    if len(clauses) > 1:
-        query = tantivy.Query.boolean_query(clauses)
-    searcher = index.searcher()
-    # The facets read every match once more: counted on another thread while this one ranks
-    # (Tantivy lets go of the GIL), so a common word's search costs one pass, not two.
-    counting = _facet_pool().submit(_facet_counts, searcher, query, facet_size) if facets else None
-    wanted, limit = limit, max(limit, 1)  # Tantivy's collector needs a limit of at least 1
-    if sort in SORT_FIELDS:
-        name, ascending = SORT_FIELDS[sort]
-        found, count = _in_field_order(
-            searcher, schema, query, copy, name, ascending, offset=offset, limit=limit
-        )
+        within = tantivy.Query.range_query(schema, "submitted", tantivy.FieldType.Integer, low, high)
+        clauses.append((tantivy.Occur.Must, within))
+    return tantivy.Query.boolean_query(clauses) if len(clauses) > 1 else query
+
+
+# Counting on the sample (issue 28: "keyword counts are exact, or 'about N' with the
+# estimate documented"). A query that may match SAMPLE_FROM papers or more (_match_bound) is
+# counted on the sample (in_sample, one paper in about SAMPLE_EVERY): when at least
+# MIN_SAMPLE of the sample's papers match and they stand for at least ESTIMATE_FROM, the
+# count and the facets are theirs times the archive's papers over the sample's, rounded to
+# two significant digits (about); else every match is counted. With n of the sample
+# matching, the count's relative standard error is about 1 / sqrt(n): 5 % at 400.
+MIN_SAMPLE = 400
+SAMPLE_FROM = MIN_SAMPLE * SAMPLE_EVERY
+# Twice the most the lists show (pages.search.MATCH_CAP): an estimated count never decides
+# how many pages a list has.
+ESTIMATE_FROM = 10_000
+
+
+def about(n: float) -> int:
+    """``n`` rounded to two significant digits (12,345 -> 12,000; 987 -> 990)."""
+    n = round(n)
+    if n < 100:
+        return n
+    unit = 10 ** (len(str(n)) - 2)
+    return round(n / unit) * unit
+
+
+def _estimate(copy: Copy, searcher, text, codes, low, high, facets: bool, facet_size: int):
+    """``(count, categories, years)`` of the query estimated on ``copy``'s sample (see
+    :data:`MIN_SAMPLE`), facets empty unless ``facets``; ``None`` when every match is to be
+    counted (the sample too thin, or the estimate under :data:`ESTIMATE_FROM`)."""
+    sample = _open(copy, sample=True)
+    query = _query(sample, text, codes, low, high)
+    sampled = sample.searcher()
+    if query is None or not sampled.num_docs:
+        return None
+    scale = searcher.num_docs / sampled.num_docs
+    if facets:
+        matched, categories, years = _facet_counts(sampled, query, facet_size, scale=scale)
     else:
-        found = searcher.search(query, limit, count=True, offset=offset)
-        found, count = found.hits, found.count
-    addresses = [address for _key, address in found][:wanted]
-    hits = IndexHits(searcher.fast_field_values("id", addresses) if addresses else [], count)
-    if sort not in SORT_FIELDS:
-        hits.scores = [float(score) for score, _address in found[:wanted]]
-    if linked:
-        hits.linked = _linked_counts(searcher, [address for _key, address in found[:linked]])
-    if counting is not None:
-        hits.categories, hits.years = counting.result()
-    return hits
+        counted = sampled.aggregate(query, {"matches": {"value_count": {"field": "id"}}})
+        matched, categories, years = int(counted["matches"]["value"]), [], []
+    if matched < MIN_SAMPLE or matched * scale < ESTIMATE_FROM:
+        return None
+    return about(matched * scale), categories, years
 
 
 # Seconds of submission time a newest- or oldest-first search reads before every match.
@@ -404,15 +526,25 @@ _edges: dict[tuple[str, bool], tuple[int, float]] = {}
 
 
 def _in_field_order(
-    searcher, schema, query, copy: Copy, name: str, ascending: bool, *, offset: int, limit: int
+    searcher,
+    schema,
+    query,
+    copy: Copy,
+    name: str,
+    ascending: bool,
+    *,
+    offset: int,
+    limit: int,
+    count: bool = True,
 ):
     """``(hits, count)``: the matches of ``query`` at ``offset``..``offset + limit`` by the
     fast field ``name`` (ascending or descending; Tantivy's ``(value, address)`` pairs) and
-    the number of matches. By submission time, when the matches within :data:`SORT_WINDOW`
-    of the archive's newest (oldest) submission number ``offset + limit`` or more, they
-    answer: the window is open on the side the order starts from, so every match outside it
-    comes after every match inside, and the hits are those of every match ordered (a paper
-    without a submission time comes last either way); otherwise every match is ordered."""
+    the number of matches (``None`` when not ``count``). By submission time, when the
+    matches within :data:`SORT_WINDOW` of the archive's newest (oldest) submission number
+    ``offset + limit`` or more, they answer: the window is open on the side the order starts
+    from, so every match outside it comes after every match inside, and the hits are those
+    of every match ordered (a paper without a submission time comes last either way);
+    otherwise every match is ordered."""
     tantivy = _tantivy()
     order = tantivy.Order.Asc if ascending else tantivy.Order.Desc
     edge = _edge(searcher, copy, ascending) if name == "submitted" and SORT_WINDOW else None
@@ -422,12 +554,14 @@ def _in_field_order(
         windowed = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)])
         found = searcher.search(windowed, limit, count=True, order_by_field=name, offset=offset, order=order)
         if found.count >= offset + limit:
+            if not count:
+                return found.hits, None
             # Every match counted without ranking or ordering them: an aggregation over the
             # id column, which every document holds (2.0 ms for 'field' where a counting
             # search is 2.9).
             counted = searcher.aggregate(query, {"matches": {"value_count": {"field": "id"}}})
             return found.hits, int(counted["matches"]["value"])
-    found = searcher.search(query, limit, count=True, order_by_field=name, offset=offset, order=order)
+    found = searcher.search(query, limit, count=count, order_by_field=name, offset=offset, order=order)
     return found.hits, found.count
 
 
@@ -460,15 +594,20 @@ def _facet_pool() -> ThreadPoolExecutor:
 CATEGORY_SETS_MAX = 65_535
 
 
-def _facet_counts(searcher, query, facet_size: int) -> tuple[list[tuple[str, int]], list[tuple[int, int]]]:
-    """``(categories, years)`` over every match of ``query``: the ``facet_size`` categories
-    with most papers (primary or cross-listed; then by code) and every year, newest first,
-    each as ``(value, papers)``. Exact: the category sets are counted whole and split."""
+def _facet_counts(
+    searcher, query, facet_size: int, *, scale: int = 1
+) -> tuple[int, list[tuple[str, int]], list[tuple[int, int]]]:
+    """``(matches, categories, years)`` over every match of ``query``: how many, the
+    ``facet_size`` categories with most papers (primary or cross-listed; then by code) and
+    every year, newest first, each as ``(value, papers)``. Exact: the category sets are
+    counted whole and split. With ``scale`` (``query`` a sample's), the facets' counts are
+    multiplied by it and rounded (:func:`about`); ``matches`` is the sample's own."""
     spec = {
         "sets": {
             "terms": {"field": "category_set", "size": CATEGORY_SETS_MAX, "segment_size": CATEGORY_SETS_MAX}
         },
         "years": {"terms": {"field": "year", "size": 200}},
+        "matches": {"value_count": {"field": "id"}},
     }
     result = searcher.aggregate(query, spec)
     counted: dict[str, int] = {}
@@ -481,7 +620,10 @@ def _facet_counts(searcher, query, facet_size: int) -> tuple[list[tuple[str, int
         counted = {b["key"]: b["doc_count"] for b in searcher.aggregate(query, {"c": many})["c"]["buckets"]}
     categories = sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))[:facet_size]
     years = sorted(((int(b["key"]), b["doc_count"]) for b in result["years"]["buckets"]), reverse=True)
-    return categories, years
+    if scale != 1:
+        categories = [(code, about(n * scale)) for code, n in categories]
+        years = [(year, about(n * scale)) for year, n in years]
+    return int(result["matches"]["value"]), categories, years
 
 
 def _linked_counts(searcher, addresses: list) -> dict[str, dict[int, int]]:

@@ -13,6 +13,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -24,6 +25,7 @@ from .models import Paper, SearchChange, SearchIndexState
 from .search_index import (
     BATCH,
     LOG_KEY,
+    SAMPLE_DIR,
     SCHEMA_VERSION,
     Copy,
     SearchIndexUnavailable,
@@ -35,6 +37,7 @@ from .search_index import (
     _schema,
     _tantivy,
     _write_meta,
+    in_sample,
     index_root,
 )
 
@@ -61,15 +64,17 @@ def _linked_ids(paper_ids: list[int]) -> dict[str, dict[int, list[int]]]:
     return out
 
 
-def _documents(ids: Iterable[int] | None) -> Iterable:
-    """Tantivy documents of the public papers (all, or those of ``ids``), :data:`BATCH` at a
-    time: each batch's linked ids (:func:`register_linked_ids`) read in one query a field."""
+def _documents(ids: Iterable[int] | None) -> Iterable[tuple[int, object]]:
+    """``(paper id, Tantivy document)`` of the public papers (all, or those of ``ids``),
+    :data:`BATCH` at a time: each batch's linked ids (``register_linked_ids``) read in one
+    query a field."""
     batch: list[tuple] = []
 
     def flush():
         linked = _linked_ids([row[0] for row in batch])
         docs = [
-            _document(row, {name: held.get(row[0], ()) for name, held in linked.items()}) for row in batch
+            (row[0], _document(row, {name: held.get(row[0], ()) for name, held in linked.items()}))
+            for row in batch
         ]
         batch.clear()
         return docs
@@ -124,24 +129,24 @@ def rebuild(*, progress: Callable[[int], object] | None = None) -> dict:
     root = index_root()
     if root is None:
         raise SearchIndexUnavailable("SEARCH_INDEX_DIR is empty: the search index is off")
-    tantivy = _tantivy()
     root.mkdir(parents=True, exist_ok=True)
     # Through the pruning point at least: a log pruned to empty must not look unapplied.
     head = max(_log_head(), _pruned_through())
     path = root / f"index-{time.time_ns()}"
     path.mkdir()
-    index = tantivy.Index(_schema(), path=str(path), reuse=False)
-    _register(index)
-    writer = index.writer(heap_size=settings.SEARCH_INDEX_HEAP_BYTES, num_threads=1)
+    writer, sampled = (_writer(path / name, create=True) for name in ("", SAMPLE_DIR))
     count = 0
     with transaction.atomic():  # the server-side cursor needs a transaction
-        for doc in _documents(None):
+        for pk, doc in _documents(None):
             writer.add_document(doc)
+            if in_sample(pk):
+                sampled.add_document(doc)
             count += 1
             if progress is not None and count % BATCH == 0:
                 progress(BATCH)
-    writer.commit()
-    writer.wait_merging_threads()
+    for each in (writer, sampled):
+        each.commit()
+        each.wait_merging_threads()
     copy = Copy(path, head, SCHEMA_VERSION)
     old = _current_any(root)
     _write_meta(copy)
@@ -171,28 +176,49 @@ def sync(*, progress: Callable[[int], object] | None = None) -> dict:
         return {"changes": 0, "applied": built["applied"], "rebuilt": True}
     tantivy = _tantivy()
     changes = 0
-    writer = None
+    writers = None
     while True:
         pending = SearchChange.objects.filter(id__gt=copy.applied).order_by("id")
         rows = list(pending.values_list("id", "paper_id")[:BATCH])
         if not rows:
             break
-        if writer is None:
-            index = _open(copy)
-            writer = index.writer(heap_size=settings.SEARCH_INDEX_HEAP_BYTES, num_threads=1)
+        if writers is None:
+            writers = [_writer(copy.path), _writer(copy.path / SAMPLE_DIR)]
+        writer, sampled = writers
         ids = sorted({pk for _id, pk in rows})
-        writer.delete_documents_by_query(tantivy.Query.term_set_query(index.schema, "id", ids))
-        for doc in _documents(ids):
+        gone = tantivy.Query.term_set_query(_schema(), "id", ids)
+        writer.delete_documents_by_query(gone)
+        sampled.delete_documents_by_query(gone)
+        for pk, doc in _documents(ids):
             writer.add_document(doc)
+            if in_sample(pk):
+                sampled.add_document(doc)
+        # Both committed before applied.json moves: a crash between re-applies the batch.
         writer.commit()
+        sampled.commit()
         copy.applied = rows[-1][0]
         _write_meta(copy)
         changes += len(rows)
         if progress is not None:
             progress(len(ids))
-    if writer is not None:
-        writer.wait_merging_threads()
+    for each in writers or ():
+        each.wait_merging_threads()
     return {"changes": changes, "applied": copy.applied, "rebuilt": False}
+
+
+def _writer(path: Path, *, create: bool = False):
+    """A Tantivy writer of the index at ``path`` (a copy's, or its sample's), made empty
+    there with ``create``. The sample's writer gets an eighth of the heap (it takes about
+    one paper in 64), at least Tantivy's 15 MB."""
+    tantivy = _tantivy()
+    if create:
+        path.mkdir(exist_ok=True)
+    index = tantivy.Index(_schema(), path=str(path), reuse=not create)
+    _register(index)
+    heap = settings.SEARCH_INDEX_HEAP_BYTES
+    if path.name == SAMPLE_DIR:
+        heap = max(heap // 8, 15_000_000)
+    return index.writer(heap_size=heap, num_threads=1)
 
 
 def prune_changes(*, older_than: timedelta | None = None) -> int:

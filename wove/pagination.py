@@ -58,7 +58,15 @@ class PageMeta(Schema):
         None,
         description="When fewer items can be paged through than match: how many can (a full-text "
         "query served by the search index lists the first 5,000 matches in the sort asked for; "
-        "count stays the exact number of matches)",
+        "count stays the number of matches)",
+    )
+    count_estimated: bool = Field(
+        False,
+        description="True when count is an estimate: a full-text query whose words may match more "
+        "than 25,600 papers is counted on the search index's sample of the archive (about one paper "
+        "in 64); when at least 400 of the sample's papers match and they stand for at least 10,000, "
+        "count is their number times the archive's papers over the sample's, rounded to two "
+        "significant digits (a relative standard error of at most 5 %); else it is exact",
     )
     count_capped: bool = Field(
         False,
@@ -196,6 +204,7 @@ def paginate(
     known_count: int | None = None,
     known_listed: int | None = None,
     known_capped: bool = False,
+    known_estimated: bool = False,
 ) -> Paged:
     """Page ``queryset`` in the keyset order ``keys`` (named ``order`` in cursors).
 
@@ -208,7 +217,8 @@ def paginate(
     (the search index), when ``queryset`` holds only the first of them; the meta then gives
     it as ``count`` and the queryset's size (or ``known_listed``, when the queryset holds
     only what this page needs) as ``listed``, and pages run to the last listed;
-    ``known_capped``: that count stopped at a cap, as ``count_cap``'s does (``count_capped``).
+    ``known_capped``: that count stopped at a cap, as ``count_cap``'s does (``count_capped``);
+    ``known_estimated``: that count is an estimate (``count_estimated``).
     Raises :class:`ApiError` 400 for a bad cursor.
     """
     queryset = queryset.annotate(**{k.name: k.expression for k in keys}).order_by(
@@ -236,6 +246,8 @@ def paginate(
                     meta["listed"] = listed
                 if known_capped:
                     meta["count_capped"] = True
+                if known_estimated:
+                    meta["count_estimated"] = True
             elif last_page_read:
                 total = offset + len(rows)
             elif count_cap is not None:

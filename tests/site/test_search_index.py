@@ -399,3 +399,80 @@ def test_a_large_search_the_index_answered_keeps_its_facets_out_of_the_cache(cli
     monkeypatch.setattr(search_index, "usable", lambda: None)
     client.get("/search", {"q": "model", "mode": "keyword"})
     assert cache.get(key) is not None
+
+
+def test_the_sample_holds_about_one_paper_in_64_spread_over_the_ids():
+    """in_sample keeps about one id in SAMPLE_EVERY (64): of 1..65,536, 1,024 within four
+    binomial standard deviations (+-128), as many among the even ids as among the odd, and
+    the same id always alike."""
+    ids = range(1, 65_537)
+    kept = [pk for pk in ids if search_index.in_sample(pk)]
+    assert abs(len(kept) - 1_024) <= 128
+    even = sum(1 for pk in kept if pk % 2 == 0)
+    assert abs(even - len(kept) / 2) <= 4 * (len(kept) / 4) ** 0.5
+    assert [search_index.in_sample(pk) for pk in kept[:5]] == [True] * 5
+
+
+@pytest.mark.parametrize(("n", "rounded"), [(7, 7), (99, 99), (987, 990), (12_345, 12_000), (95_500, 96_000)])
+def test_about_keeps_two_significant_digits(n, rounded):
+    assert search_index.about(n) == rounded
+
+
+def test_a_common_query_is_counted_on_the_sample_and_says_about(client, indexed, monkeypatch):
+    """With the sampling bounds lowered to the sample's size (an archive's 400 sampled
+    matches, 25,600 possible and 10,000 estimated as 5, 320 and 500; the lists' cap 5,000 as
+    100), "model" (834 papers; its term in 900-odd papers' fields) is counted on the sample:
+    its matches there times the archive's papers over the sample's, rounded, computed here
+    from PostgreSQL's own matches and in_sample (a sample of some 44 papers here: the
+    estimate itself is rough; at a million papers its error is about 2 %, BENCHMARKS.md).
+    The page says "About", the API
+    count_estimated, both with that number; the years facet is the sample's, scaled. "dark
+    matter" (67 papers, "dark" in too few papers' fields) stays exact."""
+    monkeypatch.setattr(search_index, "MIN_SAMPLE", 5)
+    monkeypatch.setattr(search_index, "SAMPLE_FROM", 320)
+    monkeypatch.setattr(search_index, "ESTIMATE_FROM", 500)
+    monkeypatch.setattr(site_search, "MATCH_CAP", 100)
+    public = list(Paper.objects.public().values_list("pk", flat=True))
+    sampled = [pk for pk in public if search_index.in_sample(pk)]
+    scale = len(public) / len(sampled)
+    matching = Paper.objects.public().filter(search_vector=site_search.web_query("model"))
+    in_sample = [
+        (pk, at) for pk, at in matching.values_list("pk", "submitted_at") if search_index.in_sample(pk)
+    ]
+    assert matching.count() == 834 and len(in_sample) >= 5
+    expected = search_index.about(len(in_sample) * scale)
+    hits = search_index.search("model", facets=True)
+    assert (hits.count, hits.estimated) == (expected, True)
+    years: dict[int, int] = {}
+    for _pk, at in in_sample:
+        years[at.year] = years.get(at.year, 0) + 1
+    assert dict(hits.years) == {year: search_index.about(n * scale) for year, n in years.items()}
+    assert _status(client, q="model").startswith(f"About {expected:,} papers: the first 100 are listed")
+    api = client.get("/api/v1/papers", {"q": "model", "sort": "relevance"}).json()
+    assert (api["count"], api["count_estimated"]) == (expected, True)
+    both = client.get("/api/v1/search", {"q": "model", "kinds": "papers"}).json()["papers"]
+    assert (both["count"], both["count_estimated"]) == (expected, True)
+    html = client.get("/search", {"q": "model", "mode": "keyword"}).content.decode()
+    assert "Category and year counts are estimates" in html
+    # The ranking is the one every match gives.
+    monkeypatch.setattr(search_index, "SAMPLE_FROM", 10**12)
+    assert search_index.search("model", limit=20).ids == hits.ids
+    exact = search_index.search("dark matter", facets=True)
+    assert (exact.count, exact.estimated) == (67, False)
+    assert client.get("/api/v1/papers", {"q": "dark matter"}).json()["count_estimated"] is False
+
+
+def test_the_sample_follows_the_papers(client, indexed):
+    """The stage keeps the sample in step with the copy: a sampled paper deleted from
+    PostgreSQL is gone from both after the next cycle."""
+    sampled = next(p for p in Paper.objects.public().order_by("pk") if search_index.in_sample(p.pk))
+    copy = search_index.usable()
+    sample = search_index._open(copy, sample=True).searcher()
+    before = sample.num_docs
+    assert before == sum(
+        1 for pk in Paper.objects.public().values_list("pk", flat=True) if search_index.in_sample(pk)
+    )
+    Paper.objects.filter(pk=sampled.pk).delete()
+    search_index_stage(trigger="inline")
+    copy = search_index.usable()
+    assert search_index._open(copy, sample=True).searcher().num_docs == before - 1
