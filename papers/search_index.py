@@ -233,7 +233,8 @@ def _open(copy: Copy, *, sample: bool = False):
         if entry is None:
             index = tantivy.Index(_schema(), path=key, reuse=True)
             _register(index)
-            for other in [k for k in _opened if not k.startswith(str(copy.path))]:
+            mine = (str(copy.path), str(copy.path / SAMPLE_DIR))
+            for other in [k for k in _opened if k not in mine]:
                 del _opened[other]  # a switched-to copy replaces the old one
             _opened[key] = (index, stamp)
             return index
