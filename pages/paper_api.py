@@ -130,7 +130,6 @@ def list_papers(
         count_cap=SEARCH_COUNT_CAP if filters.q else None,
         known_count=known,
         known_listed=listed,
-        known_estimated=search.index_hits is not None and search.index_hits.estimated,
     )
     if filters.q:
         response["X-Search-Mode"] = mode
@@ -138,6 +137,8 @@ def list_papers(
         response["Link"] = search_feed_link(search)
     if not complete and paged.meta.get("count") is not None:
         paged.meta["count_capped"] = True  # more papers are close in meaning than were ranked
+    if search.index_hits is not None and search.index_hits.estimated and paged.meta.get("count") is not None:
+        paged.meta["count_estimated"] = True  # counted on the index's sample
     return {"items": paged.items, **paged.meta}
 
 

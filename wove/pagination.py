@@ -204,7 +204,6 @@ def paginate(
     known_count: int | None = None,
     known_listed: int | None = None,
     known_capped: bool = False,
-    known_estimated: bool = False,
 ) -> Paged:
     """Page ``queryset`` in the keyset order ``keys`` (named ``order`` in cursors).
 
@@ -217,8 +216,7 @@ def paginate(
     (the search index), when ``queryset`` holds only the first of them; the meta then gives
     it as ``count`` and the queryset's size (or ``known_listed``, when the queryset holds
     only what this page needs) as ``listed``, and pages run to the last listed;
-    ``known_capped``: that count stopped at a cap, as ``count_cap``'s does (``count_capped``);
-    ``known_estimated``: that count is an estimate (``count_estimated``).
+    ``known_capped``: that count stopped at a cap, as ``count_cap``'s does (``count_capped``).
     Raises :class:`ApiError` 400 for a bad cursor.
     """
     queryset = queryset.annotate(**{k.name: k.expression for k in keys}).order_by(
@@ -246,8 +244,6 @@ def paginate(
                     meta["listed"] = listed
                 if known_capped:
                     meta["count_capped"] = True
-                if known_estimated:
-                    meta["count_estimated"] = True
             elif last_page_read:
                 total = offset + len(rows)
             elif count_cap is not None:
