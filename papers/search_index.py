@@ -507,8 +507,7 @@ def _estimate(copy: Copy, searcher, text, codes, low, high, facets: bool, facet_
     if facets:
         matched, categories, years = _facet_counts(sampled, query, facet_size, scale=scale)
     else:
-        counted = sampled.aggregate(query, {"matches": {"value_count": {"field": "id"}}})
-        matched, categories, years = int(counted["matches"]["value"]), [], []
+        matched, categories, years = _count_matches(sampled, query), [], []
     if matched < MIN_SAMPLE or matched * scale < ESTIMATE_FROM:
         return None
     return about(matched * scale), categories, years
@@ -557,13 +556,20 @@ def _in_field_order(
         if found.count >= offset + limit:
             if not count:
                 return found.hits, None
-            # Every match counted without ranking or ordering them: an aggregation over the
-            # id column, which every document holds (2.0 ms for 'field' where a counting
-            # search is 2.9).
-            counted = searcher.aggregate(query, {"matches": {"value_count": {"field": "id"}}})
-            return found.hits, int(counted["matches"]["value"])
+            return found.hits, _count_matches(searcher, query)
     found = searcher.search(query, limit, count=count, order_by_field=name, offset=offset, order=order)
     return found.hits, found.count
+
+
+# An aggregation counting the documents of a query: its id column, which every one holds.
+_MATCHES = {"matches": {"value_count": {"field": "id"}}}
+
+
+def _count_matches(searcher, query) -> int:
+    """Every match of ``query`` counted without ranking or ordering them: an aggregation over
+    the id column, which every document holds (2.0 ms for 'field' where a counting
+    search is 2.9)."""
+    return int(searcher.aggregate(query, _MATCHES)["matches"]["value"])
 
 
 def _edge(searcher, copy: Copy, ascending: bool) -> int | None:
@@ -596,19 +602,20 @@ CATEGORY_SETS_MAX = 65_535
 
 
 def _facet_counts(
-    searcher, query, facet_size: int, *, scale: int = 1
-) -> tuple[int, list[tuple[str, int]], list[tuple[int, int]]]:
-    """``(matches, categories, years)`` over every match of ``query``: how many, the
-    ``facet_size`` categories with most papers (primary or cross-listed; then by code) and
-    every year, newest first, each as ``(value, papers)``. Exact: the category sets are
-    counted whole and split. With ``scale`` (``query`` a sample's), the facets' counts are
-    multiplied by it and rounded (:func:`about`); ``matches`` is the sample's own."""
+    searcher, query, facet_size: int, *, scale: float | None = None
+) -> tuple[int | None, list[tuple[str, int]], list[tuple[int, int]]]:
+    """``(matches, categories, years)`` over every match of ``query``: the ``facet_size``
+    categories with most papers (primary or cross-listed; then by code) and every year,
+    newest first, each as ``(value, papers)``. Exact: the category sets are counted whole
+    and split. With ``scale`` (``query`` a sample's), the facets' counts are multiplied by it
+    and rounded (:func:`about`), and ``matches`` is how many of the sample's papers match,
+    counted in the same pass; without, ``None`` (the caller counted them)."""
     spec = {
         "sets": {
             "terms": {"field": "category_set", "size": CATEGORY_SETS_MAX, "segment_size": CATEGORY_SETS_MAX}
         },
         "years": {"terms": {"field": "year", "size": 200}},
-        "matches": {"value_count": {"field": "id"}},
+        **(_MATCHES if scale is not None else {}),
     }
     result = searcher.aggregate(query, spec)
     counted: dict[str, int] = {}
@@ -621,9 +628,10 @@ def _facet_counts(
         counted = {b["key"]: b["doc_count"] for b in searcher.aggregate(query, {"c": many})["c"]["buckets"]}
     categories = sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))[:facet_size]
     years = sorted(((int(b["key"]), b["doc_count"]) for b in result["years"]["buckets"]), reverse=True)
-    if scale != 1:
-        categories = [(code, about(n * scale)) for code, n in categories]
-        years = [(year, about(n * scale)) for year, n in years]
+    if scale is None:
+        return None, categories, years
+    categories = [(code, about(n * scale)) for code, n in categories]
+    years = [(year, about(n * scale)) for year, n in years]
     return int(result["matches"]["value"]), categories, years
 
 

@@ -134,7 +134,7 @@ def rebuild(*, progress: Callable[[int], object] | None = None) -> dict:
     head = max(_log_head(), _pruned_through())
     path = root / f"index-{time.time_ns()}"
     path.mkdir()
-    writer, sampled = (_writer(path / name, create=True) for name in ("", SAMPLE_DIR))
+    writer, sampled = _writer(path, create=True), _writer(path / SAMPLE_DIR, create=True)
     count = 0
     with transaction.atomic():  # the server-side cursor needs a transaction
         for pk, doc in _documents(None):
