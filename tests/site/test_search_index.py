@@ -476,3 +476,22 @@ def test_the_sample_follows_the_papers(client, indexed):
     search_index_stage(trigger="inline")
     copy = search_index.usable()
     assert search_index._open(copy, sample=True).searcher().num_docs == before - 1
+
+
+def test_opening_another_copy_drops_the_one_before_even_when_its_name_begins_alike(tmp_path):
+    """A process keeps one copy open (and its sample): opening ``index-1`` drops
+    ``index-12``. Before, the copies kept were those whose path began with the new one's, so
+    ``index-12`` stayed open beside ``index-1``."""
+    import tantivy
+
+    copies = []
+    for name in ("index-12", "index-1"):
+        path = tmp_path / name
+        path.mkdir()
+        tantivy.Index(search_index._schema(), path=str(path), reuse=False)
+        copy = search_index.Copy(path, 0, search_index.SCHEMA_VERSION)
+        search_index._write_meta(copy)
+        copies.append(copy)
+    search_index._open(copies[0])
+    search_index._open(copies[1])
+    assert list(search_index._opened) == [str(copies[1].path)]
