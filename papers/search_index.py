@@ -7,10 +7,11 @@ Why an index beside the database: PostgreSQL's GIN index finds the matches of a 
 cannot rank them; ``ts_rank`` reads every match, so "model" over a million papers read
 ~100,000 rows per search (BENCHMARKS.md "Search index"). Tantivy scores BM25 and ranks a
 union of terms (one word in its fields) with block-max WAND, skipping the blocks that
-cannot reach the page; a conjunction (several words) is ranked by reading its matches.
-A query whose words are common is counted, with its facets, on a small second index in
-each copy holding one paper in 64 (:func:`in_sample`), and says "about" (:data:`MIN_SAMPLE`);
-any other is counted by reading its matches.
+cannot reach the page; a conjunction (several words) is ranked by reading its matches, and
+a phrase among the papers holding its word pairs (:mod:`papers.search_terms`). A query whose
+words are common is counted, with its facets, on a small second index in each copy holding
+one paper in 64 (:func:`in_sample`), and says "about" (:data:`MIN_SAMPLE`); any other is
+counted by reading its matches.
 
 PostgreSQL stays the record. The index follows it through ``papers_searchchange``, a log the
 ``paper_search_*`` triggers write in the transaction that changes a paper (insert, delete, a
@@ -31,7 +32,6 @@ import functools
 import json
 import logging
 import os
-import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -43,31 +43,25 @@ from django.conf import settings
 from django.db import connection, connections, router
 
 from .models import SearchChange
+from .search_terms import (
+    ANALYZER,
+    PAIR_FIELDS,
+    TEXT_FIELDS,
+    analyzer,
+    query_parts,
+    required_phrases,
+)
 from .selectors import category_codes
 
 logger = logging.getLogger(__name__)
 
 # Bumped when the fields or the analyzer change: a copy of another version is rebuilt.
 # 3: each paper's researcher and institution ids (LINKED_FIELDS). 4: category_set.
-# 5: the sample copy (SAMPLE_DIR).
-SCHEMA_VERSION = 5
-ANALYZER = "wove_en"
-TEXT_FIELDS = ("title", "authors", "abstract")
+# 5: the sample copy (SAMPLE_DIR). 6: each text field's word pairs (PAIR_FIELDS).
+SCHEMA_VERSION = 6
 # BM25 per field, boosted as PostgreSQL's ts_rank weighs title A (1.0), authors B (0.4),
 # abstract C (0.2): chosen on the judged queries (bench/search_quality.py, BENCHMARKS.md).
 FIELD_BOOSTS = {"title": 3.0, "authors": 1.5, "abstract": 1.0}
-# Snowball's English stop words, the list PostgreSQL's 'english' configuration drops
-# (tsearch_data/english.stop): a query word dropped there is dropped here, so "how prime
-# numbers are distributed" needs neither "how" nor "are" in either.
-STOP_WORDS = """
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
-    her hers herself it its itself they them their theirs themselves what which who whom this that
-    these those am is are was were be been being have has had having do does did doing a an the and
-    but if or because as until while of at by for with about against between into through during
-    before after above below to from up down in out on off over under again further then once here
-    there when where why how all any both each few more most other some such no nor not only own
-    same so than too very s t can will just don should now
-""".split()  # noqa: SIM905 (laid out as the list reads)
 LOG_KEY = "log"
 BATCH = 5_000
 # Ids of the records linked to each paper, held for the search page's facets: field name ->
@@ -103,6 +97,8 @@ def _schema():
     builder.add_unsigned_field("id", stored=True, indexed=True, fast=True)
     for name in TEXT_FIELDS:
         builder.add_text_field(name, tokenizer_name=ANALYZER)
+        # Its word pairs (papers.search_terms.word_pairs), papers only: a phrase's filter.
+        builder.add_text_field(PAIR_FIELDS[name], tokenizer_name="whitespace", index_option="basic")
     # Category codes as written (raw): term filters and the facet counts read them.
     builder.add_text_field("categories", tokenizer_name="raw", fast=True)
     # The paper's category codes as one value ("astro-ph gr-qc", sorted): the category facet
@@ -147,24 +143,8 @@ def register_linked_ids(field_name: str, sql: str) -> None:
 
 
 def _register(index) -> None:
-    """Our analyzer: words and numbers, lower case, accents folded (as
-    ``papers.search_fold`` folds them for PostgreSQL), :data:`STOP_WORDS` dropped, Snowball
-    English stems (as ``to_tsvector('english', ...)``)."""
-    index.register_tokenizer(ANALYZER, _analyzer())
-
-
-@functools.cache
-def _analyzer():
-    tantivy = _tantivy()
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(60))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.ascii_fold())
-        .filter(tantivy.Filter.custom_stopword(STOP_WORDS))
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
+    """Our analyzer (:func:`papers.search_terms.analyzer`) under its name in ``index``."""
+    index.register_tokenizer(ANALYZER, analyzer())
 
 
 def database_key() -> str:
@@ -273,69 +253,27 @@ def usable() -> Copy | None:
 
 # ---------------------------------------------------------------------------- searching
 
-# websearch-style query text: "quoted phrases", OR, -excluded words, other words all required.
-_TOKEN = re.compile(r'"([^"]*)"?|(\S+)')
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
-
-
-def query_text(q: str) -> str:
-    """``q`` (web search syntax, as PostgreSQL's ``websearch_to_tsquery`` reads it) as
-    Tantivy query text: words and numbers only, so no field name, range, boost or regex can
-    be written into the query; ``"a phrase"`` stays a phrase, ``OR`` an alternative and a
-    leading ``-`` an exclusion. Returns ``""`` when nothing searchable is left."""
-    return " ".join(query_parts(q))
-
-
-def query_parts(q: str) -> list[str]:
-    """:func:`query_text`'s parts: ``word``, ``"a phrase"``, ``-word`` or ``-"a phrase"``
-    (excluded), and ``OR`` between two alternatives; ``[]`` when nothing searchable is left."""
-    parts: list[str] = []
-    for phrase, word in _TOKEN.findall(q):
-        if phrase:
-            words = _WORD.findall(phrase)
-            if words:
-                parts.append('"' + " ".join(w.lower() for w in words) + '"')
-            continue
-        if word == "OR":
-            if parts and parts[-1] != "OR":
-                parts.append("OR")
-            continue
-        negate = word.startswith("-") and len(word) > 1
-        # A possessive reads as its noun, as PostgreSQL's English parser reads it.
-        words = [w.lower() for w in _WORD.findall(_POSSESSIVE.sub("", word))]
-        if not words:
-            continue
-        # "p-adic", "Schwarzschild's": one token in the text as the analyzer splits it,
-        # so the pieces are searched as a phrase.
-        term = words[0] if len(words) == 1 else '"' + " ".join(words) + '"'
-        parts.append(("-" if negate else "") + term)
-    while parts and parts[-1] == "OR":
-        parts.pop()
-    if parts and parts[0] == "OR":
-        parts.pop(0)
-    # Only exclusions match nothing (as in PostgreSQL's websearch).
-    if all(p.startswith("-") or p == "OR" for p in parts):
-        return []
-    return parts
-
 
 def _match_bound(searcher, parts: list[str], codes: list[str]) -> int:
-    """At least as many papers as match :func:`query_parts` ``parts`` within the categories
-    ``codes`` (any of them; none: every category): the fewest papers holding one required
+    """At least as many papers as match ``parts`` (:func:`papers.search_terms.query_parts`)
+    within the categories ``codes`` (any; none: every category): the fewest papers holding one required
     part, a word's being those holding its term in any text field (Tantivy's document
-    frequencies, summed over the fields), a phrase's those of its rarest word, and parts
-    joined by ``OR`` summed. Several reads of the term dictionary, no posting read."""
-    analyzer = _analyzer()
+    frequencies, summed over the fields), a phrase's those of its rarest word or word pair
+    (:data:`PAIR_FIELDS`), and parts joined by ``OR`` summed. Several reads of the term
+    dictionary, no posting read."""
+    words = analyzer()
+    pairs = dict(required_phrases(parts))
     bounds: list[int] = []
     joined = False
-    for part in parts:
+    for i, part in enumerate(parts):
         if part == "OR":
             joined = True
             continue
-        terms = [] if part.startswith("-") else analyzer.analyze(part.strip('"'))
+        terms = [] if part.startswith("-") else words.analyze(part.strip('"'))
         if terms:  # not an exclusion, nor only stop words (which the query drops)
             held = min(sum(searcher.doc_freq(name, term) for name in TEXT_FIELDS) for term in terms)
+            for pair in pairs.get(i, ()):
+                held = min(held, sum(searcher.doc_freq(name, pair) for name in PAIR_FIELDS.values()))
             if joined and bounds:
                 bounds[-1] += held
             else:
@@ -388,7 +326,7 @@ def search(
     facet_size: int = 12,
     linked: int = 0,
 ) -> IndexHits:
-    """Public papers matching ``q`` (web search syntax, :func:`query_text`) in every text
+    """Public papers matching ``q`` (web search syntax, :func:`papers.search_terms.query_text`) in every text
     field (BM25, :data:`FIELD_BOOSTS`), within ``category`` (primary or cross-listed) and
     the inclusive UTC days ``submitted_from``..``submitted_until``; ``sort`` ``relevance``,
     ``newest``, ``oldest`` or ``cited``; the hits ``offset``..``offset + limit``. With
@@ -406,7 +344,7 @@ def search(
     low, high = _bound(submitted_from, end=False), _bound(submitted_until, end=True)
     index = _open(copy)
     schema = index.schema
-    query = _query(index, " ".join(parts), codes, low, high)
+    query = _query(index, parts, codes, low, high)
     if query is None:
         logger.info("search index: query %r did not parse", q[:80])
         return IndexHits([], 0)
@@ -414,7 +352,7 @@ def search(
     # A common query's count and facets from the sample, when it answers (_estimate).
     estimate = None
     if _match_bound(searcher, parts, codes) >= SAMPLE_FROM:
-        estimate = _estimate(copy, searcher, " ".join(parts), codes, low, high, facets, facet_size)
+        estimate = _estimate(copy, searcher, parts, codes, low, high, facets, facet_size)
     # The facets read every match once more: counted on another thread while this one ranks
     # (Tantivy lets go of the GIL), so a common word's search costs one pass, not two.
     counting = None
@@ -445,20 +383,27 @@ def search(
     return hits
 
 
-def _query(index, text: str, codes: list[str], low: int | None, high: int | None):
-    """Tantivy's query for :func:`query_text` ``text`` in ``index``: every text field
+def _query(index, parts: list[str], codes: list[str], low: int | None, high: int | None):
+    """Tantivy's query for :func:`papers.search_terms.query_parts` ``parts`` in ``index``: every text field
     (:data:`FIELD_BOOSTS`), within the categories ``codes`` (any of them) and the submission
     times ``low``..``high`` (seconds, inclusive; ``None``: open); ``None`` when it does not
-    parse."""
+    parse. A required phrase with word pairs is searched field by field, each field's phrase
+    among the papers holding its pairs there (:data:`PAIR_FIELDS`): the same matches and
+    scores as the phrase alone, without reading positions of papers that cannot hold it."""
     tantivy = _tantivy()
     schema = index.schema
+    phrases = dict(required_phrases(parts))
+    rest = [part for i, part in enumerate(parts) if i not in phrases]
+    clauses = []
     try:
-        query = index.parse_query(
-            text, list(TEXT_FIELDS), field_boosts=FIELD_BOOSTS, conjunction_by_default=True
-        )
+        if any(not part.startswith("-") for part in rest):
+            clauses.append((tantivy.Occur.Must, _parsed(index, " ".join(rest), TEXT_FIELDS)))
+        else:  # only exclusions beside the phrases: each one excluded
+            clauses += [(tantivy.Occur.MustNot, _parsed(index, part[1:], TEXT_FIELDS)) for part in rest]
+        for i, pairs in phrases.items():
+            clauses.append((tantivy.Occur.Must, _phrase_by_field(index, parts[i], pairs)))
     except ValueError:
         return None
-    clauses = [(tantivy.Occur.Must, query)]
     if codes:
         # An archive divided into classes (math) matches any of them (category_codes).
         terms = [
@@ -468,7 +413,36 @@ def _query(index, text: str, codes: list[str], low: int | None, high: int | None
     if low is not None or high is not None:
         within = tantivy.Query.range_query(schema, "submitted", tantivy.FieldType.Integer, low, high)
         clauses.append((tantivy.Occur.Must, within))
-    return tantivy.Query.boolean_query(clauses) if len(clauses) > 1 else query
+    return tantivy.Query.boolean_query(clauses) if len(clauses) > 1 else clauses[0][1]
+
+
+def _parsed(index, text: str, fields):
+    """Tantivy's parse of query text ``text`` over ``fields`` (boosted by :data:`FIELD_BOOSTS`),
+    every word required; raises ``ValueError`` when it does not parse."""
+    boosts = {name: FIELD_BOOSTS[name] for name in fields}
+    return index.parse_query(text, list(fields), field_boosts=boosts, conjunction_by_default=True)
+
+
+def _phrase_by_field(index, phrase: str, pairs: list[str]):
+    """``phrase`` (quoted query text) in any text field, each field's phrase query required
+    to hold ``pairs`` in that field's :data:`PAIR_FIELDS` (scored 0: the phrase's score is
+    unchanged). Tantivy then leads each field's intersection with the pairs' short postings."""
+    tantivy = _tantivy()
+    schema = index.schema
+    by_field = []
+    for name in TEXT_FIELDS:
+        needed = [
+            (
+                tantivy.Occur.Must,
+                tantivy.Query.const_score_query(
+                    tantivy.Query.term_query(schema, PAIR_FIELDS[name], pair), 0.0
+                ),
+            )
+            for pair in pairs
+        ]
+        needed.append((tantivy.Occur.Must, _parsed(index, phrase, (name,))))
+        by_field.append((tantivy.Occur.Should, tantivy.Query.boolean_query(needed)))
+    return tantivy.Query.boolean_query(by_field)
 
 
 # Counting on the sample (issue 28: "keyword counts are exact, or 'about N' with the
@@ -494,12 +468,12 @@ def about(n: float) -> int:
     return round(n / unit) * unit
 
 
-def _estimate(copy: Copy, searcher, text, codes, low, high, facets: bool, facet_size: int):
+def _estimate(copy: Copy, searcher, parts, codes, low, high, facets: bool, facet_size: int):
     """``(count, categories, years)`` of the query estimated on ``copy``'s sample (see
     :data:`MIN_SAMPLE`), facets empty unless ``facets``; ``None`` when every match is to be
     counted (the sample too thin, or the estimate under :data:`ESTIMATE_FROM`)."""
     sample = _open(copy, sample=True)
-    query = _query(sample, text, codes, low, high)
+    query = _query(sample, parts, codes, low, high)
     sampled = sample.searcher()
     if query is None or not sampled.num_docs:
         return None

@@ -40,6 +40,7 @@ from .search_index import (
     in_sample,
     index_root,
 )
+from .search_terms import PAIR_FIELDS, word_pairs
 
 logger = logging.getLogger(__name__)
 
@@ -92,9 +93,9 @@ def _document(row: tuple, linked: dict[str, Iterable[int]] | None = None):
     pk, title, authors, abstract, categories, submitted_at, cited = row
     doc = tantivy.Document()
     doc.add_unsigned("id", pk)
-    doc.add_text("title", title or "")
-    doc.add_text("authors", authors or "")
-    doc.add_text("abstract", abstract or "")
+    for name, text in (("title", title), ("authors", authors), ("abstract", abstract)):
+        doc.add_text(name, text or "")
+        doc.add_text(PAIR_FIELDS[name], " ".join(word_pairs(text or "")))
     for code in categories or ():
         doc.add_text("categories", code)
     if categories:

@@ -17,7 +17,7 @@ from django.http import QueryDict
 
 from pages import search as site_search
 from pages import search_facets
-from papers import search_filters, search_index, search_index_sync
+from papers import search_filters, search_index, search_index_sync, search_terms
 from papers.models import Paper, SearchChange, SearchIndexState
 from papers.tasks import search_index_stage
 
@@ -59,7 +59,7 @@ def _status(client, **params) -> str:
     ],
 )
 def test_query_text_reads_web_search_syntax_and_nothing_else(q, text):
-    assert search_index.query_text(q) == text
+    assert search_terms.query_text(q) == text
 
 
 @pytest.mark.parametrize(
