@@ -335,6 +335,27 @@ def _tree_cpu(pid: int) -> dict[int, float]:
     return out
 
 
+def tree_peak_mb(pid: int) -> float:
+    """The largest peak resident set (``VmHWM`` of ``/proc/<pid>/status``, MB) among ``pid``
+    and its descendants: a gunicorn worker's high-water mark, to show memory held flat."""
+    import psutil
+
+    try:
+        processes = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    peak = 0.0
+    for process in processes:
+        try:
+            status = Path(f"/proc/{process.pid}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]) / 1024)
+    return peak
+
+
 def postmaster_pid(port: int) -> int | None:
     """The PostgreSQL postmaster listening on 127.0.0.1:``port`` (its ``postmaster.pid``)."""
     import psycopg
@@ -441,7 +462,8 @@ def run_one(
 
     Returns ``{"first_view": {kind: {p50, p95, n}}, "load": {kind: {p50, p95, p99, rps,
     requests, failures}}, "loadavg": {"first_view": (before, after), "load": (before,
-    after)}, "cpu": {"app" | "primary" | "replica": CPU seconds during the measured closed
+    after)}, "peak_mb": the largest peak resident set of a gunicorn process (MB, to the end
+    of both modes), "cpu": {"app" | "primary" | "replica": CPU seconds during the measured closed
     loop}}`` (milliseconds, requests per second); a skipped mode's entries are empty. With
     ``replica`` (a URL template, ``{db}`` for the database) gunicorn reads from it. With
     ``quiet``, the first views wait (:func:`wait_quiet`) for the load average to fall under it."""
@@ -487,6 +509,7 @@ def run_one(
                 }
         out["loadavg"]["load"] = (out["loadavg"]["load"][0], load_average())
     finally:
+        out["peak_mb"] = tree_peak_mb(server.pid)
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
     out["load"] = _read_stats(prefix)
@@ -508,7 +531,7 @@ def _print_first_view(db: str, result: dict) -> None:
     views, (before, after) = result["first_view"], result["loadavg"]["first_view"]
     trivial = views["trivial"]
     print(f"\n{db} first view: one client, each URL once, random order", end=" ")
-    print(f"(load average {before:.2f} -> {after:.2f})")
+    print(f"(load average {before:.2f} -> {after:.2f}; a gunicorn worker's peak: {result['peak_mb']:.0f} MB)")
     print(f"{'kind':<16}{'n':>5}{'p50 ms':>9}{'p95 ms':>9}{'p50 / trivial':>15}{'p95 / trivial':>15}")
     for kind in ("trivial", *FIRST_VIEW_KINDS):
         if r := views.get(kind):
