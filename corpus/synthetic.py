@@ -48,7 +48,7 @@ from papers.text import make_slug
 from papers.upsert import SOURCE_FIELDS, CategoryMap
 from researchers.matching_common import CONFIDENCE_LOCAL_LINKED, slot_block
 from researchers.models import Authorship, MatchMethod, Researcher
-from wove.bulk import copy_upsert
+from wove.bulk import copy_upsert, secondary_indexes_create, secondary_indexes_drop
 from wove.statistics import tables_refresh
 
 SAMPLE_DIR = Path(settings.BASE_DIR) / "data"
@@ -423,13 +423,25 @@ def corpus_generate(
     CategoryMap().ensure(code for codes, _sets in shape.category_sets for code in codes)
 
     writer = _CorpusWriter(generator=generator, institutions=institutions, progress=progress)
-    batch: list[SyntheticPaper] = []
-    for paper in generator:
-        batch.append(paper)
-        if len(batch) >= batch_size:
+    deferred: list[str] = []
+    if not Paper.objects.exists():
+        # A first load builds each secondary index once at its end, as the bulk harvest does
+        # (papers.bulk): kept through every batch, they made the 2.5 M corpus's rate fall from
+        # 49,000 papers a minute to under 20,000 as they grew (BENCHMARKS.md, issue 28).
+        with transaction.atomic(), connection.cursor() as cursor:
+            deferred = secondary_indexes_drop(cursor, CORPUS_TABLES)
+    try:
+        batch: list[SyntheticPaper] = []
+        for paper in generator:
+            batch.append(paper)
+            if len(batch) >= batch_size:
+                writer.flush(batch)
+        if batch:
             writer.flush(batch)
-    if batch:
-        writer.flush(batch)
+    finally:
+        if deferred:
+            with transaction.atomic(), connection.cursor() as cursor:
+                secondary_indexes_create(cursor, deferred)
     summary = writer.finish()
     summary.seconds = (timezone.now() - started).total_seconds()
     return summary
@@ -471,6 +483,17 @@ def _paper_row(p: SyntheticPaper, now: datetime) -> tuple:
         now,
         now,
     )
+
+
+# The tables a corpus writes rows into (its first load defers their secondary indexes).
+CORPUS_TABLES = (
+    "papers_paper",
+    "papers_paperauthor",
+    "papers_paperversion",
+    "researchers_researcher",
+    "researchers_authorship",
+    "institutions_authoraffiliation",
+)
 
 
 class _CorpusWriter:
@@ -698,15 +721,5 @@ class _CorpusWriter:
             )
         # VACUUM too: a corpus is measured as an archive whose autovacuum has caught up (GIN
         # pending lists merged, the visibility map set for index-only scans).
-        tables_refresh(
-            [
-                "papers_paper",
-                "papers_paperauthor",
-                "papers_paperversion",
-                "researchers_researcher",
-                "researchers_authorship",
-                "institutions_authoraffiliation",
-            ],
-            vacuum=True,
-        )
+        tables_refresh(CORPUS_TABLES, vacuum=True)
         return self.summary

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from django.db import DatabaseError, connection, transaction
 
+from wove.bulk import secondary_indexes_create, secondary_indexes_drop
 from wove.locks import advisory_lock
 
 from .models import HarvestRun, Paper, PaperAuthor, PaperVersion
@@ -31,14 +32,6 @@ class HarvestBusy(Exception):
 # Tables whose secondary indexes a bulk load drops and rebuilds. Unique indexes and primary
 # keys stay: the upserts' ON CONFLICT needs them, and they keep the rows unique throughout.
 BULK_TABLES = (Paper, PaperAuthor, PaperVersion)
-_BULK_INDEXES_SQL = """
-    SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i
-    WHERE i.indrelid = %s::regclass AND NOT i.indisunique AND NOT i.indisprimary
-      AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
-    ORDER BY i.indexrelid
-"""
-# Index builds sort in memory up to this much (PostgreSQL's default is 64MB).
-BULK_MAINTENANCE_WORK_MEM = "256MB"
 
 
 def _indexes_defer(run: HarvestRun) -> None:
@@ -46,19 +39,9 @@ def _indexes_defer(run: HarvestRun) -> None:
     ``run``, then drop those indexes, in one transaction: a kill before the commit drops
     nothing, one after leaves the statements for :func:`paper_indexes_restore`."""
     with transaction.atomic(), connection.cursor() as cursor:
-        # Inside a caller's transaction (tests), deferred foreign-key checks still pending
-        # would refuse DROP/CREATE INDEX; run them now. A harvest commits page by page, so
-        # there are none there.
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        statements = []
-        for model in BULK_TABLES:
-            cursor.execute(_BULK_INDEXES_SQL, [model._meta.db_table])
-            statements += [row[0] for row in cursor.fetchall()]
-        run.deferred_indexes = statements
+        # The statements saved with the drops: both in this one transaction.
+        run.deferred_indexes = secondary_indexes_drop(cursor, [model._meta.db_table for model in BULK_TABLES])
         run.save(update_fields=["deferred_indexes"])
-        for statement in statements:
-            name = statement.split(" ON ", 1)[0].rsplit(" ", 1)[1]
-            cursor.execute(f"DROP INDEX IF EXISTS {name}")
 
 
 def _indexes_rebuild(runs: Iterable[HarvestRun]) -> int:
@@ -67,14 +50,8 @@ def _indexes_rebuild(runs: Iterable[HarvestRun]) -> int:
     were run."""
     done = 0
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # as in _indexes_defer
-        cursor.execute(f"SET LOCAL maintenance_work_mem = '{BULK_MAINTENANCE_WORK_MEM}'")
         for run in runs:
-            for statement in run.deferred_indexes:
-                if not statement.startswith("CREATE INDEX "):
-                    raise ValueError(f"not a CREATE INDEX statement: {statement[:80]!r}")
-                cursor.execute("CREATE INDEX IF NOT EXISTS " + statement.removeprefix("CREATE INDEX "))
-                done += 1
+            done += secondary_indexes_create(cursor, run.deferred_indexes)
             run.deferred_indexes = []
             run.save(update_fields=["deferred_indexes"])
     return done

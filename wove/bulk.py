@@ -19,6 +19,51 @@ from django.db.models.expressions import RawSQL
 
 _counter = itertools.count()
 
+# The secondary indexes of a table: neither unique nor a primary key nor a constraint's, so
+# that a load may drop them and build each once at its end (upserts' ON CONFLICT keeps
+# needing the unique ones, which also keep the rows unique throughout).
+_SECONDARY_INDEXES_SQL = """
+    SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i
+    WHERE i.indrelid = %s::regclass AND NOT i.indisunique AND NOT i.indisprimary
+      AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
+    ORDER BY i.indexrelid
+"""
+# Index builds sort in memory up to this much (PostgreSQL's default is 64MB).
+INDEX_BUILD_WORK_MEM = "256MB"
+
+
+def secondary_indexes_drop(cursor, tables: Iterable[str]) -> list[str]:
+    """Drop the secondary indexes of ``tables`` (table names) on ``cursor``'s connection;
+    returns their ``CREATE INDEX`` statements (``pg_get_indexdef``), for
+    :func:`secondary_indexes_create`. PostgreSQL's advice for a first load: "Remove Indexes",
+    https://www.postgresql.org/docs/15/populate.html#POPULATE-RM-INDEXES."""
+    # Inside a caller's transaction (tests), deferred foreign-key checks still pending would
+    # refuse DROP/CREATE INDEX: run them now. A load that commits batch by batch has none.
+    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    statements: list[str] = []
+    for table in tables:
+        cursor.execute(_SECONDARY_INDEXES_SQL, [table])
+        statements += [row[0] for row in cursor.fetchall()]
+    for statement in statements:
+        name = statement.split(" ON ", 1)[0].rsplit(" ", 1)[1]
+        cursor.execute(f"DROP INDEX IF EXISTS {name}")
+    return statements
+
+
+def secondary_indexes_create(cursor, statements: Iterable[str]) -> int:
+    """Run the ``CREATE INDEX`` ``statements`` of :func:`secondary_indexes_drop` as ``IF NOT
+    EXISTS`` (idempotent), each sorting in :data:`INDEX_BUILD_WORK_MEM` (``SET LOCAL``: the
+    caller's transaction). Returns how many ran; raises ``ValueError`` for another statement."""
+    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # as in secondary_indexes_drop
+    cursor.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_WORK_MEM}'")
+    done = 0
+    for statement in statements:
+        if not statement.startswith("CREATE INDEX "):
+            raise ValueError(f"not a CREATE INDEX statement: {statement[:80]!r}")
+        cursor.execute("CREATE INDEX IF NOT EXISTS " + statement.removeprefix("CREATE INDEX "))
+        done += 1
+    return done
+
 
 def copy_upsert(
     *,

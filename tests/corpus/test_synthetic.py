@@ -128,3 +128,41 @@ def test_math_islands_are_drawn_whole():
     for paper in CorpusGenerator(shape=shape, papers=400, seed=5, institutions=40):
         for text in (paper.title, paper.abstract):
             assert text.replace("\\$", "").count("$") % 2 == 0, text
+
+
+def _index_definitions() -> set[str]:
+    from django.db import connection
+
+    from corpus.synthetic import CORPUS_TABLES
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = ANY(%s)", [list(CORPUS_TABLES)])
+        return {row[0] for row in cursor.fetchall()}
+
+
+@pytest.mark.django_db
+def test_a_first_load_builds_its_secondary_indexes_once_at_the_end(monkeypatch):
+    from wove import bulk
+
+    before = _index_definitions()
+    assert any("researcher_id" in d and "UNIQUE" not in d for d in before)  # a secondary one
+    dropped: list[list[str]] = []
+    drop = bulk.secondary_indexes_drop
+
+    def recording(cursor, tables):
+        dropped.append(drop(cursor, tables))
+        return dropped[-1]
+
+    monkeypatch.setattr("corpus.synthetic.secondary_indexes_drop", recording)
+    _generate(150, seed=5)
+    # Dropped before the rows (an empty archive), every one of them built again after.
+    assert len(dropped) == 1 and dropped[0]
+    assert all("UNIQUE" not in statement for statement in dropped[0])
+    assert _index_definitions() == before
+    # A second corpus into a non-empty archive keeps its indexes throughout.
+    Paper.objects.all().delete()
+    Researcher.objects.all().delete()
+    Paper.objects.create(arxiv_id="0704.0001", title="A stored paper", slug="a-stored-paper")
+    _generate(50, seed=6)
+    assert len(dropped) == 1
+    assert _index_definitions() == before
