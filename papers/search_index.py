@@ -47,9 +47,9 @@ from .search_terms import (
     ANALYZER,
     PAIR_FIELDS,
     TEXT_FIELDS,
+    QueryTerms,
     analyzer,
-    query_parts,
-    required_phrases,
+    query_terms,
 )
 from .selectors import category_codes
 
@@ -254,25 +254,24 @@ def usable() -> Copy | None:
 # ---------------------------------------------------------------------------- searching
 
 
-def _match_bound(searcher, parts: list[str], codes: list[str]) -> int:
-    """At least as many papers as match ``parts`` (:func:`papers.search_terms.query_parts`)
+def _match_bound(searcher, terms: QueryTerms, codes: list[str]) -> int:
+    """At least as many papers as match ``terms`` (:func:`papers.search_terms.query_terms`)
     within the categories ``codes`` (any; none: every category): the fewest papers holding one required
     part, a word's being those holding its term in any text field (Tantivy's document
     frequencies, summed over the fields), a phrase's those of its rarest word or word pair
     (:data:`PAIR_FIELDS`), and parts joined by ``OR`` summed. Several reads of the term
     dictionary, no posting read."""
     words = analyzer()
-    pairs = dict(required_phrases(parts))
     bounds: list[int] = []
     joined = False
-    for i, part in enumerate(parts):
+    for i, part in enumerate(terms.parts):
         if part == "OR":
             joined = True
             continue
-        terms = [] if part.startswith("-") else words.analyze(part.strip('"'))
-        if terms:  # not an exclusion, nor only stop words (which the query drops)
-            held = min(sum(searcher.doc_freq(name, term) for name in TEXT_FIELDS) for term in terms)
-            for pair in pairs.get(i, ()):
+        stems = [] if part.startswith("-") else words.analyze(part.strip('"'))
+        if stems:  # not an exclusion, nor only stop words (which the query drops)
+            held = min(sum(searcher.doc_freq(name, stem) for name in TEXT_FIELDS) for stem in stems)
+            for pair in terms.phrases.get(i, ()):
                 held = min(held, sum(searcher.doc_freq(name, pair) for name in PAIR_FIELDS.values()))
             if joined and bounds:
                 bounds[-1] += held
@@ -337,22 +336,22 @@ def search(
     copy = copy or usable()
     if copy is None:
         raise SearchIndexUnavailable("the search index is off, not built or behind")
-    parts = query_parts(q)
-    if not parts:
+    terms = query_terms(q)
+    if not terms.parts:
         return IndexHits([], 0)
     codes = category_codes(category) if category else []
     low, high = _bound(submitted_from, end=False), _bound(submitted_until, end=True)
     index = _open(copy)
     schema = index.schema
-    query = _query(index, parts, codes, low, high)
+    query = _query(index, terms, codes, low, high)
     if query is None:
         logger.info("search index: query %r did not parse", q[:80])
         return IndexHits([], 0)
     searcher = index.searcher()
     # A common query's count and facets from the sample, when it answers (_estimate).
     estimate = None
-    if _match_bound(searcher, parts, codes) >= SAMPLE_FROM:
-        estimate = _estimate(copy, searcher, parts, codes, low, high, facets, facet_size)
+    if _match_bound(searcher, terms, codes) >= SAMPLE_FROM:
+        estimate = _estimate(copy, searcher, terms, codes, low, high, facets, facet_size)
     # The facets read every match once more: counted on another thread while this one ranks
     # (Tantivy lets go of the GIL), so a common word's search costs one pass, not two.
     counting = None
@@ -383,8 +382,8 @@ def search(
     return hits
 
 
-def _query(index, parts: list[str], codes: list[str], low: int | None, high: int | None):
-    """Tantivy's query for :func:`papers.search_terms.query_parts` ``parts`` in ``index``: every text field
+def _query(index, terms: QueryTerms, codes: list[str], low: int | None, high: int | None):
+    """Tantivy's query for ``terms`` (:func:`papers.search_terms.query_terms`) in ``index``: every text field
     (:data:`FIELD_BOOSTS`), within the categories ``codes`` (any of them) and the submission
     times ``low``..``high`` (seconds, inclusive; ``None``: open); ``None`` when it does not
     parse. A required phrase with word pairs is searched field by field, each field's phrase
@@ -392,7 +391,7 @@ def _query(index, parts: list[str], codes: list[str], low: int | None, high: int
     scores as the phrase alone, without reading positions of papers that cannot hold it."""
     tantivy = _tantivy()
     schema = index.schema
-    phrases = dict(required_phrases(parts))
+    parts, phrases = terms.parts, terms.phrases
     rest = [part for i, part in enumerate(parts) if i not in phrases]
     clauses = []
     try:
@@ -468,12 +467,12 @@ def about(n: float) -> int:
     return round(n / unit) * unit
 
 
-def _estimate(copy: Copy, searcher, parts, codes, low, high, facets: bool, facet_size: int):
+def _estimate(copy: Copy, searcher, terms: QueryTerms, codes, low, high, facets: bool, facet_size: int):
     """``(count, categories, years)`` of the query estimated on ``copy``'s sample (see
     :data:`MIN_SAMPLE`), facets empty unless ``facets``; ``None`` when every match is to be
     counted (the sample too thin, or the estimate under :data:`ESTIMATE_FROM`)."""
     sample = _open(copy, sample=True)
-    query = _query(sample, parts, codes, low, high)
+    query = _query(sample, terms, codes, low, high)
     sampled = sample.searcher()
     if query is None or not sampled.num_docs:
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 
 ANALYZER = "wove_en"
 TEXT_FIELDS = ("title", "authors", "abstract")
@@ -157,3 +158,20 @@ def required_phrases(parts: list[str]) -> list[tuple[int, list[str]]]:
         if pairs:
             found.append((i, pairs))
     return found
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """A query as the index reads it, made once per search: ``parts``
+    (:func:`query_parts`) and ``phrases``, ``{index into parts: word pairs}`` of its required
+    phrases (:func:`required_phrases`)."""
+
+    parts: list[str]
+    phrases: dict[int, list[str]]
+
+
+def query_terms(q: str) -> QueryTerms:
+    """:class:`QueryTerms` of ``q`` (web search syntax); ``parts`` empty when nothing
+    searchable is left."""
+    parts = query_parts(q)
+    return QueryTerms(parts, dict(required_phrases(parts)))

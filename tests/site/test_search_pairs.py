@@ -118,3 +118,17 @@ def test_each_fields_pairs_hold_every_paper_with_the_phrase_in_that_field(copy):
             matched = searcher.search(index.parse_query(f'"{phrase}"', [field]), 1).count
             assert searcher.doc_freq(PAIR_FIELDS[field], pair) == matched
     assert searcher.doc_freq(PAIR_FIELDS["title"], "black_hole") > 0
+
+
+def test_a_search_makes_its_phrases_pairs_once(copy, monkeypatch):
+    # The query's terms are made once in search() and handed to the bound, the query and the
+    # sample's estimate (twice or three times before, on every search's hot path).
+    from papers import search_terms
+
+    calls = []
+    real = search_terms.word_pairs
+    monkeypatch.setattr(search_terms, "word_pairs", lambda text: calls.append(text) or real(text))
+    monkeypatch.setattr(search_index, "SAMPLE_FROM", 0)  # the sample's estimate is asked too
+    hits = search_index.search('"black hole" accretion', copy=copy, limit=5)
+    assert hits.count > 0
+    assert calls == ["black hole"]
