@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
 
 from django.db import connection, transaction
@@ -15,6 +14,7 @@ from django.utils import timezone
 from papers.affiliations import normalize
 from papers.models import PaperAuthor
 from researchers.records import SourceAuthor
+from wove.bulk import batched
 
 from .matching import AffiliationMatcher, Match
 from .models import (
@@ -52,12 +52,6 @@ class LoadResult:
             f"{self.seen} ROR records seen: {self.created} created, {self.updated} updated, "
             f"{self.unchanged} unchanged, {self.stale} older than stored (kept), {self.skipped} skipped"
         )
-
-
-def _batches(items: Iterable, size: int) -> Iterator[list]:
-    iterator = iter(items)
-    while batch := list(islice(iterator, size)):
-        yield batch
 
 
 def _is_older(incoming: RorRecord, stored_modified) -> bool:
@@ -178,7 +172,7 @@ def institutions_load(
     """
     result = LoadResult()
     records = iter_records([Path(p) for p in paths], errors=result.errors)
-    for batch in _batches(records, batch_size):
+    for batch in batched(records, batch_size):
         result.seen += len(batch)
         _write_batch(batch, result)
         if progress:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -34,6 +35,7 @@ from django.utils import timezone
 
 from papers.selectors import search_log_last_id
 from wove.backlog import Backlog
+from wove.bulk import batched, batches_in_threads
 from wove.summaries import summary_read, summary_store, summary_store_many
 
 from . import summary_reads
@@ -237,7 +239,7 @@ def summaries_backlog() -> Backlog:
 
 
 def summaries_refresh(
-    *, researcher_ids: list[int] | None = None, max_age: timedelta = SUMMARY_MAX_AGE
+    *, researcher_ids: list[int] | None = None, max_age: timedelta = SUMMARY_MAX_AGE, workers: int = 1
 ) -> int:
     """Bring the stored summaries up to date; returns how many were computed.
 
@@ -247,7 +249,10 @@ def summaries_refresh(
     ``paper_count``, or older than ``max_age``. Rows of researchers merged away or under the
     threshold are deleted. Each batch of :data:`researchers.summary_reads.BATCH` is read
     together and written in its own short statement, so a long refresh holds no long lock
-    and an interruption loses only the batch in hand (run it again).
+    and an interruption loses only the batch in hand (run it again). With ``workers`` above
+    1, that many batches are computed at once, each on its own connection
+    (:func:`wove.bulk.batches_in_threads`): for a first load, whose hundreds of thousands of
+    researchers wait on PostgreSQL's reads (``generate_corpus``).
     """
     eligible = _eligible()
     # A join, not NOT IN (a million ids): rows of researchers merged away or without papers.
@@ -257,20 +262,14 @@ def summaries_refresh(
         todo = eligible.filter(pk__in=researcher_ids)
     else:
         todo = summaries_stale(max_age=max_age)
-    done = 0
-    batch: list[Researcher] = []
-    for researcher in todo.order_by("-paper_count", "pk").iterator(chunk_size=summary_reads.BATCH):
-        batch.append(researcher)
-        if len(batch) == summary_reads.BATCH:
-            done += _store_many(batch)
-            batch = []
-    done += _store_many(batch)
+    researchers = todo.order_by("-paper_count", "pk").iterator(chunk_size=summary_reads.BATCH)
+    done = batches_in_threads(_store_many, batched(researchers, summary_reads.BATCH), workers=workers)
     if done or deleted:
         logger.info("researcher summaries: %d computed, %d dropped", done, deleted)
     return done
 
 
-def _store_many(researchers: list[Researcher]) -> int:
+def _store_many(researchers: Sequence[Researcher]) -> int:
     """Compute and upsert the summaries of ``researchers`` in one statement; how many."""
     if not researchers:
         return 0

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import gc
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TypeVar
 
-from django.db import connection, models
+from django.db import connection, connections, models
 from django.db.models.expressions import RawSQL
 
 _counter = itertools.count()
+T = TypeVar("T")
 
 # The secondary indexes of a table: neither unique nor a primary key nor a constraint's, so
 # that a load may drop them and build each once at its end (upserts' ON CONFLICT keeps
@@ -176,3 +180,62 @@ def unnested(array: str, element_type: str = "bigint") -> RawSQL:
     if element_type not in _ARRAY_TYPES:
         raise ValueError(f"no array of {element_type!r} here")
     return RawSQL(f"SELECT unnest(%s::{element_type}[])", [array])  # noqa: S611 (a type from _ARRAY_TYPES)
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of ``size`` (the last one shorter), read lazily: Python 3.12's
+    ``itertools.batched`` on 3.11."""
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
+
+
+def batches_in_threads(function: Callable[[T], int], batches: Iterable[T], *, workers: int) -> int:
+    """``sum(function(batch) for batch in batches)``, with up to ``workers`` batches in hand at
+    once, each thread on its own database connection (closed when it is done).
+
+    For work that waits on PostgreSQL, one statement at a time per connection: psycopg lets go
+    of the GIL while a query runs, so a second connection keeps the second core busy (a first
+    load's page summaries, issue 29). ``batches`` is read on the caller's thread, at most
+    ``2 * workers`` ahead. Each batch must stand alone (its own statements, committed by
+    itself). The first exception a batch raises is raised here, after the other threads stop
+    taking batches. ``workers`` 1, or a caller inside a transaction (its uncommitted rows,
+    and the locks it holds, would be out of the threads' reach: they would wait on it
+    forever), runs every batch on the caller's thread."""
+    if workers <= 1 or connection.in_atomic_block:
+        return sum(function(batch) for batch in batches)
+    todo: queue.Queue = queue.Queue(maxsize=2 * workers)
+    done: list[int] = []
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            while (batch := todo.get()) is not _DONE:
+                if not failed:
+                    done.append(function(batch))
+        except BaseException as exc:  # noqa: BLE001 - raised again on the caller's thread
+            failed.append(exc)
+            while todo.get() is not _DONE:  # the caller may still be putting batches
+                pass
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=work, name=f"batches-{i}", daemon=True) for i in range(workers)]
+    for thread in threads:
+        thread.start()
+    try:
+        for batch in batches:
+            if failed:
+                break
+            todo.put(batch)
+    finally:
+        for _ in threads:
+            todo.put(_DONE)
+        for thread in threads:
+            thread.join()
+    if failed:
+        raise failed[0]
+    return sum(done)
+
+
+_DONE = object()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -14,6 +15,10 @@ from corpus import snapshot, synthetic
 from institutions import summaries as institution_summaries
 from pages.facts import archive_facts_refresh
 from researchers import summaries as researcher_summaries
+
+# A new corpus's researcher summaries, computed this many batches at once: each batch waits
+# mostly on PostgreSQL's reads, so a second connection keeps the second core busy.
+SUMMARY_WORKERS = min(4, os.cpu_count() or 1)
 
 
 class Command(BaseCommand):
@@ -77,7 +82,7 @@ class Command(BaseCommand):
         # What matching does after a run: busy researchers' and large institutions' pages
         # read kept aggregates.
         started = time.perf_counter()
-        researchers = researcher_summaries.summaries_refresh()
+        researchers = researcher_summaries.summaries_refresh(workers=SUMMARY_WORKERS)
         institutions = institution_summaries.summaries_refresh()
         archive_facts_refresh()
         elapsed = time.perf_counter() - started
