@@ -3,6 +3,9 @@ kept summary, so the pipeline computes them in batches (researchers.summary_read
 batch must give each researcher exactly the summary computed for that researcher alone (a
 batch of one), whoever else the batch holds."""
 
+from collections import Counter
+from itertools import combinations
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -94,3 +97,24 @@ def test_the_kept_first_page_holds_every_paper_tied_at_its_edge():
     kept = summaries._newest_ids(rows)
     assert kept[0] == 60  # no date: first, as the list sorts
     assert set(kept) == set(range(1, 56)) | {60}  # the 48 newest and the 7 tied with the 48th
+
+
+def test_the_links_are_the_pairs_of_top_coauthors_on_the_researchers_own_papers(matched_sample):
+    # Counted here from the authorships, one paper at a time, for the sample's busiest
+    # researchers (Chablat's network, the mega-papers' members) and every 50th of the rest.
+    active = list(
+        Researcher.objects.filter(merged_into__isnull=True, paper_count__gte=1).order_by("-paper_count", "pk")
+    )
+    chosen = active[:10] + active[10::50]
+    linked = 0
+    for researcher in chosen:
+        data = summaries.summary_compute(researcher)
+        top = {row[0] for row in data["coauthors"]}
+        counts = Counter()
+        for paper in set(Authorship.objects.filter(researcher=researcher).values_list("paper_id", flat=True)):
+            on_paper = Authorship.objects.filter(paper_id=paper, researcher_id__in=top)
+            for a, b in combinations(sorted(set(on_paper.values_list("researcher_id", flat=True))), 2):
+                counts[(a, b)] += 1
+        assert data["coauthor_links"] == [[a, b, n] for (a, b), n in sorted(counts.items())]
+        linked += bool(counts)
+    assert linked >= 10
