@@ -270,9 +270,8 @@ def summaries_refresh(
 
 
 def _store_many(researchers: Sequence[Researcher]) -> int:
-    """Compute and upsert the summaries of ``researchers`` in one statement; how many."""
-    if not researchers:
-        return 0
+    """Compute and upsert the summaries of ``researchers`` (a batch of :func:`wove.bulk.batched`,
+    never empty) in one statement; how many."""
     log_through = search_log_last_id()
     summaries = summaries_compute_many(researchers)
     summary_store_many(
