@@ -9,7 +9,7 @@ short page to choose from; anything else is a 404.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
@@ -26,6 +26,11 @@ from wove.jsonld import breadcrumb_list
 from . import selectors
 from .models import Institution, InstitutionName
 from .summaries import institution_summary
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from papers.models import Paper
 
 PAGE_SIZE = selectors.PAPERS_PAGE_SIZE
 LIST_PAGE_SIZE = 50
@@ -108,6 +113,23 @@ INSTITUTION_NAMES = CompiledQuery(
 )
 
 
+class PaperPages:
+    """An institution's papers as its page's paginator slices them (newest first, list-item
+    columns): the first page from the kept ids of its newest papers
+    (:func:`selectors.institution_first_page`), any other page a slice of every linked paper.
+    The queryset of every linked paper is built only for a page past the first: building it
+    cost about a twentieth of a page that never read it (issue 28)."""
+
+    def __init__(self, institution: Institution, newest_ids: list[int] | None) -> None:
+        self.institution = institution
+        self.newest_ids = newest_ids
+
+    def __getitem__(self, key: slice) -> list[Paper] | QuerySet[Paper]:
+        if key.start == 0 and self.newest_ids:
+            return selectors.institution_first_page(self.institution.pk, self.newest_ids)
+        return selectors.institution_papers(self.institution).as_items()[key]
+
+
 def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse:
     """The canonical institution page ``/institutions/<id>-<slug>``."""
     institution = INSTITUTION_FOR_PAGE.first(pk)
@@ -121,13 +143,10 @@ def institution_detail(request: HttpRequest, pk: int, slug: str) -> HttpResponse
     # every institution with a link and read as kept (seconds each at a million papers;
     # issues 11 and 28).
     summary = institution_summary(institution)
-    papers = selectors.institution_papers(institution).as_items()
-    paginator = CachedCountPaginator(papers, PAGE_SIZE, known_count=summary["paper_count"])
-    page = paginator.get_page(request.GET.get("page"))
-    if page.number == 1 and "newest_ids" in summary:
-        # The first page from the kept ids of the newest papers, in place of the slice of
-        # every linked paper the paginator left unread.
-        page.object_list = selectors.institution_first_page(institution.pk, summary["newest_ids"])
+    papers = PaperPages(institution, summary.get("newest_ids"))
+    page = CachedCountPaginator(papers, PAGE_SIZE, known_count=summary["paper_count"]).get_page(
+        request.GET.get("page")
+    )
     page_url = settings.SITE_URL + institution.get_absolute_url()
     researchers = selectors.institution_researchers_from_rows(summary["researchers"])
     context = {

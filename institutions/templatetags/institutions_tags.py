@@ -5,9 +5,10 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django import template
-from django.contrib.humanize.templatetags.humanize import intcomma
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from wove.markup import escaped as escape
+from wove.markup import grouped
 
 register = template.Library()
 
@@ -25,7 +26,7 @@ def researcher_count_items(rows) -> SafeString:
         who, n = row.researcher, row.papers
         items.append(
             f'<li><a href="{escape(who.get_absolute_url())}">{escape(who.display_name)}</a>'
-            f' <span class="muted">{intcomma(n)} paper{"" if n == 1 else "s"}</span></li>\n      '
+            f' <span class="muted">{grouped(n)} paper{"" if n == 1 else "s"}</span></li>\n      '
         )
     return mark_safe("".join(items))  # noqa: S308 (every harvested string escaped)
 
@@ -42,7 +43,7 @@ def field_badges(fields) -> SafeString:
         badges.append(
             f'<a class="badge" href="/papers/?category={escape(quote(code, safe="/"))}"'
             f' title="{escape(f["name"])}">{escape(code)}'
-            f' <span class="count">{intcomma(f["count"])}</span></a> '
+            f' <span class="count">{grouped(f["count"])}</span></a> '
         )
     return mark_safe("".join(badges))  # noqa: S308 (every string escaped)
 

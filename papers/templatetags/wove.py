@@ -10,10 +10,9 @@ from urllib.parse import quote, urlencode
 
 from django import template
 from django.conf import settings
-from django.contrib.humanize.templatetags.humanize import intcomma
 from django.templatetags.static import static
 from django.utils import timezone
-from django.utils.html import conditional_escape, escape
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 
@@ -22,6 +21,7 @@ from papers.macros import prepare
 from papers.mathml import tex_to_mathml
 from papers.text import byline, tex_to_unicode_by_parts
 from wove.context_processors import SITE_DESCRIPTION
+from wove.markup import escaped, grouped
 
 register = template.Library()
 
@@ -272,7 +272,7 @@ def highlight(value: str) -> SafeString:
     MathML cannot hold a mark), then the private-use match markers (``\\ue000``/``\\ue001``,
     see :mod:`pages.search`) turned into ``<mark>``: escaping happens first, so only our own
     markup is ever added."""
-    html = str(escape(readable_text(value or "")))
+    html = escaped(readable_text(value or ""))
     opened = html.count("\ue000")
     html = html.replace("\ue000", "<mark>").replace("\ue001", "</mark>")
     if opened != html.count("</mark>"):  # a marker lost inside TeX: drop all marks
@@ -301,10 +301,10 @@ def paper_item(paper, show_abstract: bool = False, marked: bool = False) -> Safe
     identifier, primary category, submission day, citations and a withdrawn badge.
 
     Rendered here rather than by an included template: 20 includes were about a third of a
-    search page's render (issue 28). Every harvested string is escaped (``conditional_escape``, or
+    search page's render (issue 28). Every harvested string is escaped (:func:`wove.markup.escaped`, or
     the :func:`texhtml`/:func:`highlight` filters, which escape piece by piece); the HTML is
     the same as the template's (``tests/site/test_paper_item.py``)."""
-    esc = conditional_escape  # leaves the filters' SafeStrings as they are
+    esc = escaped  # leaves the filters' SafeStrings as they are
     marks = getattr(paper, "title_marked", None) if marked else None
     title = highlight(marks) if marks else texhtml(paper.title)
     authors = truncated_chars(byline_filter(paper.authors_text), 220)
@@ -334,7 +334,7 @@ def paper_item(paper, show_abstract: bool = False, marked: bool = False) -> Safe
             f'<time datetime="{day:%Y-%m-%d}">{day.day} {MONTHS_SHORT[day.month - 1]} {day.year}</time>'
         )
     if n := paper.cited_by_count:
-        meta.append(f"<span>{intcomma(n)} citation{'' if n == 1 else 's'}</span>")
+        meta.append(f"<span>{grouped(n)} citation{'' if n == 1 else 's'}</span>")
     if paper.withdrawn:
         meta.append('<span class="badge badge-warn">withdrawn</span>')
     parts.append('  <p class="paper-item-meta">\n    ' + "\n    ".join(meta) + "\n  </p>\n</article>")

@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from institutions import selectors, summaries
+from institutions import selectors, summaries, views
 from institutions.models import AuthorAffiliation, Institution, InstitutionSummary
 from papers.models import Paper
 from researchers.models import Researcher
@@ -105,3 +105,25 @@ def test_the_first_page_from_kept_ids_leaves_out_papers_hidden_or_unlinked_since
     assert InstitutionSummary.objects.get(pk=mit.pk).data["newest_ids"] == kept  # not yet refreshed
     assert selectors.institution_first_page(mit.pk, kept) == []
     assert selectors.institution_first_page(mit.pk, []) == []
+
+
+def test_the_first_page_builds_no_query_of_every_linked_paper(client, mit, monkeypatch):
+    # Page 1 lists the kept ids; the queryset of every linked paper is built only for a page
+    # past the first (it cost about a twentieth of the page: issue 28).
+    monkeypatch.setattr(summaries, "SUMMARY_MIN_LINKS", 1)
+    built = []
+    every_paper = selectors.institution_papers
+    monkeypatch.setattr(selectors, "institution_papers", lambda i: built.append(i) or every_paper(i))
+    listed = re.compile(r'href="/papers/(\d{4}\.\d{4,5})-')
+    page(client, mit)  # the summary computed and the first page's query compiled: once each
+    built.clear()
+    assert listed.findall(page(client, mit)) == ["0801.4549", "0704.0191"]
+    assert built == []
+    kept = InstitutionSummary.objects.get(pk=mit.pk).data["newest_ids"]
+    pages = views.PaperPages(mit, kept)
+    assert [p.arxiv_id for p in pages[0:24]] == ["0801.4549", "0704.0191"]
+    assert built == []
+    # Past the first page (one paper a page here), and without kept ids: every linked paper.
+    assert [p.arxiv_id for p in pages[1:2]] == ["0704.0191"]
+    assert [p.arxiv_id for p in views.PaperPages(mit, None)[0:24]] == ["0801.4549", "0704.0191"]
+    assert built == [mit, mit]
