@@ -211,6 +211,10 @@ def _open(copy: Copy, *, sample: bool = False):
         entry = _opened.get(key)
         stamp = copy.meta_path.stat().st_mtime_ns
         if entry is None:
+            if settings.SEARCH_INDEX_READ_AHEAD:
+                threading.Thread(
+                    target=read_ahead, args=(Path(key),), daemon=True, name="search-read-ahead"
+                ).start()
             index = tantivy.Index(_schema(), path=key, reuse=True)
             _register(index)
             mine = (str(copy.path), str(copy.path / SAMPLE_DIR))
@@ -223,6 +227,40 @@ def _open(copy: Copy, *, sample: bool = False):
             index.reload()
             _opened[key] = (index, stamp)
         return index
+
+
+def read_ahead(path: Path) -> int:
+    """Ask the kernel to read every file directly in ``path`` (a copy's, or its sample's,
+    directory) into the page cache: ``posix_fadvise(POSIX_FADV_WILLNEED)``, which starts the
+    reads and returns (POSIX.1-2001; Linux reads ahead asynchronously). Returns the bytes
+    asked for; 0 where the call does not exist or the directory is gone. A file gone meanwhile
+    (a merge) is skipped.
+
+    Why: a first view's search of a word nobody searched since the copy was written read its
+    term dictionary and postings from disk (at 2.5 M papers 5-50 ms for a hyphenated word's
+    pairs, 0.1 ms once read); the pages stay the kernel's to evict under pressure."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return 0
+    asked = 0
+    try:
+        entries = list(os.scandir(path))
+    except FileNotFoundError:  # the copy removed since (a rebuild switched and pruned it)
+        return 0
+    for entry in entries:
+        if not entry.is_file():
+            continue
+        try:
+            fd = os.open(entry.path, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            size = os.fstat(fd).st_size
+            advise(fd, 0, size, os.POSIX_FADV_WILLNEED)
+            asked += size
+        finally:
+            os.close(fd)
+    return asked
 
 
 def lag(copy: Copy, *, limit: int) -> int:

@@ -560,6 +560,10 @@ SEARCH_INDEX_DIR = os.environ.get(
 )
 SEARCH_INDEX_MAX_LAG = int(os.environ.get("SEARCH_INDEX_MAX_LAG", "2000"))
 SEARCH_INDEX_HEAP_BYTES = int(os.environ.get("SEARCH_INDEX_HEAP_BYTES", str(64 * 1024 * 1024)))
+# A process opening a copy asks the kernel to read its files into the page cache
+# (papers.search_index.read_ahead), as Elasticsearch's index.store.preload does: a first
+# search of a rare word then finds its terms in memory, not on disk (issue 28).
+SEARCH_INDEX_READ_AHEAD = env_bool("SEARCH_INDEX_READ_AHEAD", True)
 SEARCH_LOG_KEEP_DAYS = int(os.environ.get("SEARCH_LOG_KEEP_DAYS", "7"))
 # Each gunicorn worker loads the model before taking requests (wove/gunicorn_conf.py); off in tests.
 SEMANTIC_PRELOAD = env_bool("SEMANTIC_PRELOAD", not TESTING)

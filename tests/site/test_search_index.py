@@ -495,3 +495,30 @@ def test_opening_another_copy_drops_the_one_before_even_when_its_name_begins_ali
     search_index._open(copies[0])
     search_index._open(copies[1])
     assert list(search_index._opened) == [str(copies[1].path)]
+
+
+def test_a_process_opening_a_copy_asks_the_kernel_to_read_its_files(indexed, settings, monkeypatch):
+    """Opening a copy (and its sample) reads ahead every file of its directory on a thread
+    of its own (issue 28: a first search of a rare word read its terms from disk at 2.5 M
+    papers); not with SEARCH_INDEX_READ_AHEAD off."""
+    import threading
+
+    copy = search_index.usable()
+    sizes = sum(entry.stat().st_size for entry in copy.path.iterdir() if entry.is_file())
+    assert search_index.read_ahead(copy.path) == sizes > 0
+    asked = []
+    monkeypatch.setattr(search_index, "read_ahead", asked.append)
+
+    def opened_afresh():
+        search_index._opened.clear()
+        search_index._open(copy)
+        search_index._open(copy, sample=True)
+        for thread in threading.enumerate():
+            if thread.name == "search-read-ahead":
+                thread.join(5)
+
+    opened_afresh()
+    assert asked == [copy.path, copy.path / search_index.SAMPLE_DIR]
+    settings.SEARCH_INDEX_READ_AHEAD = False
+    opened_afresh()
+    assert len(asked) == 2
