@@ -11,7 +11,8 @@ from django.utils.translation import gettext_lazy
 from wove.markup import escaped, grouped
 
 # arXiv 0704.0001's authors and title as recorded (data/arxiv/kaggle), an affiliation with an
-# apostrophe (ROR's affiliation-matching set, ../shared/data/ror), and, made up, a title with math, markup and quotes, and a hostile name.
+# apostrophe (ROR's affiliation-matching set, ../shared/data/ror), and, made up, a title with
+# math, markup and quotes, and a hostile name.
 TEXTS = [
     "C. Bal\\'azs, E. L. Berger, P. M. Nadolsky, C.-P. Yuan",
     "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies",
