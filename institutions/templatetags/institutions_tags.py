@@ -7,8 +7,7 @@ from urllib.parse import quote
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from wove.markup import escaped as escape
-from wove.markup import grouped
+from wove.markup import escaped, grouped
 
 register = template.Library()
 
@@ -25,7 +24,7 @@ def researcher_count_items(rows) -> SafeString:
     for row in rows:
         who, n = row.researcher, row.papers
         items.append(
-            f'<li><a href="{escape(who.get_absolute_url())}">{escape(who.display_name)}</a>'
+            f'<li><a href="{escaped(who.get_absolute_url())}">{escaped(who.display_name)}</a>'
             f' <span class="muted">{grouped(n)} paper{"" if n == 1 else "s"}</span></li>\n      '
         )
     return mark_safe("".join(items))  # noqa: S308 (every harvested string escaped)
@@ -41,8 +40,8 @@ def field_badges(fields) -> SafeString:
     for f in fields:
         code = str(f["code"])
         badges.append(
-            f'<a class="badge" href="/papers/?category={escape(quote(code, safe="/"))}"'
-            f' title="{escape(f["name"])}">{escape(code)}'
+            f'<a class="badge" href="/papers/?category={escaped(quote(code, safe="/"))}"'
+            f' title="{escaped(f["name"])}">{escaped(code)}'
             f' <span class="count">{grouped(f["count"])}</span></a> '
         )
     return mark_safe("".join(badges))  # noqa: S308 (every string escaped)
@@ -63,12 +62,12 @@ def relation_items(items) -> SafeString:
     out = ['<ul class="inline-list">']
     for r in items[:RELATIONS_SHOWN]:
         if target := r.institution:
-            out.append(f'<li><a href="{escape(target.get_absolute_url())}">{escape(target.name)}</a>')
+            out.append(f'<li><a href="{escaped(target.get_absolute_url())}">{escaped(target.name)}</a>')
             if not target.is_active:
-                out.append(f' <span class="badge badge-warn">{escape(target.status)}</span>')
+                out.append(f' <span class="badge badge-warn">{escaped(target.status)}</span>')
         else:
             out.append(
-                f'<li><a href="{escape(r.ror_url)}" rel="noopener">{escape(r.label or r.ror_id)}</a>'
+                f'<li><a href="{escaped(r.ror_url)}" rel="noopener">{escaped(r.label or r.ror_id)}</a>'
                 ' <span class="muted">(ROR)</span>'
             )
         out.append("</li>")

@@ -192,7 +192,7 @@ def _script_html(mark: str, arg: str) -> str:
     """A script written as ``mark`` (``^`` or ``_``) and its argument as escaped
     ``<sup>``/``<sub>`` holding the argument's plain reading."""
     tag = "sup" if mark == "^" else "sub"
-    return f"<{tag}>{escape(readable_text(arg))}</{tag}>"
+    return f"<{tag}>{escaped(readable_text(arg))}</{tag}>"
 
 
 def _span_html(tex: str, written: str) -> str:
@@ -220,7 +220,7 @@ def _math_html(tex: str, written: str) -> str:
     try:
         return tex_to_mathml(tex, alttext=alttext)
     except ValueError:
-        return escape(alttext)
+        return escaped(alttext)
 
 
 def _bare_html(text: str) -> str:
@@ -229,14 +229,14 @@ def _bare_html(text: str) -> str:
     out: list[str] = []
     pos = 0
     for match in _BARE_PIECE.finditer(text):
-        out.append(escape(_plain(text[pos : match.start()])))
+        out.append(escaped(_plain(text[pos : match.start()])))
         root = match.group("root")
         if root is not None:
             out.append(_math_html(root, root))
         else:
             out.append(_script_html(match.group("mark"), match.group("arg")))
         pos = match.end()
-    out.append(escape(_plain(text[pos:])))
+    out.append(escaped(_plain(text[pos:])))
     return "".join(out)
 
 
