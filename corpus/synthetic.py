@@ -494,6 +494,9 @@ CORPUS_TABLES = (
     "researchers_researcher",
     "researchers_authorship",
     "institutions_authoraffiliation",
+    # Written by the researchers' triggers when paper_count is set (researchers.name_index).
+    "researchers_nameword",
+    "researchers_nametoken",
 )
 
 

@@ -15,6 +15,7 @@ from papers.search_log import search_log_triggers
 from papers.text import make_slug
 from wove.statistics import GIN_PENDING_LIST_KB
 
+from .name_index import name_index_triggers
 from .orcid import InvalidOrcid, normalize_orcid
 from .querysets import NamesFolded, ResearcherQuerySet
 
@@ -104,6 +105,8 @@ class Researcher(models.Model):
                 condition=~models.Q(merged_into=models.F("id")), name="researcher_not_merged_into_self"
             ),
         ]
+        # The name-word index (NameWord, NameToken) kept in the writing transaction.
+        triggers = name_index_triggers()
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.pk})"
@@ -356,3 +359,37 @@ class RetiredResearcher(models.Model):
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.pk}, retired)"
+
+
+class NameWord(models.Model):
+    """One word of a listed researcher's folded names, with its paper count
+    (:mod:`researchers.name_index`, issue 28): written only by the researchers' table's
+    triggers. A name search reads ``(word, paper_count DESC) INCLUDE (researcher)`` alone."""
+
+    pk = models.CompositePrimaryKey("researcher", "word")
+    # No foreign-key check: the triggers delete a researcher's words with it, and a first
+    # load writes millions of rows.
+    researcher = models.ForeignKey(
+        Researcher, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    word = models.TextField()
+    paper_count = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["word", "-paper_count"], include=["researcher"], name="nameword_word_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word} ({self.researcher_id})"
+
+
+class NameToken(models.Model):
+    """A distinct word of :class:`NameWord` (kept when no one holds it any more): the short
+    list a name search's substring is looked up in, trigram-indexed where pg_trgm exists
+    (migration ``researchers.0018``)."""
+
+    word = models.TextField(primary_key=True)
+
+    def __str__(self) -> str:
+        return self.word

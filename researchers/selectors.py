@@ -21,7 +21,8 @@ from wove.counts import COUNT_CACHE_SECONDS
 from wove.replicas import read_alias
 
 from .models import Authorship, Researcher, SlotReview
-from .querysets import fold_text
+from .name_index import listed_named, listed_named_count
+from .querysets import fold_text, name_words
 
 MAX_MERGE_HOPS = 10
 COAUTHORS_SHOWN = 12
@@ -135,6 +136,12 @@ def researchers_matching(text: str) -> QuerySet[Researcher]:
     return Researcher.objects.listed().search(text)
 
 
+def researchers_counted(text: str) -> int:
+    """``researchers_matching(text).count()``, from the name-word index alone
+    (:func:`researchers.name_index.listed_named_count`): the search page's Researchers tab."""
+    return listed_named_count(name_words(text or ""))
+
+
 @dataclass(frozen=True)
 class NameMatches:
     """A name search's matches: ``researchers`` (a queryset, in no order), ``count`` (exact,
@@ -165,7 +172,9 @@ NAME_ROWS_KEPT = 500
 
 def researchers_named(text: str, *, cap: int) -> NameMatches:
     """:func:`researchers_matching` for a list ordered by paper count or by name, with its
-    count (at most ``cap``): one read of up to ``cap + 1`` matching ids and paper counts first.
+    count (at most ``cap``): one read of up to ``cap + 1`` matching ids and paper counts first,
+    from the name-word index alone (:func:`researchers.name_index.listed_named`; through the
+    researchers' own table, 5,000 matches took 60-150 ms of heap reads at 2.5 M papers).
 
     PostgreSQL cannot tell how many names hold a word (``LIKE '%word%'``); at a million papers
     it took a rare name ("lumsden", 35 researchers) for 1,877 and walked the paper-count
@@ -183,7 +192,7 @@ def researchers_named(text: str, *, cap: int) -> NameMatches:
     if rows is True:
         return NameMatches(matching, cap, capped=True)
     if rows is None:
-        rows = tuple(matching.order_by().values_list("pk", "paper_count")[: cap + 1])
+        rows = tuple(listed_named(name_words(text), cap + 1))
         if len(rows) > cap:
             cache.set(key, True, COUNT_CACHE_SECONDS)
             return NameMatches(matching, cap, capped=True)

@@ -12,6 +12,8 @@ answers ``LIKE`` substring tests and regular expressions on the column.
 import researchers.querysets
 from django.db import migrations, models
 
+from wove.trigram import trigram_index
+
 FOLD_FROM = 'ÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖØÙÚÛÜÝàáâãäåçèéêëìíîïðñòóôõöøùúûüýÿĀāĂăĄąĆćĈĉĊċČčĎďĐđĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĦħĨĩĪīĬĭĮįİıĴĵĶķĸĹĺĻļĽľĿŀŁłŃńŅņŇňŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŦŧŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽžſƀƁƂƃƆƇƈƉƊƋƌƍƐƑƒƓƔƖƗƘƙƚƛƜƝƞƟƠơƤƥƫƬƭƮƯưƱƲƳƴƵƶƿǍǎǏǐǑǒǓǔǕǖǗǘǙǚǛǜǞǟǠǡǤǥǦǧǨǩǪǫǬǭǰǴǵǷǸǹǺǻǾǿȀȁȂȃȄȅȆȇȈȉȊȋȌȍȎȏȐȑȒȓȔȕȖȗȘșȚțȜȝȞȟȠȡȤȥȦȧȨȩȪȫȬȭȮȯȰȱȲȳȴȵȶȷȺȻȼȽȾȿɀɃɄɆɇɈɉɊɋɌɍɎɏ'
 FOLD_TO = 'aaaaaaceeeeiiiidnoooooouuuuyaaaaaaceeeeiiiidnoooooouuuuyyaaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiiijjkkkllllllllllnnnnnnoooooorrrrrrssssssssttttttuuuuuuuuuuuuwwyyyzzzzzzsbbbboccdddddeffggiikkllwnnoooppttttuuyvyyzzwaaiioouuuuuuuuuuaaaaggggkkoooojggwnnaaooaaaaeeeeiiiioooorrrruuuussttyyhhndzzaaeeooooooooyylntjaccltszbueejjqqrryy'
 
@@ -22,23 +24,6 @@ RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                      '{FOLD_FROM}', '{FOLD_TO}')
 $$
 """
-
-
-def add_trigram_index(apps, schema_editor):
-    """GIN trigram index on names_folded, only where pg_trgm can be installed."""
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")
-        if cursor.fetchone() is None:
-            return
-        cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-        cursor.execute(
-            "CREATE INDEX IF NOT EXISTS researcher_names_trgm ON researchers_researcher "
-            "USING gin (names_folded gin_trgm_ops)"
-        )
-
-
-def drop_trigram_index(apps, schema_editor):
-    schema_editor.execute("DROP INDEX IF EXISTS researcher_names_trgm")
 
 
 class Migration(migrations.Migration):
@@ -59,5 +44,5 @@ class Migration(migrations.Migration):
                 output_field=models.TextField(),
             ),
         ),
-        migrations.RunPython(add_trigram_index, drop_trigram_index),
+        migrations.RunPython(*trigram_index("researcher_names_trgm", "researchers_researcher", "names_folded")),
     ]

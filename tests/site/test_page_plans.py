@@ -34,6 +34,7 @@ BIG = (
     "institutions_authoraffiliation",
     "provenance_",
     "semantic_paperembedding",
+    "researchers_nameword",
 )
 
 
@@ -83,6 +84,7 @@ def _page_kinds() -> dict[str, str]:
         "paper list": "/papers/?category=hep-th",
         "API paper record": f"/api/v1/papers/{paper.arxiv_id}",
         "API papers ?q=": "/api/v1/papers?q=black+hole",
+        "API researchers ?q=": "/api/v1/researchers?q=wang+li",
     }
 
 
