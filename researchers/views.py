@@ -5,11 +5,17 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 
-from wove.counts import CachedCountPaginator
+from wove.counts import CachedCountPaginator, kept_count
 
 from .models import Researcher, RetiredResearcher
 from .profiles import most_cited_paper, researcher_profile
-from .selectors import SORTS, researcher_resolve, researcher_unconfirmed_papers, researchers_matching
+from .selectors import (
+    SORTS,
+    researcher_resolve,
+    researcher_unconfirmed_papers,
+    researchers_counted,
+    researchers_matching,
+)
 
 PAGE_SIZE = 24
 LIST_PAGE_SIZE = 50
@@ -87,5 +93,8 @@ def researcher_list(request: HttpRequest) -> HttpResponse:
     """``/researchers``: researchers with papers here, most papers first; ``q`` searches names."""
     query = request.GET.get("q", "").strip()[:200]
     researchers = researchers_matching(query) if query else Researcher.objects.listed()
-    page = CachedCountPaginator(researchers, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    # Counted from the name-word index, or the pipeline's kept count: never every row.
+    known = researchers_counted(query) if query else kept_count("researchers")
+    paginator = CachedCountPaginator(researchers, LIST_PAGE_SIZE, known_count=known)
+    page = paginator.get_page(request.GET.get("page"))
     return render(request, "researchers/researcher_list.html", {"page": page, "q": query})
