@@ -110,19 +110,27 @@ def _token_test(word: str) -> tuple[str, str]:
     return "word LIKE %s", f"%{escaped}%"
 
 
+def _further_words(tests: list[tuple[str, str]]) -> str:
+    """The semi-joins that keep, of the first query word's rows (``w``), the researchers
+    whose names hold every further word too."""
+    lookup = "SELECT word FROM researchers_nametoken WHERE {}"
+    return "".join(
+        " AND w.researcher_id IN (SELECT researcher_id FROM researchers_nameword"  # noqa: S608
+        f" WHERE word IN ({lookup.format(test)}))"
+        for test, _param in tests
+    )
+
+
 def listed_named_sql(words: list[str], limit: int | None) -> tuple[str, list]:
     """The query of :func:`listed_named` and its parameters, for ``words`` (at least one);
     every match when ``limit`` is None."""
     tests = [_token_test(word) for word in words]
-    lookup = "SELECT word FROM researchers_nametoken WHERE {}"
     # Built from the fixed conditions above; every value is a parameter.
-    sql = "SELECT DISTINCT w.researcher_id, w.paper_count FROM researchers_nameword w WHERE w.word IN ("  # noqa: S608
-    sql += lookup.format(tests[0][0]) + ")"
-    for test, _param in tests[1:]:
-        sql += (
-            " AND w.researcher_id IN (SELECT researcher_id FROM researchers_nameword"  # noqa: S608
-            f" WHERE word IN ({lookup.format(test)}))"
-        )
+    sql = (
+        "SELECT DISTINCT w.researcher_id, w.paper_count FROM researchers_nameword w"  # noqa: S608
+        f" WHERE w.word IN (SELECT word FROM researchers_nametoken WHERE {tests[0][0]})"
+        + _further_words(tests[1:])
+    )
     params = [param for _test, param in tests]
     return (sql, params) if limit is None else (sql + " LIMIT %s", [*params, limit])
 
@@ -150,3 +158,48 @@ def listed_named_count(words: list[str]) -> int:
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(f"SELECT count(*) FROM ({sql}) m", params)  # noqa: S608 (fixed SQL)
         return cursor.fetchone()[0]
+
+
+# A query word held by more distinct words than this is ranked by the researchers' own
+# paper-count index (its matches are dense there: "a" starts thousands of words).
+TOP_WORDS_MAX = 64
+
+
+def listed_named_top(words: list[str], n: int) -> list[int] | None:
+    """Ids of the listed researchers :func:`listed_named` finds for ``words`` that can be
+    among the ``n`` with most papers: every match with at least as many papers as the
+    ``n``-th most (ties kept whole), as :meth:`researchers.selectors.NameMatches.most_papers`
+    narrows a list under its cap. For a name with more matches than a list counts ("Zhang":
+    thousands), read from the name-word index in paper-count order: at most ``n`` rows of
+    each distinct word holding the first query word, then that word's rows down to the
+    ``n``-th paper count. ``None`` when the first query word is in more than
+    :data:`TOP_WORDS_MAX` distinct words or the matches are fewer than ``n`` (the caller
+    reads them another way); ``[]`` for no words."""
+    if not words:
+        return []
+    tests = [_token_test(word) for word in words]
+    further = _further_words(tests[1:])
+    further_params = [param for _test, param in tests[1:]]
+    # Each distinct word's rows by paper count, from a least count, filtered by the further
+    # words before the limit (if any).
+    ranked = (
+        "SELECT x.researcher_id, x.paper_count FROM unnest(%s::text[]) AS t(word) CROSS JOIN LATERAL"  # noqa: S608
+        " (SELECT w.researcher_id, w.paper_count FROM researchers_nameword w WHERE w.word = t.word"
+        f" AND w.paper_count >= %s{further} ORDER BY w.paper_count DESC {{}}) x"
+    )
+    with connections[read_alias()].cursor() as cursor:
+        cursor.execute(
+            f"SELECT word FROM researchers_nametoken WHERE {tests[0][0]} LIMIT %s",  # noqa: S608
+            [tests[0][1], TOP_WORDS_MAX + 1],
+        )
+        held = [word for (word,) in cursor.fetchall()]
+        if len(held) > TOP_WORDS_MAX:
+            return None
+        cursor.execute(ranked.format("LIMIT %s"), [held, 0, *further_params, n])
+        papers = dict(cursor.fetchall())
+        if len(papers) < n:
+            return None
+        least = sorted(papers.values(), reverse=True)[n - 1]
+        # Down to the n-th paper count in every word, so that its ties are all there.
+        cursor.execute(ranked.format(""), [held, least, *further_params])
+        return sorted({pk for pk, _papers in cursor.fetchall()})

@@ -21,7 +21,7 @@ from wove.counts import COUNT_CACHE_SECONDS
 from wove.replicas import read_alias
 
 from .models import Authorship, Researcher, SlotReview
-from .name_index import listed_named, listed_named_count
+from .name_index import listed_named, listed_named_count, listed_named_top
 from .querysets import fold_text, name_words
 
 MAX_MERGE_HOPS = 10
@@ -152,12 +152,22 @@ class NameMatches:
     count: int
     capped: bool
     papers_by_id: tuple[tuple[int, int], ...] = ()
+    words: tuple[str, ...] = ()
 
     def most_papers(self, n: int) -> QuerySet[Researcher]:
         """The matches that can be among the ``n`` with most papers: those with at least as
         many papers as the ``n``-th most (ties kept whole), so that ordered by paper count,
-        name and id they begin as every match does. All of them when capped."""
-        if self.capped or n >= len(self.papers_by_id):
+        name and id they begin as every match does. Capped, read from the name-word index
+        in paper-count order (:func:`researchers.name_index.listed_named_top`), or all of
+        them where it cannot tell."""
+        if self.capped:
+            top = listed_named_top(list(self.words), n)
+            return (
+                self.researchers
+                if top is None
+                else Researcher.objects.filter(pk__in=unnested(int_array(top)))
+            )
+        if n >= len(self.papers_by_id):
             return self.researchers
         least = sorted((papers for _pk, papers in self.papers_by_id), reverse=True)[n - 1]
         kept = [pk for pk, papers in self.papers_by_id if papers >= least]
@@ -189,13 +199,14 @@ def researchers_named(text: str, *, cap: int) -> NameMatches:
     # on every search). A researcher named since shows within those minutes, as counts do.
     key = "wove:names-read:" + hashlib.sha256(f"{cap}\x00{fold_text(text)}".encode()).hexdigest()
     rows = cache.get(key)
+    words = tuple(name_words(text))
     if rows is True:
-        return NameMatches(matching, cap, capped=True)
+        return NameMatches(matching, cap, capped=True, words=words)
     if rows is None:
-        rows = tuple(listed_named(name_words(text), cap + 1))
+        rows = tuple(listed_named(list(words), cap + 1))
         if len(rows) > cap:
             cache.set(key, True, COUNT_CACHE_SECONDS)
-            return NameMatches(matching, cap, capped=True)
+            return NameMatches(matching, cap, capped=True, words=words)
         if len(rows) >= NAME_ROWS_KEPT:
             cache.set(key, rows, COUNT_CACHE_SECONDS)
     ids = int_array(pk for pk, _papers in rows)

@@ -146,3 +146,46 @@ def test_a_name_search_reads_the_word_index_alone():
         == [("researchers_nametoken", "Index Only Scan")] * 2
         + [("researchers_nameword", "Index Only Scan")] * 2
     )
+
+
+@pytest.mark.parametrize("query", ["li", "wang", "li x", "a"])
+def test_a_capped_name_search_ranks_its_first_page_from_the_word_index(matched_sample, monkeypatch, query):
+    # Issue 28: a name with more matches than the API counts was ranked by walking the
+    # researchers' paper-count index and reading each row's names until a page was found.
+    # From the word index, the matches that can be on the first n begin as every match does.
+    from researchers import name_index
+    from researchers.selectors import researchers_named
+
+    order = ("-paper_count", "display_name", "id")
+    expected = list(Researcher.objects.listed().search(query).order_by(*order).values_list("pk", flat=True))
+    named = researchers_named(query, cap=3)
+    assert named.capped and len(expected) > 3
+    for n in (1, 2, 5, 21, len(expected)):
+        top = name_index.listed_named_top(list(named.words), n)
+        if query == "a":
+            assert top is None  # "a" starts more distinct words than TOP_WORDS_MAX
+            continue
+        narrowed = named.most_papers(n).order_by(*order).values_list("pk", flat=True)
+        assert list(narrowed[:n]) == expected[:n], n
+    assert name_index.listed_named_top(list(named.words), len(expected) + 1) is None
+    monkeypatch.setattr(name_index, "TOP_WORDS_MAX", 0)
+    assert list(named.most_papers(2).order_by(*order).values_list("pk", flat=True)[:2]) == expected[:2]
+
+
+def test_a_capped_page_keeps_its_ties_whole():
+    # Wael Abu-Shammala (arXiv 0704.0005) and three namesakes made up here: one with 9
+    # papers, three tied at 5. The two with most papers are 9 and 5, and all three with 5
+    # are kept, so that the list's order by name decides among them, as among every match.
+    from researchers.name_index import listed_named_top
+
+    top = Researcher.objects.create(display_name="Wael Abu-Shammala", paper_count=9)
+    tied = [
+        Researcher.objects.create(display_name=f"{given} Abu-Shammala", paper_count=5)
+        for given in ("Amal", "Omar", "Rami")
+    ]
+    Researcher.objects.create(display_name="Sami Abu-Shammala", paper_count=1)
+    counts = sorted(Researcher.objects.listed().search("shammala").values_list("paper_count", flat=True))[
+        ::-1
+    ]
+    assert counts[:4] == [9, 5, 5, 5]  # the committed sample's Abu-Shammala, if loaded, has fewer
+    assert set(listed_named_top(["shammala"], 2)) == {top.pk, *(r.pk for r in tied)}
