@@ -12,6 +12,10 @@ from .models import Researcher
 from .selectors import SORTS, make_bars, network_layout, researcher_papers, same_name, years_layout
 from .summaries import researcher_summary
 
+# Fields drawn as bars; the rest are counted ("and 99 more") and offered by the list's Field
+# filter. A synthetic researcher with 2,523 papers had 111 bars (2.2 ms of an 11.8 ms page).
+FIELD_BARS_SHOWN = 12
+
 
 def researcher_profile(
     researcher: Researcher, *, category: str = "", sort: str = "newest", first_page: bool = False
@@ -21,7 +25,9 @@ def researcher_profile(
 
     Returns a dict: ``papers`` (QuerySet, filtered and sorted), ``paper_count`` (N, all
     public papers), ``positions``/``positions_known``, ``fields`` (primary-category
-    bars with filter links), ``same_name``, ``institutions``, ``identity_sources``,
+    bars with filter links, most papers first), ``field_bars`` (the first
+    :data:`FIELD_BARS_SHOWN` of them, and the filtered one), ``fields_more`` (how many
+    are not drawn), ``same_name``, ``institutions``, ``identity_sources``,
     ``local`` (bool), ``most_cited_id`` (a paper id or None: :func:`most_cited_paper` gives the
     paper), ``public_papers`` (QuerySet, unfiltered), ``citations_total``, ``cited_papers``
     (K), ``network``, ``years``, ``jsonld`` (dict), ``description``. The aggregates come
@@ -38,6 +44,8 @@ def researcher_profile(
         href=lambda code: f"{base_url}?category={code}",
         current=category,
     )
+    shown = fields[:FIELD_BARS_SHOWN]
+    shown += [bar for bar in fields[FIELD_BARS_SHOWN:] if bar.current]  # the filter's field stays in view
     listed = papers.as_items()  # the columns a list item shows
     if category:
         listed = listed.filter(primary_category_id=category)
@@ -56,6 +64,8 @@ def researcher_profile(
         "positions": make_bars([(label, n) for label, n in summary["positions"]]),
         "positions_known": summary["positions_known"],
         "fields": fields,
+        "field_bars": shown,
+        "fields_more": len(fields) - len(shown),
         "same_name": same_name(researcher),
         "institutions": researcher_block_items(INSTITUTIONS, summary["institutions"]),
         "identity_sources": summary["identity_sources"],

@@ -9,6 +9,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from papers.templatetags.wove import ld_json_script
 from researchers.evidence import WHY_FULL_AUTHORS, evidence_owner_confirmed, evidence_words
+from wove.markup import escaped, grouped
 
 register = template.Library()
 
@@ -46,6 +47,20 @@ def ld_json(data: dict, element_id: str = "") -> SafeString:
 
 def _papers(n: int) -> str:
     return f"{n} shared paper{'' if n == 1 else 's'}"
+
+
+@register.simple_tag
+def field_options(fields) -> SafeString:
+    """``<option>`` per field bar (:class:`researchers.selectors.Bar`) for the papers' Field
+    filter: ``cs.RO (8)``, the current one selected. Built in Python, not a template loop:
+    a prolific researcher's hundred fields cost a millisecond of template nodes."""
+    return mark_safe(  # noqa: S308 (every value escaped)
+        "".join(
+            f'<option value="{escaped(bar.label)}"{" selected" if bar.current else ""}>'
+            f"{escaped(bar.label)} ({grouped(bar.count)})</option>"
+            for bar in fields
+        )
+    )
 
 
 @register.simple_tag

@@ -147,3 +147,21 @@ def test_social_tags_are_sent_once(visitor, chablat):
     assert sorted(tags) == sorted(set(tags))
     assert f'<meta property="og:title" content="{chablat.display_name}">' in html
     assert "og:image" in tags and "og:site_name" in tags
+
+
+def test_fields_past_the_first_are_counted_and_offered_by_the_filter(visitor, chablat, monkeypatch):
+    # A prolific researcher's fields are drawn as FIELD_BARS_SHOWN bars, the rest counted and
+    # left to the papers' Field filter (111 bars for a synthetic 2,523-paper researcher, issue
+    # 28); the filtered field stays drawn. Chablat's 8 papers are all in cs.RO.
+    from researchers import profiles
+
+    url = f"/researchers/{chablat.pk}-damien-chablat"
+    monkeypatch.setattr(profiles, "FIELD_BARS_SHOWN", 0)
+    html = visitor.get(url).content.decode()
+    assert f'href="{url}?category=cs.RO">cs.RO</a>' not in html
+    assert "and 1 more field in the" in html
+    assert '<option value="cs.RO">cs.RO (8)</option>' in html
+    filtered = visitor.get(url + "?category=cs.RO").content.decode()
+    assert f'href="{url}?category=cs.RO" aria-current="true">cs.RO</a>' in filtered
+    assert "more field" not in filtered
+    assert '<option value="cs.RO" selected>cs.RO (8)</option>' in filtered
