@@ -175,8 +175,9 @@ class NameMatches:
 
 
 # A name search with at least this many matches keeps their ids and paper counts
-# (researchers_named): at a million papers, reading 450 ("Ruiz") takes about 2 ms warm,
-# 2,959 ("Xu") 9 ms warm and 20-35 ms cold.
+# (researchers_named): at a million papers, through the researchers' table, reading 450
+# ("Ruiz") took about 2 ms warm, 2,959 ("Xu") 9 ms warm and 20-35 ms cold; from the
+# name-word index a few ms, which the kept rows still spare.
 NAME_ROWS_KEPT = 500
 
 
@@ -184,14 +185,16 @@ def researchers_named(text: str, *, cap: int) -> NameMatches:
     """:func:`researchers_matching` for a list ordered by paper count or by name, with its
     count (at most ``cap``): one read of up to ``cap + 1`` matching ids and paper counts first,
     from the name-word index alone (:func:`researchers.name_index.listed_named`; through the
-    researchers' own table, 5,000 matches took 60-150 ms of heap reads at 2.5 M papers).
+    researchers' own table, a family name's first read took 20 ms at p95 and up to 150 ms
+    of heap reads at 2.5 M papers, against 3 ms now).
 
     PostgreSQL cannot tell how many names hold a word (``LIKE '%word%'``); at a million papers
     it took a rare name ("lumsden", 35 researchers) for 1,877 and walked the paper-count
     index past most of a million rows for 25 of them (113 ms; issue 28). A search with at
     most ``cap`` matches is answered by those ids, sorted after reading them
     (:meth:`NameMatches.most_papers` narrows them for a page by paper count); one with more
-    by the name search itself, where the ordered walk finds a page among dense matches."""
+    by its words' rows in paper-count order, or by the name search itself where a query
+    word is in too many distinct words (its matches dense on the paper-count index)."""
     matching = researchers_matching(text)
     # What a common name's read found is kept a few minutes (wove.counts): that it has more
     # than ``cap`` matches ("Li": 24,165 names at 1 M, 35 ms to read 5,001 of them), or, from
