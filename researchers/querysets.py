@@ -98,6 +98,10 @@ class NamesFolded(models.Func):
     function = "researcher_names_folded"
 
 
+# The order of a list of researchers: most papers first, then by name.
+LISTED_ORDER = ("-paper_count", "display_name", "id")
+
+
 class ResearcherQuerySet(models.QuerySet):
     """Public reads of researcher records."""
 
@@ -107,7 +111,7 @@ class ResearcherQuerySet(models.QuerySet):
 
     def listed(self) -> ResearcherQuerySet:
         """Active researchers with at least one paper, most papers first."""
-        return self.active().filter(paper_count__gt=0).order_by("-paper_count", "display_name", "id")
+        return self.active().filter(paper_count__gt=0).order_by(*LISTED_ORDER)
 
     def search(self, query: str) -> ResearcherQuerySet:
         """The one researcher name search (the site's list and search tab, the API's list

@@ -145,8 +145,8 @@ def researchers_counted(text: str) -> int:
 @dataclass(frozen=True)
 class NameMatches:
     """A name search's matches: ``researchers`` (a queryset, in no order), ``count`` (exact,
-    or ``cap`` when ``capped``: more match); under the cap, the ``(id, paper count)`` of
-    every match as ``papers_by_id``."""
+    or from :func:`researchers_named` ``cap`` when ``capped``: more match); under the cap,
+    the ``(id, paper count)`` of every match as ``papers_by_id``; the query's ``words``."""
 
     researchers: QuerySet[Researcher]
     count: int
@@ -216,6 +216,17 @@ def researchers_named(text: str, *, cap: int) -> NameMatches:
     return NameMatches(
         Researcher.objects.filter(pk__in=unnested(ids)), len(rows), capped=False, papers_by_id=rows
     )
+
+
+def researchers_listed_named(text: str, *, ids_read: int) -> NameMatches:
+    """:func:`researchers_named` for a list that shows its exact total (the site's
+    ``/researchers?q=``): counted first from the name-word index; the ids and paper counts
+    read only when at most ``ids_read`` match, else ``capped`` with ``count`` exact and a
+    page ranked by :meth:`NameMatches.most_papers` (no read of ``ids_read`` ids spent)."""
+    count = researchers_counted(text)
+    if count > ids_read:
+        return NameMatches(researchers_matching(text), count, capped=True, words=tuple(name_words(text)))
+    return researchers_named(text, cap=ids_read)
 
 
 def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:

@@ -9,16 +9,18 @@ from wove.counts import CachedCountPaginator, kept_count
 
 from .models import Researcher, RetiredResearcher
 from .profiles import most_cited_paper, researcher_profile
+from .querysets import LISTED_ORDER
 from .selectors import (
     SORTS,
     researcher_resolve,
     researcher_unconfirmed_papers,
-    researchers_counted,
-    researchers_matching,
+    researchers_listed_named,
 )
 
 PAGE_SIZE = 24
 LIST_PAGE_SIZE = 50
+# A name search on the list reads the ids of at most this many matches (researchers_named).
+LIST_NAME_IDS = 5000
 
 
 def _canonical_redirect(request: HttpRequest, researcher: Researcher) -> HttpResponsePermanentRedirect:
@@ -89,12 +91,26 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     return render(request, "researchers/researcher_detail.html", context)
 
 
+def _page_number(request: HttpRequest) -> int:
+    """The list page asked for (``?page=``), 1 when absent or not a positive number (the
+    paginator then shows page 1 or the last, as it does)."""
+    try:
+        return max(int(request.GET.get("page") or 1), 1)
+    except ValueError:
+        return 1
+
+
 def researcher_list(request: HttpRequest) -> HttpResponse:
     """``/researchers``: researchers with papers here, most papers first; ``q`` searches names."""
     query = request.GET.get("q", "").strip()[:200]
-    researchers = researchers_matching(query) if query else Researcher.objects.listed()
-    # Counted from the name-word index, or the pipeline's kept count: never every row.
-    known = researchers_counted(query) if query else kept_count("researchers")
+    if query:
+        # From the name-word index (issue 28): the matches' ids when few, else the ones that
+        # can be on this page by paper count; counted there too, never row by row.
+        named = researchers_listed_named(query, ids_read=LIST_NAME_IDS)
+        known = named.count
+        researchers = named.most_papers(_page_number(request) * LIST_PAGE_SIZE).order_by(*LISTED_ORDER)
+    else:
+        researchers, known = Researcher.objects.listed(), kept_count("researchers")
     paginator = CachedCountPaginator(researchers, LIST_PAGE_SIZE, known_count=known)
     page = paginator.get_page(request.GET.get("page"))
     return render(request, "researchers/researcher_list.html", {"page": page, "q": query})

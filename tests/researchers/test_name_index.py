@@ -189,3 +189,32 @@ def test_a_capped_page_keeps_its_ties_whole():
     ]
     assert counts[:4] == [9, 5, 5, 5]  # the committed sample's Abu-Shammala, if loaded, has fewer
     assert set(listed_named_top(["shammala"], 2)) == {top.pk, *(r.pk for r in tied)}
+
+
+@pytest.mark.parametrize("ids_read", [10_000, 3])
+def test_the_site_list_pages_a_name_search_as_the_name_search_orders_it(
+    client, matched_sample, monkeypatch, ids_read
+):
+    # /researchers?q= pages from the name-word index (the matches' ids, or for a name past
+    # LIST_NAME_IDS its words' rows by paper count) in the order of every match.
+    import re
+
+    from researchers import views
+    from researchers.querysets import LISTED_ORDER
+
+    monkeypatch.setattr(views, "LIST_PAGE_SIZE", 4)
+    monkeypatch.setattr(views, "LIST_NAME_IDS", ids_read)
+    expected = list(
+        Researcher.objects.listed().search("li").order_by(*LISTED_ORDER).values_list("pk", flat=True)
+    )
+    assert len(expected) > 12
+    shown = []
+    for page in (1, 2, 3):
+        html = client.get("/researchers", {"q": "li", "page": page}).content.decode()
+        shown += [int(pk) for pk in re.findall(r'class="entity-name" href="/researchers/(\d+)-', html)]
+        assert f"{len(expected):,} researchers" in html
+    assert shown == expected[:12]
+    last = client.get("/researchers", {"q": "li", "page": "x"}).content.decode()
+    assert [int(pk) for pk in re.findall(r'class="entity-name" href="/researchers/(\d+)-', last)] == expected[
+        :4
+    ]
