@@ -91,26 +91,20 @@ def researcher_detail(request: HttpRequest, pk: str, slug: str) -> HttpResponse:
     return render(request, "researchers/researcher_detail.html", context)
 
 
-def _page_number(request: HttpRequest) -> int:
-    """The list page asked for (``?page=``), 1 when absent or not a positive number (the
-    paginator then shows page 1 or the last, as it does)."""
-    try:
-        return max(int(request.GET.get("page") or 1), 1)
-    except ValueError:
-        return 1
-
-
 def researcher_list(request: HttpRequest) -> HttpResponse:
     """``/researchers``: researchers with papers here, most papers first; ``q`` searches names."""
     query = request.GET.get("q", "").strip()[:200]
     if query:
-        # From the name-word index (issue 28): the matches' ids when few, else the ones that
-        # can be on this page by paper count; counted there too, never row by row.
+        # From the name-word index (issue 28): counted there, never row by row.
         named = researchers_listed_named(query, ids_read=LIST_NAME_IDS)
-        known = named.count
-        researchers = named.most_papers(_page_number(request) * LIST_PAGE_SIZE).order_by(*LISTED_ORDER)
+        paginator = CachedCountPaginator(
+            named.researchers.order_by(*LISTED_ORDER), LIST_PAGE_SIZE, known_count=named.count
+        )
+        number = paginator.number_of(request.GET.get("page"))
+        # Read only as far as that page: the matches that can be on it, in the same order.
+        paginator.object_list = named.most_papers(number * LIST_PAGE_SIZE).order_by(*LISTED_ORDER)
     else:
-        researchers, known = Researcher.objects.listed(), kept_count("researchers")
-    paginator = CachedCountPaginator(researchers, LIST_PAGE_SIZE, known_count=known)
-    page = paginator.get_page(request.GET.get("page"))
-    return render(request, "researchers/researcher_list.html", {"page": page, "q": query})
+        listed = Researcher.objects.listed()
+        paginator = CachedCountPaginator(listed, LIST_PAGE_SIZE, known_count=kept_count("researchers"))
+        number = paginator.number_of(request.GET.get("page"))
+    return render(request, "researchers/researcher_list.html", {"page": paginator.page(number), "q": query})

@@ -15,14 +15,18 @@ class SitePaginator(Paginator):
     the list (issue 32). The API pages differently (``wove.pagination``: 422 below 1).
     """
 
+    def number_of(self, number: object) -> int:
+        """The page number ``number`` (a ``?page=`` value, any type) stands for under the
+        rule above; never raises. A list that reads only as far as its page asks this first."""
+        try:
+            return self.validate_number(number)
+        except PageNotAnInteger:
+            return 1
+        except EmptyPage:
+            # validate_number read an integer: below 1, or past the end.
+            return 1 if int(number) < 1 else self.num_pages
+
     def get_page(self, number: object) -> Page:
         """The :class:`~django.core.paginator.Page` for ``number`` (a ``?page=`` value, any
         type) under the rule above; never raises for a bad number."""
-        try:
-            number = self.validate_number(number)
-        except PageNotAnInteger:
-            number = 1
-        except EmptyPage:
-            # validate_number read an integer: below 1, or past the end.
-            number = 1 if int(number) < 1 else self.num_pages
-        return self.page(number)
+        return self.page(self.number_of(number))

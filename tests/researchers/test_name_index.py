@@ -218,7 +218,12 @@ def test_the_site_list_pages_a_name_search_as_the_name_search_orders_it(
         shown += [int(pk) for pk in re.findall(r'class="entity-name" href="/researchers/(\d+)-', html)]
         assert f"{len(expected):,} researchers" in html
     assert shown == expected[:12]
-    last = client.get("/researchers", {"q": "li", "page": "x"}).content.decode()
-    assert [int(pk) for pk in re.findall(r'class="entity-name" href="/researchers/(\d+)-', last)] == expected[
-        :4
-    ]
+
+    def listed(page):
+        html = client.get("/researchers", {"q": "li", "page": page}).content.decode()
+        return [int(pk) for pk in re.findall(r'class="entity-name" href="/researchers/(\d+)-', html)]
+
+    # The site's page-number rule (wove.paginator.SitePaginator): not a whole number or
+    # below 1 gives page 1, past the end the last page.
+    assert listed("x") == listed("2.0") == listed("-1") == expected[:4]
+    assert listed("999") == expected[(len(expected) - 1) // 4 * 4 :]
