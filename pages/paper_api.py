@@ -20,15 +20,14 @@ from institutions.models import AuthorAffiliation
 from institutions.selectors import institution_resolve
 from papers.identifiers import try_parse_arxiv_id
 from papers.models import Collaboration, Paper, PaperAuthor, PaperCollaboration, PaperVersion
-from papers.schemas import PaperPage
+from papers.schemas import PaperPage, paper_out
 from papers.selectors import category_canonical, paper_or_error
-from papers.text import byline
 from provenance.models import Record
 from researchers.models import Researcher
 from researchers.selectors import researcher_resolve
 from wove.compiled import CompiledQuery
 from wove.errors import ApiError, Error
-from wove.pagination import PageParams, SortKey, paginate
+from wove.pagination import PageParams, SortKey, page_out, paginate
 
 from .facts import kept_list_count
 from .feeds import search_feed_link
@@ -139,7 +138,11 @@ def list_papers(
         paged.meta["count_capped"] = True  # more papers are close in meaning than were ranked
     if search.index_hits is not None and search.index_hits.estimated and paged.meta.get("count") is not None:
         paged.meta["count_estimated"] = True  # counted on the index's sample
-    return {"items": paged.items, **paged.meta}
+    # Written as PaperPage dumps it, without its validation (paper_out), on ninja's response,
+    # which already carries the content type and the headers above.
+    items = [paper_out(paper, settings.SITE_URL) for paper in paged.items]
+    response.content = RENDERER.render(request, page_out(paged.meta, items), response_status=200)
+    return response
 
 
 @router.post(
@@ -386,23 +389,7 @@ def paper_record(paper: Paper) -> tuple[dict, datetime]:
         }
         stamps.append(paper.signed_at)
     record = {
-        "arxiv_id": paper.arxiv_id,
-        "slug": paper.slug,
-        "title": paper.title,
-        "authors": byline(paper.authors_text),
-        "abstract": paper.abstract,
-        "categories": list(paper.categories),
-        "primary_category": paper.primary_category_id,
-        "published": paper.submitted_at,
-        "updated": paper.updated_date,
-        "latest_version": paper.latest_version,
-        "cited_by_count": paper.cited_by_count,
-        "withdrawn": paper.withdrawn,
-        "doi": paper.doi,
-        "dois": list(paper.dois),
-        "url": base + paper.get_absolute_url(),
-        "abs_url": paper.abs_url,
-        "pdf_url": paper.pdf_url,
+        **paper_out(paper, base),
         "authors_as_written": paper.authors_text,
         "journal_ref": paper.journal_ref,
         "comments": paper.comments,

@@ -72,6 +72,33 @@ class PaperOut(Schema):
         return settings.SITE_URL + obj.get_absolute_url()
 
 
+def paper_out(paper, base: str) -> dict:
+    """``paper`` (a :class:`papers.models.Paper`) as :class:`PaperOut` dumps it: the same keys
+    in the same order and the same Python types, so the API's renderer writes the bytes
+    ninja's validation would; ``base`` is ``settings.SITE_URL``. For lists and records
+    written without the schema's validation, whose per-field getters were about a fifth of a
+    20-paper list's time (issue 28; ``tests/api/test_paper_lists.py``)."""
+    return {
+        "arxiv_id": paper.arxiv_id,
+        "slug": paper.slug,
+        "title": paper.title,
+        "authors": byline(paper.authors_text),
+        "abstract": paper.abstract,
+        "categories": list(paper.categories),
+        "primary_category": paper.primary_category_id,
+        "published": paper.submitted_at,
+        "updated": paper.updated_date,
+        "latest_version": paper.latest_version,
+        "cited_by_count": paper.cited_by_count,
+        "withdrawn": paper.withdrawn,
+        "doi": paper.doi,
+        "dois": list(paper.dois),
+        "url": base + paper.get_absolute_url(),
+        "abs_url": paper.abs_url,
+        "pdf_url": paper.pdf_url,
+    }
+
+
 class VersionOut(Schema):
     """One arXiv version: number, submission time (UTC), size in kilobytes."""
 

@@ -82,6 +82,15 @@ class PageMeta(Schema):
     previous: str | None = Field(None, description="URL of the previous page (page mode)")
 
 
+def page_out(meta: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
+    """A page as a :class:`PageMeta` subclass with ``items`` dumps it: every meta field in
+    the schema's order (its default where ``meta``, a :attr:`Paged.meta`, lacks it), then
+    ``items`` (already dumped dicts), for a list written without the schema's validation
+    (issue 28; ``tests/api/test_paper_lists.py`` checks the bytes)."""
+    ordered = {name: meta.get(name, field.default) for name, field in PageMeta.model_fields.items()}
+    return {**ordered, "items": items}
+
+
 @dataclass(frozen=True)
 class SortKey:
     """One column of a keyset order: an annotation ``name`` for ``expression``, its direction
