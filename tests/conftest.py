@@ -40,6 +40,9 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
     with django_db_blocker.unblock():
         SEEDED[:] = [connection.creation.serialize_db_to_string()]
+        # Closed here: left open, this session (its 100-odd server-side cursors read) stayed
+        # idle beside the tests' own and outlived them.
+        connection.close()
 
 
 def seeded_restore(snapshot: str) -> None:

@@ -7,6 +7,7 @@ to any other host (a CDN) is refused and recorded.
 
 from __future__ import annotations
 
+import contextvars
 import mimetypes
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -22,6 +23,12 @@ ORIGIN = "http://testserver"
 
 
 def _serve(client, outside: list[str]):
+    # Playwright calls route handlers in its own greenlet, whose context holds none of the
+    # test's Django connections: a request opened a second one, outside the test's
+    # transaction (none of its rows visible), and left it open past the session. Requests
+    # run in a copy of the test's context: on the test's connection.
+    context = contextvars.copy_context()
+
     def handle(route):
         url = urlsplit(route.request.url)
         if f"{url.scheme}://{url.netloc}" != ORIGIN:
@@ -36,7 +43,7 @@ def _serve(client, outside: list[str]):
             kind = mimetypes.guess_type(found)[0] or "application/octet-stream"
             route.fulfill(status=200, body=Path(found).read_bytes(), headers={"Content-Type": kind})
             return
-        response = client.get(url.path + (f"?{url.query}" if url.query else ""))
+        response = context.run(client.get, url.path + (f"?{url.query}" if url.query else ""))
         headers = {k: v for k, v in response.items()}
         route.fulfill(status=response.status_code, body=response.content, headers=headers)
 
