@@ -49,6 +49,12 @@ def vector_column_exists(*, using: str = "default") -> bool:
     known = caches["process"].get(key)
     if known is not None:
         return known
+    found = _vector_column_in_catalog(using)
+    caches["process"].set(key, found, COLUMN_KNOWN_SECONDS)
+    return found
+
+
+def _vector_column_in_catalog(using: str) -> bool:
     with connections[using].cursor() as cursor:
         # pg_attribute, not information_schema.columns: the view costs 10-25 ms a call (issue #11).
         cursor.execute(
@@ -56,9 +62,7 @@ def vector_column_exists(*, using: str = "default") -> bool:
             "AND attname = 'embedding' AND NOT attisdropped",
             [TABLE],
         )
-        found = cursor.fetchone() is not None
-    caches["process"].set(key, found, COLUMN_KNOWN_SECONDS)
-    return found
+        return cursor.fetchone() is not None
 
 
 def ensure_vector_schema(*, using: str = "default") -> bool:
@@ -70,7 +74,10 @@ def ensure_vector_schema(*, using: str = "default") -> bool:
     not create the extension (then search stays in keyword mode). Runs in the 0001 migration
     and again before each embedding run, so a server that gains pgvector later is picked up.
     """
-    if vector_column_exists(using=using):
+    # The catalog itself, not the process's cached answer: a database dropped and migrated
+    # again within the cache's minute (a bench's fresh database) has no column yet.
+    if _vector_column_in_catalog(using):
+        caches["process"].set(f"vector-column:{using}", True, COLUMN_KNOWN_SECONDS)
         return True
     if not vector_extension_available(using=using):
         logger.warning(
