@@ -24,8 +24,7 @@ from provenance.services import signer_current
 from researchers.matching_local import researchers_match_local
 from researchers.models import Authorship, Researcher
 from researchers.selectors import researcher_resolve
-
-from .conftest import researcher_of
+from tests.curation.conftest import researcher_of
 
 RAW_PAGE1 = "tests/fixtures/arxiv/oai/edited_arXivRaw_ListRecords_page1.xml"
 HOLD_SECONDS = 0.5
