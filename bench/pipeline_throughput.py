@@ -225,10 +225,11 @@ def main() -> None:
     from django.conf import settings
 
     settings.PIPELINE_INLINE_DEFER = []  # every stage here, embeddings included
-    if settings.SEARCH_INDEX_DIR:  # a copy of its own, never the development one
-        settings.SEARCH_INDEX_DIR = tempfile.mkdtemp(prefix="wove-pipeline-index-")
+    index_on = bool(settings.SEARCH_INDEX_DIR)
     runs = {}
     for papers in sizes:
+        if index_on:  # a copy of its own, never the development one, nor the last size's
+            settings.SEARCH_INDEX_DIR = tempfile.mkdtemp(prefix="wove-pipeline-index-")
         runs[papers] = run_once(connection, papers, args.seed)
         report(papers, runs[papers])
     extrapolate(runs[sizes[-1]])

@@ -36,7 +36,7 @@ from .builders import (
     signature_document,
     signer_block,
 )
-from .canonical import canonical_json_trusted, pith_body_of_digest, text_canon_sha256
+from .canonical import canonical_json, canonical_json_trusted, pith_body_of_digest, text_canon_sha256
 from .keys import Signer
 
 _json_str = json.encoder.encode_basestring  # the string literal json.dumps(ensure_ascii=False) writes
@@ -140,10 +140,11 @@ class SigningTemplates:
     One instance per signer and moment (``created_at`` is ``now`` in whole seconds,
     ``signed_at`` with microseconds, as :func:`event_build` and :func:`receipt_build` stamp
     them); use :meth:`paper_parts` once per paper, then :meth:`version` and
-    :meth:`graph_snapshot` per version. Output is byte for byte that of
-    :func:`canonical_record_build`, :func:`receipt_build` and :func:`event_build` with
-    :func:`record_created_payload` and :func:`graph_snapshot_payload` (same signer, same
-    moment). Strings with lone surrogates raise ``UnicodeEncodeError``, as there.
+    :meth:`graph_snapshot` per version, :meth:`authorship_matched` per authorship. Output is
+    byte for byte that of :func:`canonical_record_build`, :func:`receipt_build` and
+    :func:`event_build` with :func:`record_created_payload`, :func:`graph_snapshot_payload`
+    and :func:`authorship_matched_payload` (same signer, same moment). Strings with lone
+    surrogates raise ``UnicodeEncodeError``, as there.
     """
 
     def __init__(self, signer: Signer, *, signer_id: str, now: datetime) -> None:
@@ -155,7 +156,7 @@ class SigningTemplates:
             "arxiv_id", "version", "license", "primary_cat", "submitted_at", "cross_cats_sorted",
             "title_canon_sha256", "abstract_canon_sha256", "sha256", "signature_b64", "record",
             "receipt", "pith", "supersedes", "prev_event", "title", "cross_cats", "authors_text",
-            "abstract_excerpt", "authors",
+            "abstract_excerpt", "authors", "target", "payload",
         )  # fmt: skip
         record = canonical_record_document(
             arxiv_id=h["arxiv_id"],
@@ -217,6 +218,13 @@ class SigningTemplates:
                 "primary_cat", "cross_cats", "authors_text", "authors", "submitted_at", "abstract_excerpt",
             ],
         )  # fmt: skip
+
+        self._authorship_matched = _template(
+            event_document(
+                event_type="authorship_matched", target=h["target"], payload=h["payload"], **envelope
+            ),
+            ["pith", "supersedes", "prev_event", "target", "payload"],
+        )
 
     @staticmethod
     def paper_parts(
@@ -311,5 +319,27 @@ class SigningTemplates:
             authors=parts.authors,
             submitted_at=_json_str(submitted_at),
             abstract_excerpt=parts.abstract_excerpt,
+        )
+        return self._event(content, prev_event)
+
+    def authorship_matched(
+        self,
+        payload: dict,
+        *,
+        pith_number: str,
+        target: str,
+        prev_event: str | None = None,
+        supersedes: Sequence[str] = (),
+    ) -> BuiltEvent:
+        """A signed ``authorship_matched`` event on chain ``target`` of the record
+        ``pith_number`` (``payload`` from :func:`provenance.builders.authorship_matched_payload`):
+        :func:`event_build`'s bytes. Raises :class:`provenance.canonical.CanonicalJsonError` on a
+        float or a non-JSON value in ``payload``, as there."""
+        content = self._authorship_matched(
+            pith=_json_str(pith_number),
+            supersedes=_id_list(supersedes),
+            prev_event="null" if prev_event is None else _json_str(prev_event),
+            target=_json_str(target),
+            payload=canonical_json(payload).decode("utf-8"),
         )
         return self._event(content, prev_event)

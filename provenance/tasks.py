@@ -16,7 +16,7 @@ from .authorships import authorships_sign
 
 def signing_stage(*, trigger: str = "task", progress: Callable[[int], object] | None = None) -> dict:
     """The pipeline's signing stage: sign every paper whose current content is not signed yet
-    (:func:`provenance.services.papers_to_sign`) under the stage's lock.
+    (:func:`provenance.signing.papers_to_sign`) under the stage's lock.
 
     Then records every authorship changed since last recorded in a signed
     ``authorship_matched`` event (:func:`provenance.authorships.authorships_sign`). What the

@@ -34,7 +34,7 @@ from pages.tasks import archive_facts_stage
 from papers.models import HarvestRun
 from papers.signals import harvest_finished
 from papers.tasks import search_index_backlog, search_index_stage
-from provenance.services import signing_backlog
+from provenance.signing import signing_backlog
 from provenance.tasks import signing_stage
 from researchers.services import authors_backlog
 from researchers.summaries import summaries_backlog as researcher_summaries_backlog

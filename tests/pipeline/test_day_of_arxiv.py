@@ -19,7 +19,7 @@ from institutions.services import institutions_load
 from papers.models import Category, Paper, PaperAuthor
 from papers.taxonomy import load_taxonomy
 from provenance.models import Event, Record
-from provenance.services import papers_to_sign
+from provenance.signing import papers_to_sign
 from researchers.models import Authorship, Researcher
 from researchers.services import unmatched_slots
 from semantic.models import PaperEmbedding

@@ -20,7 +20,8 @@ from papers.models import Paper
 from provenance.bundles import bundle_build
 from provenance.models import Event
 from provenance.selectors import pith_for_paper
-from provenance.services import records_sign, signing_backlog
+from provenance.services import records_sign
+from provenance.signing import signing_backlog
 from tests.conftest import FIXTURES
 
 OAI = FIXTURES / "arxiv" / "oai"

@@ -16,7 +16,8 @@ from papers.harvest import harvest_files
 from papers.models import Category, Paper
 from papers.taxonomy import load_taxonomy
 from provenance.models import Event, PaperSigning, Record
-from provenance.services import papers_to_sign, records_sign
+from provenance.services import records_sign
+from provenance.signing import papers_to_sign
 from researchers.models import Authorship, Researcher
 from researchers.services import unmatched_slots
 from tests.celery_helpers import celery_worker, redis_server, wait_for

@@ -9,7 +9,7 @@ from provenance.authorships import authorships_sign
 from provenance.bundles import bundle_build
 from provenance.models import Event
 from provenance.selectors import pith_for_paper
-from provenance.services import signing_backlog
+from provenance.signing import signing_backlog
 from provenance.tasks import signing_stage
 from provenance.verify import verify_bundle
 from researchers.models import Authorship
@@ -113,3 +113,19 @@ def test_an_editors_decisions_wait_in_the_signing_backlog_until_signed(signed_ra
     result = signing_stage(trigger="test")
     assert (result["records_created"], result["authorships_recorded"]) == (0, 2)
     assert signing_backlog().waiting == 0
+
+
+def test_an_authorship_that_cannot_be_signed_is_skipped_not_the_batch(signed_raw_page, caplog):
+    """Evidence holding an integer past I-JSON's range (2**60: RFC 8785 refuses it) is logged
+    and left for the next run; the other authorships of the batch are signed."""
+    from provenance.models import AuthorshipSigning
+
+    researchers_match_authors(sources=[])
+    count = Authorship.objects.count()
+    bad = Authorship.objects.order_by("paper__arxiv_id", "slot__position")[1]
+    Authorship.objects.filter(pk=bad.pk).update(evidence=[{"kind": "editor", "id": 2**60}])
+
+    assert authorships_sign() == count - 1
+    assert f"cannot sign the authorship of slot {bad.slot_id} " in caplog.text
+    assert not AuthorshipSigning.objects.filter(slot_id=bad.slot_id).exists()  # tried again next run
+    assert AuthorshipSigning.objects.count() == count - 1

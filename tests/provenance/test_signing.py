@@ -138,17 +138,17 @@ def test_graph_snapshot_carries_title_authors_categories_and_excerpt(signed_raw_
 
 
 def test_bad_paper_is_skipped_not_the_batch(db, caplog, monkeypatch):
-    from provenance import services
+    from provenance.fast_builders import SigningTemplates
 
     paper_harvest.harvest_files(paths=[RAW_PAGE1])
-    real_build = services.SigningTemplates.paper_parts
+    real_build = SigningTemplates.paper_parts
 
     def failing_build(**kwargs):
         if kwargs["arxiv_id"] == "0801.3675":
             raise ValueError("cannot canonicalise")
         return real_build(**kwargs)
 
-    monkeypatch.setattr(services.SigningTemplates, "paper_parts", staticmethod(failing_build))
+    monkeypatch.setattr(SigningTemplates, "paper_parts", staticmethod(failing_build))
     result = records_sign()
     assert result.papers_skipped == 1
     assert result.records_created == 5  # 0801.3673 v1 and 0801.3674 v1-v4

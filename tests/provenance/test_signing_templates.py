@@ -151,3 +151,93 @@ def test_templates_keep_json_specials_braces_and_non_ascii():
     }
     new, old = _both(paper, 3, datetime(2008, 2, 4, 15, 5, 55, tzinfo=UTC), ["sha256:" + "a" * 64], None)
     assert new == old
+
+
+# Evidence as the matcher stores it (researchers.evidence): signals with any keys, scores as
+# floats (written as text in signed content), nested lists.
+evidence_value = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**53) + 1, 2**53 - 1), names, st.floats(0, 1)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(names, inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+def _authorship_both(payload: dict, pith: str, target: str, prev: str | None, supersedes: list[str]):
+    """(template output, event_build output) of one ``authorship_matched`` event: content,
+    digest, signature document."""
+    templates = fast_builders.SigningTemplates(SIGNER, signer_id="wovepaper", now=NOW)
+    built = templates.authorship_matched(
+        payload, pith_number=pith, target=target, prev_event=prev, supersedes=supersedes
+    )
+    old = builders.event_build(
+        SIGNER,
+        signer_id="wovepaper",
+        event_type="authorship_matched",
+        subject_pith_number=pith,
+        target=target,
+        payload=payload,
+        created_at=NOW,
+        signed_at=NOW,
+        supersedes=supersedes,
+        prev_event=prev,
+    )
+    new = (built.content, built.content_sha256, built.signature)
+    return new, (old.canonical.decode(), old.content_sha256, canonical_json_trusted(old.signature).decode())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    position=st.integers(1, 3000),
+    name=names,
+    method=st.sampled_from(["orcid", "s2", "openalex", "name_cluster", "editor"]),
+    confidence=st.floats(0, 1),
+    evidence=st.lists(st.dictionaries(names, evidence_value, max_size=4), max_size=4),
+    unconfirmed=st.booleans(),
+    prev=st.one_of(st.none(), st.from_regex(r"sha256:[0-9a-f]{64}", fullmatch=True)),
+    supersedes=st.lists(st.from_regex(r"sha256:[0-9a-f]{64}", fullmatch=True), max_size=1),
+)
+def test_authorship_template_equals_event_build(
+    position, name, method, confidence, evidence, unconfirmed, prev, supersedes
+):
+    payload = builders.authorship_matched_payload(
+        position=position,
+        name=name,
+        researcher_id=12345,
+        method=method,
+        source="local",
+        confidence=confidence,
+        evidence=evidence,
+        unconfirmed=unconfirmed,
+    )
+    new, old = _authorship_both(
+        payload, "pith:2008:abcdefghijklmnop", f"authorship:{position}", prev, supersedes
+    )
+    assert new == old
+
+
+def test_authorship_template_on_real_evidence_and_astral_keys():
+    """Evidence of the kinds researchers.evidence stores (its docstring's examples, with an
+    editor's float score) and keys whose UTF-16 order differs from Python's (RFC 8785's
+    path): the bytes of event_build either way."""
+    evidence = [
+        {"kind": "orcid", "orcid": "0000-0002-5250-9277", "source": "openalex"},
+        {"kind": "coauthors", "count": 2, "values": ["D. Bekaert", "Ž. Ivezić"]},
+        {"kind": "institution", "count": 1, "values": ["Texas A&M University"], "ror_ids": ["01f5ytq51"]},
+        {"kind": "editor", "score": 0.98},
+        {"\U0001f600 key": 1, "\ufb01 key": 2},
+    ]
+    payload = builders.authorship_matched_payload(
+        position=7,
+        name="Fal'ko, Vladimir I.",
+        researcher_id=4,
+        method="orcid",
+        source="s2",
+        confidence=0.6,
+        evidence=evidence,
+        unconfirmed=False,
+    )
+    assert payload["confidence"] == "0.60"
+    new, old = _authorship_both(payload, "pith:2008:abcdefghijklmnop", "authorship:7", None, [])
+    assert new == old
+    assert '"score":"0.98"' in new[0]
+    assert new[0].index("\U0001f600") < new[0].index("\ufb01")  # UTF-16 order: D83D before FB01

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandParser
 from tqdm import tqdm
 
-from provenance import services
+from provenance import services, signing
 
 
 class Command(BaseCommand):
@@ -18,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, **options) -> None:
-        total = services.papers_to_sign().count()
+        total = signing.papers_to_sign().count()
         bar = tqdm(
             total=total, unit="paper", desc="sign", disable=options["no_progress"] or None, leave=False
         )
