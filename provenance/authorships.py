@@ -6,6 +6,7 @@ import json
 import logging
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -13,7 +14,7 @@ from django.db import connection, transaction
 from wove.bulk import batches_in_threads, copy_upsert, gc_paused, int_array
 
 from .builders import authorship_matched_payload
-from .fast_builders import SigningTemplates
+from .fast_builders import BuiltEvent, SigningTemplates
 from .keys import Signer
 from .models import AuthorshipSigning, Event, PublicKey
 from .rows import EVENT_COLUMNS, CopyLines, chain_tips, insert_copy_lines, lock_papers
@@ -53,7 +54,26 @@ SIGNED_FIELDS = [
 ]
 
 
-def _pending(after: int, paper_ids: list[int] | None, batch_size: int) -> list[tuple]:
+class _Pending(NamedTuple):
+    """One pending authorship (a row of :data:`_PENDING_ROWS_SQL`): its slot and paper, what
+    it links, and the event and record its last ``authorship_matched`` was on (None, None
+    when it has none)."""
+
+    slot_id: int
+    paper_id: int
+    position: int
+    name: str
+    researcher_id: int
+    method: str
+    source: str
+    confidence: float
+    evidence: str | list  # jsonb as its text from a raw cursor
+    unconfirmed: bool
+    signed_event_id: str | None
+    signed_record_id: str | None
+
+
+def _pending(after: int, paper_ids: list[int] | None, batch_size: int) -> list[_Pending]:
     """Pending authorships of the first ``batch_size`` papers with ids above ``after`` (all of
     each paper's, in position order). Two queries."""
     only = "AND a.paper_id = ANY(%(ids)s::bigint[])" if paper_ids is not None else ""
@@ -64,7 +84,7 @@ def _pending(after: int, paper_ids: list[int] | None, batch_size: int) -> list[t
         if not papers:
             return []
         cursor.execute(_PENDING_ROWS_SQL, [int_array(papers)])
-        return cursor.fetchall()
+        return [_Pending._make(row) for row in cursor.fetchall()]
 
 
 # Under the batch's paper locks: each paper's current record (its latest version's newest),
@@ -107,78 +127,33 @@ def _current_and_tips(paper_ids: list[int], targets: set[str]) -> tuple[dict[int
     return current, tips
 
 
-def _record_batch(rows: list[tuple], signer: Signer, key_row: PublicKey) -> int:
+def _record_batch(rows: list[_Pending], signer: Signer, key_row: PublicKey) -> int:
     """Append the ``authorship_matched`` events of ``rows`` and remember what they recorded,
     in one transaction under the papers' signing locks: each event built from the signing
-    templates (:meth:`provenance.fast_builders.SigningTemplates.authorship_matched`, the
-    bytes :func:`provenance.services.events_append` would sign) and written with the others
-    by one ``COPY``. An authorship that cannot be signed is logged and left for the next run,
-    never the batch. Returns the number of events appended."""
-    paper_ids = sorted({row[1] for row in rows})
+    templates (:func:`_authorship_event`) and written with the others by one ``COPY``.
+    Returns the number of events appended."""
+    paper_ids = sorted({row.paper_id for row in rows})
     now = datetime.now(UTC)
     templates = SigningTemplates(signer, signer_id=settings.PROVENANCE_SIGNER_ID, now=now)
     lines = CopyLines(key_row, now)
     marks = []
     with gc_paused(), transaction.atomic():
         lock_papers(paper_ids, wait=True)
-        current, tips = _current_and_tips(paper_ids, {f"authorship:{row[2]}" for row in rows})
-        for (
-            slot_id,
-            paper_id,
-            position,
-            name,
-            rid,
-            method,
-            source,
-            confidence,
-            evidence,
-            unconfirmed,
-            event_id,
-            record_id,
-        ) in rows:
-            if paper_id not in current:  # a signed paper always has one; left for the next run otherwise
+        current, tips = _current_and_tips(paper_ids, {f"authorship:{row.position}" for row in rows})
+        for row in rows:
+            record = current.get(row.paper_id)
+            if record is None:  # a signed paper always has one; left for the next run otherwise
                 continue
-            record_sha, pith_number = current[paper_id]
-            target = f"authorship:{position}"
-            try:
-                # A raw cursor gives jsonb as its text (Django's psycopg loader).
-                evidence = json.loads(evidence) if isinstance(evidence, str) else evidence
-                payload = authorship_matched_payload(
-                    position=position,
-                    name=name,
-                    researcher_id=rid,
-                    method=method,
-                    source=source,
-                    confidence=confidence,
-                    evidence=evidence,
-                    unconfirmed=unconfirmed,
-                )
-                built = templates.authorship_matched(
-                    payload,
-                    pith_number=pith_number,
-                    target=target,
-                    prev_event=tips.get((record_sha, target)),
-                    supersedes=(event_id,) if event_id and record_id == record_sha else (),
-                )
-            except Exception:  # one bad authorship is logged and skipped, never the batch
-                log.exception(
-                    "provenance: cannot sign the authorship of slot %s (paper %s)", slot_id, paper_id
-                )
+            made = _authorship_event(row, record, tips, templates)
+            if made is None:
                 continue
-            tips[(record_sha, target)] = built.event_id  # the next item on this chain follows it
-            lines.add_event(record_sha, "authorship_matched", built, target=target)
+            built, evidence = made
+            target = f"authorship:{row.position}"
+            tips[(record[0], target)] = built.event_id  # the next item on this chain follows it
+            lines.add_event(record[0], "authorship_matched", built, target=target)
             marks.append(
-                (
-                    slot_id,
-                    record_sha,
-                    built.event_id,
-                    rid,
-                    method,
-                    confidence,
-                    json.dumps(evidence),
-                    unconfirmed,
-                    now,
-                )
+                (row.slot_id, record[0], built.event_id, row.researcher_id, row.method, row.confidence)
+                + (evidence, row.unconfirmed, now)
             )
         insert_copy_lines(Event, EVENT_COLUMNS, lines.events)
         copy_upsert(
@@ -189,6 +164,45 @@ def _record_batch(rows: list[tuple], signer: Signer, key_row: PublicKey) -> int:
             update_fields=SIGNED_FIELDS,
         )
     return len(marks)
+
+
+def _authorship_event(
+    row: _Pending, record: tuple[str, str], tips: dict, templates: SigningTemplates
+) -> tuple[BuiltEvent, str] | None:
+    """``row``'s signed event on ``record`` (its sha and pith number), following its chain's
+    tip in ``tips``, and the evidence as JSON text for its :class:`AuthorshipSigning` row:
+    :meth:`provenance.fast_builders.SigningTemplates.authorship_matched`, the bytes
+    :func:`provenance.services.events_append` would sign. None, logged, when it cannot be
+    signed (the authorship is left for the next run, never the batch)."""
+    record_sha, pith_number = record
+    target = f"authorship:{row.position}"
+    try:
+        # A raw cursor gives jsonb as its text (Django's psycopg loader).
+        evidence = json.loads(row.evidence) if isinstance(row.evidence, str) else row.evidence
+        payload = authorship_matched_payload(
+            position=row.position,
+            name=row.name,
+            researcher_id=row.researcher_id,
+            method=row.method,
+            source=row.source,
+            confidence=row.confidence,
+            evidence=evidence,
+            unconfirmed=row.unconfirmed,
+        )
+        changed = row.signed_event_id and row.signed_record_id == record_sha  # a new link, same record
+        built = templates.authorship_matched(
+            payload,
+            pith_number=pith_number,
+            target=target,
+            prev_event=tips.get((record_sha, target)),
+            supersedes=(row.signed_event_id,) if changed else (),
+        )
+    except Exception:  # one bad authorship is logged and skipped, never the batch
+        log.exception(
+            "provenance: cannot sign the authorship of slot %s (paper %s)", row.slot_id, row.paper_id
+        )
+        return None
+    return built, json.dumps(evidence)
 
 
 def authorships_sign(
@@ -215,12 +229,12 @@ def authorships_sign(
     )
 
 
-def _pending_batches(paper_ids: list[int] | None, batch_size: int) -> Iterator[list[tuple]]:
+def _pending_batches(paper_ids: list[int] | None, batch_size: int) -> Iterator[list[_Pending]]:
     """:func:`_pending` batch after batch, each read after the last was taken (by paper id:
     none is read twice while the last is being recorded)."""
     after = 0
     while rows := _pending(after, paper_ids, batch_size):
-        after = max(row[1] for row in rows)
+        after = max(row.paper_id for row in rows)
         yield rows
 
 
