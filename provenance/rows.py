@@ -9,7 +9,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
+from psycopg.errors import UniqueViolation
 
 from wove.locks import advisory_xact_locks
 
@@ -73,7 +74,8 @@ def insert_copy_lines(model, columns: Sequence[str], lines: Sequence[str]) -> in
 
     The lines go straight into the table, in a savepoint; only when a key exists already
     (another signer's row: rare, the papers are locked) are they sent again through the
-    staging table. Straight in, PostgreSQL parses and stores each row once, not twice."""
+    staging table. Straight in, PostgreSQL parses and stores each row once, not twice. (psycopg's
+    own error: Django does not wrap a ``COPY`` on the driver's cursor.)"""
     if not lines:
         return 0
     data = "".join(lines)
@@ -82,7 +84,7 @@ def insert_copy_lines(model, columns: Sequence[str], lines: Sequence[str]) -> in
         with transaction.atomic(), connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
             copy.write(data)
         return len(lines)
-    except IntegrityError:  # a key taken: the savepoint is gone, the staging table skips it
+    except UniqueViolation:  # a key taken: the savepoint is gone, the staging table skips it
         return _insert_staged(model, columns, lambda copy: copy.write(data))
 
 

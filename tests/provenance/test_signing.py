@@ -234,3 +234,28 @@ def test_a_changed_title_gives_a_new_record_of_the_same_version(signed_raw_page)
     # The old record and its log stay as they were.
     assert old.events.count() == 2
     assert verify_bundle(bundle_build(record=old)).ok
+
+
+def test_copy_lines_whose_key_exists_are_skipped_not_raised(signed_raw_page):
+    """A batch's lines go straight into the table; when one's key is stored already (another
+    signer's row), the batch goes through the staging table and only the new rows land."""
+    import json
+
+    from provenance.fast_builders import BuiltEvent
+    from provenance.rows import EVENT_COLUMNS, CopyLines, insert_copy_lines
+
+    stored = Event.objects.select_related("key").filter(event_type="graph_snapshot").order_by("pk")[0]
+    lines = CopyLines(stored.key, datetime(2026, 12, 6, 22, 0, tzinfo=UTC))
+
+    def line_of(content: dict) -> None:
+        text = canonical_json(content).decode()
+        built = BuiltEvent(text, sha256_hex(text.encode()), json.dumps(stored.signature), None)
+        lines.add_event(stored.record_id, "graph_snapshot", built, target="graph-test")
+
+    line_of(stored.content)  # its digest is the stored event's key
+    before = Event.objects.count()
+    assert insert_copy_lines(Event, EVENT_COLUMNS, lines.events) == 0
+    line_of({**stored.content, "target": "graph-test"})  # a new key
+    assert insert_copy_lines(Event, EVENT_COLUMNS, lines.events) == 1
+    assert Event.objects.count() == before + 1
+    assert Event.objects.filter(target="graph-test").count() == 1
