@@ -45,10 +45,21 @@ def authors_stage(
     return stage_execute("authors", work, trigger=trigger)
 
 
+# Summary batches the stage computes at once, each on its own connection: the reads wait on
+# PostgreSQL (a quarter of the wall time is this process's), so a second connection keeps the
+# second core busy: 2,337 -> 3,687 summaries/s on a 100 k corpus (BENCHMARKS.md, issue 29).
+SUMMARY_STAGE_CONNECTIONS = 2
+
+
 def researcher_summaries_stage(*, trigger: str = "task", progress=None) -> dict:
     """The pipeline's researcher-summaries stage (:func:`researchers.summaries.summaries_refresh`
-    under the stage's lock). Returns ``{"status", "computed"}``."""
-    return stage_execute("researcher-summaries", lambda: {"computed": summaries_refresh()}, trigger=trigger)
+    under the stage's lock, :data:`SUMMARY_STAGE_CONNECTIONS` batches at once). Returns
+    ``{"status", "computed"}``."""
+
+    def work() -> dict:
+        return {"computed": summaries_refresh(workers=SUMMARY_STAGE_CONNECTIONS)}
+
+    return stage_execute("researcher-summaries", work, trigger=trigger)
 
 
 @shared_task(
