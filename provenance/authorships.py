@@ -144,15 +144,16 @@ def _record_batch(rows: list[_Pending], signer: Signer, key_row: PublicKey) -> i
             record = current.get(row.paper_id)
             if record is None:  # a signed paper always has one; left for the next run otherwise
                 continue
-            made = _authorship_event(row, record, tips, templates)
+            target = f"authorship:{row.position}"
+            made = _authorship_event(row, record, target, tips, templates)
             if made is None:
                 continue
             built, evidence = made
-            target = f"authorship:{row.position}"
-            tips[(record[0], target)] = built.event_id  # the next item on this chain follows it
-            lines.add_event(record[0], "authorship_matched", built, target=target)
+            record_sha = record[0]
+            tips[(record_sha, target)] = built.event_id  # the next item on this chain follows it
+            lines.add_event(record_sha, "authorship_matched", built, target=target)
             marks.append(
-                (row.slot_id, record[0], built.event_id, row.researcher_id, row.method, row.confidence)
+                (row.slot_id, record_sha, built.event_id, row.researcher_id, row.method, row.confidence)
                 + (evidence, row.unconfirmed, now)
             )
         insert_copy_lines(Event, EVENT_COLUMNS, lines.events)
@@ -167,15 +168,14 @@ def _record_batch(rows: list[_Pending], signer: Signer, key_row: PublicKey) -> i
 
 
 def _authorship_event(
-    row: _Pending, record: tuple[str, str], tips: dict, templates: SigningTemplates
+    row: _Pending, record: tuple[str, str], target: str, tips: dict, templates: SigningTemplates
 ) -> tuple[BuiltEvent, str] | None:
-    """``row``'s signed event on ``record`` (its sha and pith number), following its chain's
-    tip in ``tips``, and the evidence as JSON text for its :class:`AuthorshipSigning` row:
-    :meth:`provenance.fast_builders.SigningTemplates.authorship_matched`, the bytes
-    :func:`provenance.services.events_append` would sign. None, logged, when it cannot be
+    """``row``'s signed event on ``record`` (its sha and pith number), chain ``target``,
+    following the chain's tip in ``tips``, and the evidence as JSON text for its
+    :class:`AuthorshipSigning` row: :meth:`provenance.fast_builders.SigningTemplates.authorship_matched`,
+    the bytes :func:`provenance.services.events_append` would sign. None, logged, when it cannot be
     signed (the authorship is left for the next run, never the batch)."""
     record_sha, pith_number = record
-    target = f"authorship:{row.position}"
     try:
         # A raw cursor gives jsonb as its text (Django's psycopg loader).
         evidence = json.loads(row.evidence) if isinstance(row.evidence, str) else row.evidence
