@@ -9,7 +9,8 @@ the harvest (``harvest_arxiv --kaggle``) and every pipeline stage (affiliations,
 search index when ``SEARCH_INDEX_DIR`` is set, signing, embeddings, summaries, archive facts,
 digests). Per stage it prints the work done (the stage's own counts), wall seconds, the rate,
 the peak resident memory of this process during the stage (PostgreSQL's own is not counted),
-and, where one is measured in the same run, the ratio to the stage's floor:
+the machine's busy cores during it (this process, PostgreSQL and anything else; 2.0 is both
+cores), and, where one is measured in the same run, the ratio to the stage's floor:
 
 - signing: a bare ed25519 loop (``cryptography``) over as many 32-byte digests as the stage
   made signatures;
@@ -66,6 +67,26 @@ class PeakRss:
         return 0.0
 
 
+class MachineCpu:
+    """Busy cores of the whole machine (this process, PostgreSQL, anything else) while the
+    ``with`` block runs, from /proc/stat's first line: 2.0 is both cores busy."""
+
+    def __enter__(self):
+        self._busy, self._total = self._read()
+        return self
+
+    def __exit__(self, *exc):
+        busy, total = self._read()
+        self.cores = (busy - self._busy) / max(1, total - self._total) * (os.cpu_count() or 1)
+
+    @staticmethod
+    def _read() -> tuple[int, int]:
+        with open("/proc/stat") as stat:
+            fields = [int(v) for v in stat.readline().split()[1:]]
+        idle = fields[3] + fields[4]  # idle and iowait
+        return sum(fields) - idle, sum(fields)
+
+
 def empty_database(connection) -> None:
     """Drop and recreate the bench database, migrated, as a new operator starts."""
     connection.close()
@@ -117,7 +138,7 @@ def run_once(connection, papers: int, seed: int) -> dict[str, dict]:
         snapshot = Path(tmp) / "snapshot.json"
         written = corpus_write_kaggle(snapshot, papers=papers, seed=seed)
         empty_database(connection)  # no ROR registry: the snapshot format has no affiliations
-        with PeakRss() as rss:
+        with PeakRss() as rss, MachineCpu() as cpu:
             started = time.perf_counter()
             run = harvest_kaggle(path=snapshot)
             seconds = time.perf_counter() - started
@@ -126,6 +147,7 @@ def run_once(connection, papers: int, seed: int) -> dict[str, dict]:
             "unit": "papers",
             "seconds": seconds,
             "peak_mb": rss.peak,
+            "cores": cpu.cores,
         }
         assert run.records_written == written, (run.records_written, written)
     counts = {
@@ -134,7 +156,7 @@ def run_once(connection, papers: int, seed: int) -> dict[str, dict]:
         "slots": PaperAuthor.objects.count(),
     }
     for stage in pipeline.STAGES:
-        with PeakRss() as rss:
+        with PeakRss() as rss, MachineCpu() as cpu:
             started = time.perf_counter()
             result = stage.run(trigger="bench")
             seconds = time.perf_counter() - started
@@ -151,6 +173,7 @@ def run_once(connection, papers: int, seed: int) -> dict[str, dict]:
             "unit": unit,
             "seconds": seconds,
             "peak_mb": rss.peak,
+            "cores": cpu.cores,
             "result": result,
         }
     signing = figures["signing"]
@@ -177,7 +200,9 @@ def report(papers: int, figures: dict[str, dict]) -> None:
         f"\n{papers:,} papers ({counts['versions']:,} versions, {counts['slots']:,} author slots); "
         f"load average {os.getloadavg()[0]:.2f}"
     )
-    print(f"{'stage':<22} {'work':>12} {'unit':<12} {'s':>8} {'rate/s':>10} {'peak MB':>8}  floor")
+    print(
+        f"{'stage':<22} {'work':>12} {'unit':<12} {'s':>8} {'rate/s':>10} {'peak MB':>8} {'cores':>6}  floor"
+    )
     for name, f in figures.items():
         if name.startswith("_"):
             continue
@@ -194,7 +219,7 @@ def report(papers: int, figures: dict[str, dict]) -> None:
         work = f"{f['work']:,}" if f["work"] is not None else "-"
         print(
             f"{name:<22} {work:>12} {f['unit']:<12} {f['seconds']:>8.1f} "
-            f"{(f'{rate:,.0f}' if rate else '-'):>10} {f['peak_mb']:>8.0f}  {floor}"
+            f"{(f'{rate:,.0f}' if rate else '-'):>10} {f['peak_mb']:>8.0f} {f.get('cores', 0):>6.2f}  {floor}"
         )
 
 

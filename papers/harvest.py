@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from wove.locks import advisory_lock
-from wove.statistics import tables_refresh
+from wove.statistics import tables_settle
 
 from .bulk import HarvestBusy, bulk_load, paper_indexes_restore
 from .kaggle import iter_kaggle
@@ -140,16 +140,12 @@ def _restart_day(run: HarvestRun) -> date | None:
     return day
 
 
-# After a bulk load the planner's row estimates are stale until autovacuum catches up;
-# join-heavy pages then pick nested loops over thousands of rows, and the GIN indexes'
-# pending lists (search words, categories) are read in full by every search. Refresh both.
-ANALYZE_AFTER_WRITES = 500
-
-
 def _refresh_statistics(run: HarvestRun) -> None:
-    if run.records_written < ANALYZE_AFTER_WRITES:
-        return
-    tables_refresh([m._meta.db_table for m in (Paper, PaperAuthor, PaperVersion)])
+    # After a bulk load the planner's row estimates are stale until autovacuum catches up;
+    # join-heavy pages then pick nested loops over thousands of rows, and the GIN indexes'
+    # pending lists (search words, categories) are read in full by every search. Refresh
+    # both, and vacuum after a large load (the stages after it read every row).
+    tables_settle([m._meta.db_table for m in (Paper, PaperAuthor, PaperVersion)], run.records_written)
 
 
 def _finish(run: HarvestRun, status: str, error: str = "") -> HarvestRun:

@@ -8,10 +8,12 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from wove.stages import StageTask, stage_execute
+from wove.statistics import tables_settle
 
 from . import services
 from .attestations import author_claims_restore
 from .authorships import authorships_sign
+from .models import AuthorshipSigning, Event, PaperSigning, Record
 
 
 def signing_stage(*, trigger: str = "task", progress: Callable[[int], object] | None = None) -> dict:
@@ -32,6 +34,8 @@ def signing_stage(*, trigger: str = "task", progress: Callable[[int], object] | 
             counts["author_claims_restored"] = len(author_claims_restore())
         # Then each authorship changed since last recorded, with its evidence (issue 20).
         counts["authorships_recorded"] = authorships_sign()
+        written = counts["records_created"] + counts["events_created"] + counts["authorships_recorded"]
+        tables_settle([m._meta.db_table for m in (Record, Event, PaperSigning, AuthorshipSigning)], written)
         return counts
 
     return stage_execute("signing", work, trigger=trigger)

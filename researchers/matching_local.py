@@ -15,7 +15,7 @@ from django.utils import timezone
 from papers.text import make_slug
 from wove.bulk import gc_paused, int_array, text_array
 from wove.locks import advisory_xact_lock
-from wove.statistics import tables_refresh
+from wove.statistics import tables_settle
 
 from .clustering import Mention, cluster_mentions, name_choices
 from .evidence import (
@@ -36,7 +36,9 @@ from .matching_common import (
     researchers_refresh,
 )
 from .models import (
+    Authorship,
     MatchMethod,
+    Researcher,
     SlotReview,
 )
 from .names import (
@@ -93,10 +95,6 @@ def _copy_rows(cursor, table: str, columns: list[str], rows: Iterable[tuple]) ->
     with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
-
-
-# Authorships written by one run from which the researcher tables are analysed at its end.
-ANALYZE_AFTER_WRITES = 500
 
 
 def _name_parser() -> Callable[[str, str, str], PersonName]:
@@ -454,12 +452,11 @@ def researchers_match_local(
     summary.papers = len(summary.paper_ids)
     summary.matched_locally = written
     summary.researchers_created = len(new_ids)
-    if summary.matched_locally >= ANALYZE_AFTER_WRITES:
-        # Fresh planner statistics after a large run, as the harvester does for papers: until
-        # autovacuum analyses them, tables filled in one go look empty, and joins over
-        # authorships (co-authors, positions) get nested loops over every row (13 s for one
-        # co-author list of the 2,800-paper sample).
-        tables_refresh(["researchers_researcher", "researchers_authorship"])
+    # Fresh planner statistics after a large run (its transaction committed: a large first
+    # load is vacuumed too), as the harvester does for papers: until autovacuum analyses
+    # them, joins over authorships (co-authors, positions) get nested loops over every row
+    # (13 s for one co-author list of the 2,800-paper sample).
+    tables_settle([Researcher._meta.db_table, Authorship._meta.db_table], summary.matched_locally)
     if progress:
         progress(len(pending))
     summary.seconds = time.perf_counter() - started

@@ -10,9 +10,11 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from wove.stages import StageTask, stage_execute
+from wove.statistics import tables_settle
 
 from . import services
 from .clients.base import SourceUnavailable
+from .models import ResearcherSummary
 from .summaries import summaries_refresh
 
 # Transport errors and registries that kept answering 429/5xx (SourceUnavailable, after the
@@ -57,7 +59,10 @@ def researcher_summaries_stage(*, trigger: str = "task", progress=None) -> dict:
     ``{"status", "computed"}``."""
 
     def work() -> dict:
-        return {"computed": summaries_refresh(workers=SUMMARY_STAGE_CONNECTIONS)}
+        computed = summaries_refresh(workers=SUMMARY_STAGE_CONNECTIONS)
+        # The pages read the summaries by index only once the table's visibility map is set.
+        tables_settle([ResearcherSummary._meta.db_table], computed)
+        return {"computed": computed}
 
     return stage_execute("researcher-summaries", work, trigger=trigger)
 

@@ -11,10 +11,10 @@ import io
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 
 from researchers.models import Researcher
-from wove.statistics import GIN_PENDING_LIST_KB, tables_refresh
+from wove.statistics import GIN_PENDING_LIST_KB, VACUUM_AFTER_WRITES, tables_refresh, tables_settle
 
 PAGE_PATH_GIN = (
     "paper_categories_gin",
@@ -95,3 +95,32 @@ def test_a_generated_corpus_leaves_no_pending_list():
             ["paper_categories_gin", "researcher_variants_gin"],
         )
         assert cursor.fetchone() == (0, 0)
+
+
+def _visible_pages() -> tuple[int, int]:
+    """``(pages, pages marked all-visible)`` of the researchers table, as VACUUM left them."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_relation_size('researchers_researcher') / current_setting('block_size')::int, "
+            "relallvisible FROM pg_class WHERE relname = 'researchers_researcher'"
+        )
+        return cursor.fetchone()
+
+
+# Committed (transaction=True): VACUUM runs only outside a transaction.
+@pytest.mark.django_db(transaction=True)
+def test_settle_vacuums_after_a_large_write_and_only_analyses_a_smaller_one():
+    Researcher.objects.bulk_create(
+        Researcher(display_name=f"Grace Hopper {i}", slug=f"grace-{i}", name_variants=[f"G. Hopper {i}"])
+        for i in range(2000)
+    )
+    pages, visible = _visible_pages()
+    assert pages >= 10 and visible == 0
+    assert tables_settle(["researchers_researcher"], 499) == ""
+    assert tables_settle(["researchers_researcher"], 500) == "analyze"
+    assert _visible_pages()[1] == 0  # ANALYZE reads; it marks nothing visible
+    with transaction.atomic():  # VACUUM cannot run in a transaction: analysed only
+        assert tables_settle(["researchers_researcher"], VACUUM_AFTER_WRITES) == "analyze"
+    assert _visible_pages()[1] == 0
+    assert tables_settle(["researchers_researcher"], VACUUM_AFTER_WRITES) == "vacuum"
+    assert _visible_pages() == (pages, pages)  # every page all-visible: index-only reads

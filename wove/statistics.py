@@ -18,6 +18,15 @@ from django.db import connection
 # default is 4 MB, 512 pages read by every search): set on each index by its migration.
 GIN_PENDING_LIST_KB = 256
 
+# A write this large (rows) is followed by ANALYZE: until autovacuum analyses them, tables
+# filled in one go look empty to the planner, and joins get nested loops over every row.
+ANALYZE_AFTER_WRITES = 500
+# One this large by VACUUM (ANALYZE) too, before the next stage reads the rows: at 100 k
+# papers the signing and researcher-summaries stages ran 0.67 and 0.75 of their 10 k rates
+# right after the bulk load and 0.83 and 0.86 with the tables vacuumed between stages (hint
+# bits set once, the visibility map for index-only reads; BENCHMARKS.md, issue 29).
+VACUUM_AFTER_WRITES = 20_000
+
 
 def tables_refresh(tables: Sequence[str], *, vacuum: bool = False) -> None:
     """ANALYZE ``tables`` (table names) and merge their GIN indexes' pending lists
@@ -45,3 +54,19 @@ def tables_refresh(tables: Sequence[str], *, vacuum: bool = False) -> None:
             "WHERE a.amname = 'gin' AND i.indrelid = ANY(%s::regclass[])",
             [list(tables)],
         )
+
+
+def tables_settle(tables: Sequence[str], written: int) -> str:
+    """After a stage wrote ``written`` rows into ``tables`` (table names): VACUUM (ANALYZE)
+    them from :data:`VACUUM_AFTER_WRITES` rows, ANALYZE them (and merge their GIN pending
+    lists) from :data:`ANALYZE_AFTER_WRITES`, nothing below. Inside a transaction VACUUM is
+    not allowed, so a large write there is only analysed. Returns what was done: ``"vacuum"``,
+    ``"analyze"`` or ``""``. What autovacuum would do later, done at the stage's end because
+    the next stage reads these rows at once
+    (https://www.postgresql.org/docs/15/routine-vacuuming.html).
+    """
+    if written < ANALYZE_AFTER_WRITES:
+        return ""
+    vacuum = written >= VACUUM_AFTER_WRITES and not connection.in_atomic_block
+    tables_refresh(tables, vacuum=vacuum)
+    return "vacuum" if vacuum else "analyze"
