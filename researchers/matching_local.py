@@ -446,17 +446,17 @@ def researchers_match_local(
         researchers_refresh(researcher_ids=touched)
         # Every block of the run: the fixed slots it re-weighed were read by these blocks.
         authorships_unconfirmed_refresh(blocks=set(evidence.blocks.values()))
+        # Fresh planner statistics after a large run, as the harvester does for papers: until
+        # autovacuum analyses them, joins over authorships (co-authors, positions) get nested
+        # loops over every row (13 s for one co-author list of the 2,800-paper sample). In
+        # the transaction, so analysed only: the authors stage vacuums once after its chunks.
+        tables_settle([Researcher._meta.db_table, Authorship._meta.db_table], written)
 
     summary.slots = len(pending) - summary.left_for_review
     summary.paper_ids = {row[1] for row in pending if row[0] in evidence.blocks}
     summary.papers = len(summary.paper_ids)
     summary.matched_locally = written
     summary.researchers_created = len(new_ids)
-    # Fresh planner statistics after a large run (its transaction committed: a large first
-    # load is vacuumed too), as the harvester does for papers: until autovacuum analyses
-    # them, joins over authorships (co-authors, positions) get nested loops over every row
-    # (13 s for one co-author list of the 2,800-paper sample).
-    tables_settle([Researcher._meta.db_table, Authorship._meta.db_table], summary.matched_locally)
     if progress:
         progress(len(pending))
     summary.seconds = time.perf_counter() - started

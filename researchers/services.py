@@ -13,6 +13,7 @@ from django.db.models import Count, Exists, Min, OuterRef
 from papers.models import Paper, PaperAuthor
 from wove.backlog import Backlog
 from wove.locks import advisory_xact_lock
+from wove.statistics import tables_settle
 
 from .clients import fetch_works
 from .clients.base import SourceUnavailable
@@ -140,6 +141,12 @@ def researchers_match_authors(
     summary.papers = len(summary.paper_ids)
     summary.slots += summary.matched_by_source
     summary.evidence_backfilled = authorships_evidence_backfill()  # links older than issue 20
+    # Vacuumed once, after every chunk and the backfill: their updates would clear the
+    # visibility map a vacuum per chunk set (half the authorships' pages at 100 k papers).
+    tables_settle(
+        [Researcher._meta.db_table, Authorship._meta.db_table],
+        summary.matched_locally + summary.matched_by_source + summary.evidence_backfilled,
+    )
     summary.seconds = time.perf_counter() - started
     return summary
 
