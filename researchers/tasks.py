@@ -60,7 +60,8 @@ def researcher_summaries_stage(*, trigger: str = "task", progress=None) -> dict:
 
     def work() -> dict:
         computed = summaries_refresh(workers=SUMMARY_STAGE_CONNECTIONS)
-        # The pages read the summaries by index only once the table's visibility map is set.
+        # Settled for what reads them next (pages, the next sweep's staleness query): fresh
+        # statistics, and after a first load's hundreds of thousands, hint bits set once.
         tables_settle([ResearcherSummary._meta.db_table], computed)
         return {"computed": computed}
 

@@ -64,6 +64,8 @@ def tables_settle(tables: Sequence[str], written: int) -> str:
     ``"analyze"`` or ``""``. What autovacuum would do later, done at the stage's end because
     the next stage reads these rows at once
     (https://www.postgresql.org/docs/15/routine-vacuuming.html).
+
+    Raises ``django.db.DatabaseError`` for an unknown table.
     """
     if written < ANALYZE_AFTER_WRITES:
         return ""
