@@ -119,8 +119,27 @@ def researchers_match_authors(
                         logger.warning("%s answered for unknown paper %s", source, work.arxiv_id)
             if progress:
                 progress(len(batch))
-    # Local matching in chunks of newest slots: memory stays bounded on a large archive, and
-    # each chunk sees the previous chunks' researchers as fixed groups to join.
+    _match_local_in_chunks(summary, limit=limit, progress=progress)
+    summary.papers = len(summary.paper_ids)
+    summary.slots += summary.matched_by_source
+    summary.evidence_backfilled = authorships_evidence_backfill()  # links older than issue 20
+    # Vacuumed once, after every chunk and the backfill: their updates would clear the
+    # visibility map a vacuum per chunk set (half the authorships' pages at 100 k papers).
+    tables_settle(
+        [Researcher._meta.db_table, Authorship._meta.db_table],
+        summary.matched_locally + summary.matched_by_source + summary.evidence_backfilled,
+    )
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _match_local_in_chunks(
+    summary: MatchSummary, *, limit: int | None, progress: Callable[[int], None] | None
+) -> None:
+    """Local matching (:func:`researchers_match_local`) in chunks of the newest
+    ``settings.RESEARCHER_MATCH_CHUNK`` slots (50,000), at most ``limit`` slots in all, the
+    counts added to ``summary``: memory stays bounded on a large archive, and each chunk sees
+    the previous chunks' researchers as fixed groups to join."""
     chunk = max(1, int(getattr(settings, "RESEARCHER_MATCH_CHUNK", 50_000)))
     remaining = limit
     while remaining is None or remaining > 0:
@@ -138,17 +157,6 @@ def researchers_match_authors(
             remaining -= considered
         if considered < size:
             break
-    summary.papers = len(summary.paper_ids)
-    summary.slots += summary.matched_by_source
-    summary.evidence_backfilled = authorships_evidence_backfill()  # links older than issue 20
-    # Vacuumed once, after every chunk and the backfill: their updates would clear the
-    # visibility map a vacuum per chunk set (half the authorships' pages at 100 k papers).
-    tables_settle(
-        [Researcher._meta.db_table, Authorship._meta.db_table],
-        summary.matched_locally + summary.matched_by_source + summary.evidence_backfilled,
-    )
-    summary.seconds = time.perf_counter() - started
-    return summary
 
 
 # Authorships per backfill transaction: each reads the whole of its researchers' slots.
