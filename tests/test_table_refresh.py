@@ -8,6 +8,7 @@ index is checked only where it exists.
 """
 
 import io
+import time
 
 import pytest
 from django.core.management import call_command
@@ -25,14 +26,24 @@ PAGE_PATH_GIN = (
 
 
 def _index_pages_read(sql: str, params: list) -> int:
-    """Buffers (hit or read) of the bitmap index scan of ``sql``, sequential scans off."""
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)
-        plan = cursor.fetchone()[0][0]["Plan"]
-    while plan["Node Type"] != "Bitmap Index Scan":
-        plan = plan["Plans"][0]
-    return plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]
+    """Buffers (hit or read) of the bitmap index scan of ``sql``, sequential scans off.
+
+    In a transaction of its own, so that ``SET LOCAL`` holds in a committed test too (in
+    autocommit it is ignored, and the plan then depended on the table's size, which earlier
+    tests on the same database vary). A just-built index waits for older transactions of the
+    whole server (pg_index.indcheckxmin; another test worker's may be one): up to 10 s.
+    """
+    for _attempt in range(40):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)
+            plan = cursor.fetchone()[0][0]["Plan"]
+        while plan["Node Type"] != "Bitmap Index Scan" and plan.get("Plans"):
+            plan = plan["Plans"][0]
+        if plan["Node Type"] == "Bitmap Index Scan":
+            return plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]
+        time.sleep(0.25)
+    raise AssertionError(f"no bitmap index scan in the plan of {sql!r}")
 
 
 VARIANT_LOOKUP = "SELECT id FROM researchers_researcher WHERE name_variants @> ARRAY[%s]::varchar(500)[]"
