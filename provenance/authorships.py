@@ -153,8 +153,17 @@ def _record_batch(rows: list[_Pending], signer: Signer, key_row: PublicKey) -> i
             tips[(record_sha, target)] = built.event_id  # the next item on this chain follows it
             lines.add_event(record_sha, "authorship_matched", built, target=target)
             marks.append(
-                (row.slot_id, record_sha, built.event_id, row.researcher_id, row.method, row.confidence)
-                + (evidence, row.unconfirmed, now)
+                (
+                    row.slot_id,
+                    record_sha,
+                    built.event_id,
+                    row.researcher_id,
+                    row.method,
+                    row.confidence,
+                    evidence,
+                    row.unconfirmed,
+                    now,
+                )
             )
         insert_copy_lines(Event, EVENT_COLUMNS, lines.events)
         copy_upsert(

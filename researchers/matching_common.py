@@ -14,6 +14,7 @@ from .constraints import must_linked_groups
 from .models import (
     Authorship,
     MatchConstraint,
+    Researcher,
 )
 from .names import (
     parse_name,
@@ -67,6 +68,10 @@ class MatchSummary:
 # Serialises matching runs (a Celery task and a command at once): both would otherwise
 # cluster the same unmatched slots and create duplicate researchers (wove.locks name).
 MATCH_LOCK = "researchers.match"
+
+# The tables a matching run writes, settled (analysed, or vacuumed) after it:
+# wove.statistics.tables_settle.
+MATCHED_TABLES = (Researcher._meta.db_table, Authorship._meta.db_table)
 
 
 def slot_block(name: str, keyname: str, forenames: str) -> str:

@@ -30,15 +30,14 @@ from .matching_common import (
     CONFIDENCE_LOCAL_ALONE,
     CONFIDENCE_LOCAL_LINKED,
     MATCH_LOCK,
+    MATCHED_TABLES,
     MatchSummary,
     OneSlotPerPaper,
     constraints_for,
     researchers_refresh,
 )
 from .models import (
-    Authorship,
     MatchMethod,
-    Researcher,
     SlotReview,
 )
 from .names import (
@@ -450,7 +449,7 @@ def researchers_match_local(
         # autovacuum analyses them, joins over authorships (co-authors, positions) get nested
         # loops over every row (13 s for one co-author list of the 2,800-paper sample). In
         # the transaction, so analysed only: the authors stage vacuums once after its chunks.
-        tables_settle([Researcher._meta.db_table, Authorship._meta.db_table], written)
+        tables_settle(MATCHED_TABLES, written)
 
     summary.slots = len(pending) - summary.left_for_review
     summary.paper_ids = {row[1] for row in pending if row[0] in evidence.blocks}

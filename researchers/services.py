@@ -23,7 +23,7 @@ from .evidence import (
     cluster_evidence,
     researcher_clusters,
 )
-from .matching_common import MATCH_LOCK, MatchSummary
+from .matching_common import MATCH_LOCK, MATCHED_TABLES, MatchSummary
 from .matching_local import researchers_match_local
 from .matching_sources import researchers_attach_from_source
 from .models import (
@@ -126,8 +126,7 @@ def researchers_match_authors(
     # Vacuumed once, after every chunk and the backfill: their updates would clear the
     # visibility map a vacuum per chunk set (half the authorships' pages at 100 k papers).
     tables_settle(
-        [Researcher._meta.db_table, Authorship._meta.db_table],
-        summary.matched_locally + summary.matched_by_source + summary.evidence_backfilled,
+        MATCHED_TABLES, summary.matched_locally + summary.matched_by_source + summary.evidence_backfilled
     )
     summary.seconds = time.perf_counter() - started
     return summary
