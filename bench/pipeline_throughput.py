@@ -1,13 +1,16 @@
 """Pipeline throughput from an empty database: every stage's rate, from the real entry point.
 
-    .venv/bin/python bench/pipeline_throughput.py [--papers 10000 --papers 100000] [--db wove_pipeline]
+    .venv/bin/python bench/pipeline_throughput.py [--papers 10000 --papers 100000] [--overlap]
+        [--db wove_pipeline]
 
 For each ``--papers`` N (issue 29): a synthetic corpus of N papers is written as arXiv's Kaggle
 metadata snapshot (``generate_corpus --kaggle``, not timed), the bench database is emptied
 and migrated, then, timed one after another in this process as the inline pipeline runs them:
 the harvest (``harvest_arxiv --kaggle``) and every pipeline stage (affiliations, authors,
 search index when ``SEARCH_INDEX_DIR`` is set, signing, embeddings, summaries, archive facts,
-digests). Per stage it prints the work done (the stage's own counts), wall seconds, the rate,
+digests); with ``--overlap``, as the workers run them: the embeddings and the archive facts
+after them in a forked process beside the rest (``wove.pipeline.pipeline_signature``). Per
+stage it prints the work done (the stage's own counts), wall seconds, the rate,
 the peak resident memory of this process during the stage (PostgreSQL's own is not counted),
 the machine's busy cores during it (this process, PostgreSQL and anything else; 2.0 is both
 cores), and, where one is measured in the same run, the ratio to the stage's floor:
@@ -20,7 +23,8 @@ cores), and, where one is measured in the same run, the ratio to the stage's flo
 The ingest floor (COPY and the search vector) and the matching floor (one researcher per
 name) have their own benches (``bench/harvest_ingest.py``, ``bench/matching_speed.py``).
 Last, the time all of arXiv (2.5 M papers, 3.7 M versions, 7.5 M author slots) would take at
-the largest N's rates, and each stage's rate at the largest N over its rate at the smallest
+the largest N's rates (with ``--overlap`` also the harvest plus the longer branch), and each
+stage's rate at the largest N over its rate at the smallest
 (issue 29 asks for at least 0.8: nothing grows faster than the work).
 """
 
@@ -122,9 +126,79 @@ def model_rate(backend: str | None, texts: list[str]) -> float | None:
     return len(texts) / (time.perf_counter() - started)
 
 
-def run_once(connection, papers: int, seed: int) -> dict[str, dict]:
-    """Empty database, snapshot harvest, every stage: ``{stage: {"work", "unit", "seconds",
-    "rate", "peak_mb", "floor"}}``."""
+def time_stage(stage) -> dict:
+    """Run one pipeline stage here, timed: ``{"work", "unit", "seconds", "peak_mb", "cores",
+    "result"}`` (work in the stage's own unit; signatures for signing)."""
+    with PeakRss() as rss, MachineCpu() as cpu:
+        started = time.perf_counter()
+        result = stage.run(trigger="bench")
+        seconds = time.perf_counter() - started
+    key = stage.done or {"affiliations": "slots"}.get(stage.name, "")
+    work = result.get(key) if key else None
+    unit = stage.backlog().unit if key else ""
+    if stage.name == "signing":
+        work, unit = (
+            result.get("records_created", 0) * 3 + result.get("authorships_recorded", 0),
+            "signatures",
+        )
+    return {
+        "work": work if isinstance(work, int | float) else None,
+        "unit": unit,
+        "seconds": seconds,
+        "peak_mb": rss.peak,
+        "cores": cpu.cores,
+        "result": result,
+    }
+
+
+def _run_branch(stages, results) -> None:
+    """In a forked child: each ``(label, stage)`` of ``stages`` timed; the figures, by label,
+    put on ``results`` (a queue)."""
+    from django.db import connections
+
+    try:
+        results.put({label: time_stage(stage) for label, stage in stages})
+    finally:
+        connections.close_all()
+
+
+def run_side_by_side(pipeline) -> dict[str, dict]:
+    """The stages as the workers run them (``--overlap``): the main chain here and, at the same
+    time, the branch beside it (embeddings, then the archive facts again, labelled "(beside)")
+    in a forked process, as a worker's second process would. Each stage's figures as
+    :func:`time_stage` (busy cores are the whole machine's: both branches), plus
+    ``_overlap``: the wall seconds of each branch and of the two together."""
+    import multiprocessing
+
+    from django.db import connections
+
+    beside = [
+        (f"{stage.name} (beside)" if stage.name in pipeline.AFTER_BESIDE else stage.name, stage)
+        for stage in pipeline.beside_branch()
+    ]
+    connections.close_all()  # the child must not share this process's connection
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    started = time.perf_counter()
+    child = context.Process(target=_run_branch, args=(beside, results))
+    child.start()
+    figures = {stage.name: time_stage(stage) for stage in pipeline.STAGES if not stage.beside}
+    main_seconds = time.perf_counter() - started
+    branch = results.get()  # blocks until the branch is done
+    child.join()
+    figures.update(branch)
+    figures["_overlap"] = {
+        "main": main_seconds,
+        "beside": sum(f["seconds"] for f in branch.values()),
+        "wall": time.perf_counter() - started,
+    }
+    return figures
+
+
+def run_once(connection, papers: int, seed: int, *, overlap: bool = False) -> dict[str, dict]:
+    """Empty database, snapshot harvest, every stage (one after another, or ``overlap``: as
+    :func:`run_side_by_side`): ``{stage: {"work", "unit", "seconds", "rate", "peak_mb",
+    "floor"}}``."""
     from django.db import connection as db
 
     from corpus.snapshot import corpus_write_kaggle
@@ -155,27 +229,11 @@ def run_once(connection, papers: int, seed: int) -> dict[str, dict]:
         "versions": PaperVersion.objects.count(),
         "slots": PaperAuthor.objects.count(),
     }
-    for stage in pipeline.STAGES:
-        with PeakRss() as rss, MachineCpu() as cpu:
-            started = time.perf_counter()
-            result = stage.run(trigger="bench")
-            seconds = time.perf_counter() - started
-        key = stage.done or {"affiliations": "slots"}.get(stage.name, "")
-        work = result.get(key) if key else None
-        unit = stage.backlog().unit if key else ""
-        if stage.name == "signing":
-            work, unit = (
-                result.get("records_created", 0) * 3 + result.get("authorships_recorded", 0),
-                "signatures",
-            )
-        figures[stage.name] = {
-            "work": work if isinstance(work, int | float) else None,
-            "unit": unit,
-            "seconds": seconds,
-            "peak_mb": rss.peak,
-            "cores": cpu.cores,
-            "result": result,
-        }
+    if overlap:
+        figures.update(run_side_by_side(pipeline))
+    else:
+        for stage in pipeline.STAGES:
+            figures[stage.name] = time_stage(stage)
     signing = figures["signing"]
     if signing["work"]:
         signing["floor"] = signing_floor(int(signing["work"]))
@@ -221,21 +279,36 @@ def report(papers: int, figures: dict[str, dict]) -> None:
             f"{name:<22} {work:>12} {f['unit']:<12} {f['seconds']:>8.1f} "
             f"{(f'{rate:,.0f}' if rate else '-'):>10} {f['peak_mb']:>8.0f} {f.get('cores', 0):>6.2f}  {floor}"
         )
+    if overlap := figures.get("_overlap"):
+        print(
+            f"side by side: the chain {overlap['main']:.1f} s, the embeddings' branch "
+            f"{overlap['beside']:.1f} s, both {overlap['wall']:.1f} s (after the harvest)"
+        )
 
 
 def extrapolate(figures: dict[str, dict]) -> None:
-    """Print the time all of arXiv would take at these rates (stages with a rate)."""
+    """Print the time all of arXiv would take at these rates (stages with a rate); with the
+    branches side by side, the harvest plus the longer branch."""
     counts = figures["_counts"]
+    share = ARXIV["papers"] / max(1, counts["papers"])  # the stages' work scales with the papers
     total = 0.0
     print("\nall of arXiv at these rates (2.5 M papers, 3.7 M versions, 7.5 M slots):")
     for name, f in figures.items():
         if name.startswith("_") or not f.get("work") or not f["seconds"]:
             continue
-        share = ARXIV["papers"] / max(1, counts["papers"])
-        seconds = f["seconds"] * share  # the stage's work scales with the papers
+        seconds = f["seconds"] * share
         total += seconds
         print(f"  {name:<22} {seconds / 3600:>6.2f} h")
-    print(f"  {'total':<22} {total / 3600:>6.2f} h")
+    overlap = figures.get("_overlap")
+    if not overlap:
+        print(f"  {'total, one after another':<22} {total / 3600:>6.2f} h")
+    else:  # each stage above slowed by the other branch: their sum is not a time
+        side = figures["harvest"]["seconds"] + overlap["wall"]
+        print(
+            f"  {'total, side by side':<22} {side * share / 3600:>6.2f} h "
+            f"(harvest, then the chain {overlap['main'] * share / 3600:.2f} h beside the "
+            f"embeddings' branch {overlap['beside'] * share / 3600:.2f} h)"
+        )
 
 
 def main() -> None:
@@ -243,6 +316,11 @@ def main() -> None:
     parser.add_argument("--papers", type=int, action="append", help="corpus sizes (10000 and 100000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--db", default="wove_pipeline", help="bench database (emptied each run)")
+    parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="run the embeddings' branch beside the chain, as the workers do (else one after another)",
+    )
     args = parser.parse_args()
     sizes = sorted(args.papers or [10_000, 100_000])
     print(f"cores: {os.cpu_count()}, load average before {os.getloadavg()[0]:.2f}")
@@ -255,7 +333,7 @@ def main() -> None:
     for papers in sizes:
         if index_on:  # a copy of its own, never the development one, nor the last size's
             settings.SEARCH_INDEX_DIR = tempfile.mkdtemp(prefix="wove-pipeline-index-")
-        runs[papers] = run_once(connection, papers, args.seed)
+        runs[papers] = run_once(connection, papers, args.seed, overlap=args.overlap)
         report(papers, runs[papers])
     extrapolate(runs[sizes[-1]])
     if len(sizes) > 1:

@@ -1,14 +1,18 @@
-"""The pipeline's stage order: harvest → search index → affiliations → authors → signing → embeddings →
-summaries → archive facts → digests (the one module that composes every app's stage).
+"""The pipeline's stage order: harvest → affiliations → authors → search index → signing →
+summaries → archive facts → digests, and beside them embeddings → archive facts (the one
+module that composes every app's stage).
 
 Each stage's work lives in its own app (``<app>/tasks.py``: a ``*_stage`` function and the
 Celery task that runs it); every stage reads what is pending from the database, holds its
 lock and is idempotent (:func:`wove.stages.stage_execute`). Two triggers send the stages:
 every harvest's end (:data:`papers.signals.harvest_finished`) and beat's sweep
 (``wove.sweep_pipeline``), which picks up whatever a failed or lost message left. Celery
-sends them as one chain of immutable signatures, each routed to its stage's queue
-(``CELERY_TASK_ROUTES``); without a worker a command runs the same stage functions one
-after another in its own process.
+sends them as two chains of immutable signatures side by side, each task routed to its
+stage's queue (``CELERY_TASK_ROUTES``): the embeddings read only titles and abstracts, so
+they start with the harvest's end instead of waiting behind the matching and signing, and
+nothing else waits behind them (issue 29: hours of model time for a snapshot harvest, on
+cores the other stages leave idle part of the time). Without a worker a command runs the
+same stage functions one after another, in ``STAGES`` order, in its own process.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from celery import chain
+from celery import chain, group
 from celery.canvas import Signature
 from django.conf import settings
 from django.db import transaction
@@ -57,7 +61,8 @@ class Stage:
     it, the ``run`` function the task and the inline pipeline call (keyword ``trigger`` and
     ``progress``), what it waits for (``backlog``), the ``unit`` its progress counts and
     ``done``, the key of its run counts that says how many of those a run worked off (for the
-    rate and the estimated time to empty its backlog)."""
+    rate and the estimated time to empty its backlog), and whether it runs ``beside`` the
+    main chain (on the workers; inline it keeps its place in ``STAGES``)."""
 
     name: str
     task: str
@@ -65,6 +70,7 @@ class Stage:
     backlog: Callable[[], Backlog]
     unit: str = "paper"
     done: str = ""
+    beside: bool = False
 
     @property
     def queue(self) -> str:
@@ -100,7 +106,16 @@ STAGES: tuple[Stage, ...] = (
         done="applied",
     ),
     Stage("signing", "provenance.sign_records", signing_stage, signing_backlog, done="papers_signed"),
-    Stage("embeddings", "semantic.embed_papers", embeddings_stage, embeddings_backlog, done="embedded"),
+    # Beside the chain on the workers: it reads the harvest's titles and abstracts only, and
+    # nothing after it reads its vectors but the archive facts (refreshed after it too).
+    Stage(
+        "embeddings",
+        "semantic.embed_papers",
+        embeddings_stage,
+        embeddings_backlog,
+        done="embedded",
+        beside=True,
+    ),
     Stage(
         "researcher-summaries",
         "researchers.refresh_summaries",
@@ -123,19 +138,39 @@ STAGES: tuple[Stage, ...] = (
     Stage("digests", "accounts.send_digests", digests_stage, digests_backlog, "user"),
 )
 STAGE_NAMES = tuple(stage.name for stage in STAGES)
+# Run again at the end of the branch beside the chain: they count what its stages wrote (the
+# archive facts say how many papers are searchable by meaning).
+AFTER_BESIDE = ("archive-facts",)
 
 
 def pipeline_signature() -> Signature:
-    """Every stage, in order, as one Celery chain of immutable signatures (no stage reads the
-    previous one's result: each reads the database). A stage whose task fails for good
-    returns a failed result (:class:`wove.stages.StageTask`), so the later stages still run;
-    beat's next sweep sends it again."""
-    return chain(*(celery_app.signature(stage.task, immutable=True) for stage in STAGES))
+    """Every stage as two Celery chains of immutable signatures sent together (a group): the
+    main chain, in ``STAGES`` order, and beside it the ``beside`` stages followed by
+    :data:`AFTER_BESIDE`. No stage reads another's result: each reads the database, under its
+    own lock (when the other branch reaches a stage still running, the holder runs it once
+    more: :func:`wove.stages.stage_execute`). A stage whose task fails for good returns a failed result
+    (:class:`wove.stages.StageTask`), so the later stages still run; beat's next sweep sends
+    it again."""
+
+    def branch(stages) -> Signature:
+        return chain(*(celery_app.signature(stage.task, immutable=True) for stage in stages))
+
+    main = branch(stage for stage in STAGES if not stage.beside)
+    beside = beside_branch()
+    return group(main, branch(beside)) if beside else main
+
+
+def beside_branch() -> list[Stage]:
+    """The stages the workers run beside the main chain, in order: the ``beside`` ones, then
+    :data:`AFTER_BESIDE` (empty when no stage is ``beside``)."""
+    beside = [stage for stage in STAGES if stage.beside]
+    return [*beside, *(stage for stage in STAGES if stage.name in AFTER_BESIDE)] if beside else []
 
 
 def pipeline_send() -> None:
-    """Send the chain to the workers once the current transaction commits (at once outside
-    one), so no stage runs before the rows it reads are visible."""
+    """Send the stages (:func:`pipeline_signature`) to the workers once the current
+    transaction commits (at once outside one), so no stage runs before the rows it reads are
+    visible."""
     transaction.on_commit(lambda: pipeline_signature().apply_async())
 
 

@@ -11,7 +11,7 @@ from .pipeline import STAGE_NAMES, pipeline_signature
 
 @shared_task(name="wove.sweep_pipeline", acks_late=True)
 def sweep_pipeline() -> list[str]:
-    """Beat job (every 15 min): send every stage, in order, as one chain.
+    """Beat job (every 15 min): send every stage (:func:`wove.pipeline.pipeline_signature`).
 
     Each stage reads what is pending from the database, so a sweep finds exactly the work
     a failed or lost message left, and costs a few queries when there is none. Returns the

@@ -61,11 +61,15 @@ def beat_harvests(app, broker: str) -> None:
 
 
 def chains_done(count: int):
-    """A predicate: ``count`` pipelines have reached their last stage and nothing runs."""
+    """A predicate: ``count`` pipelines have reached the last stage of both their branches
+    (the chain's digests; the embeddings and the archive facts after them beside it: two
+    archive-facts runs a pipeline) and nothing runs."""
+    last = {"digests": count, "embeddings": count, "archive-facts": 2 * count}
 
     def done() -> bool:
-        runs = StageRun.objects.filter(stage="digests").exclude(outcome=StageRun.Outcome.RUNNING)
-        return runs.count() >= count and not StageRun.objects.filter(outcome="running").exists()
+        runs = StageRun.objects.exclude(outcome=StageRun.Outcome.RUNNING)
+        ended = all(runs.filter(stage=stage).count() >= n for stage, n in last.items())
+        return ended and not StageRun.objects.filter(outcome="running").exists()
 
     return done
 

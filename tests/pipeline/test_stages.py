@@ -403,3 +403,27 @@ def test_status_gives_each_stage_its_rate_and_the_time_to_empty_its_backlog(taxo
     ), signing
     # A stage whose counts say nothing of its backlog's unit shows no rate.
     assert status_of("affiliations").rate is None
+
+
+def test_the_workers_get_the_embeddings_beside_the_chain_not_in_it():
+    """Issue 29: the embeddings (hours for a snapshot harvest) start with the harvest's end
+    and hold nothing up; the archive facts, which count the papers searchable by meaning,
+    are refreshed at the end of both branches."""
+    signature = pipeline.pipeline_signature()
+    branches = [[task.task for task in branch.tasks] for branch in signature.tasks]
+    assert branches == [
+        [
+            "institutions.match_affiliations",
+            "researchers.match_authors",
+            "papers.sync_search_index",
+            "provenance.sign_records",
+            "researchers.refresh_summaries",
+            "institutions.refresh_summaries",
+            "pages.refresh_archive_facts",
+            "accounts.send_digests",
+        ],
+        ["semantic.embed_papers", "pages.refresh_archive_facts"],
+    ]
+    assert all(task.immutable for branch in signature.tasks for task in branch.tasks)
+    # Inline (no worker), the stages keep one order, embeddings before the summaries.
+    assert pipeline.STAGE_NAMES.index("embeddings") < pipeline.STAGE_NAMES.index("researcher-summaries")
