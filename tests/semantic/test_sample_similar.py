@@ -22,8 +22,9 @@ def test_similar_papers_for_a_long_grb_progenitor_paper(semantic_ready, sample_p
     # Read by hand: the four nearest are long-GRB papers, and no graphene paper is among the
     # seven. (Which GRB papers, and the rest of the seven, are the model's: the PyTorch model
     # put the papers on what explodes as a long GRB first, 0801.4362 nearest, and all seven
-    # were GRB papers; the int8 model of issue 29, reading 96 word pieces, mixes two GRB
-    # observation papers into the four and one planet paper, 0705.0126, into the seven.)
+    # were GRB papers; the int8 model of issue 29, reading 96 word pieces, mixed two GRB
+    # observation papers into the four and one planet paper, 0705.0126, into the seven; at
+    # 64 word pieces these assertions hold as well.)
     assert set(similar[:4]) <= set(GRB)
     assert not set(similar) & set(GRAPHENE)
     assert "0704.0659" not in similar
