@@ -162,6 +162,7 @@ class MiniLMInt8Embedder:
         # One more than the cores: tokenising and pooling (Python) overlap the model's runs.
         self.threads = (settings.SEMANTIC_THREADS or os.cpu_count() or 1) + 1
         self._pool = None
+        self._pool_pid = 0  # the process whose threads the pool holds
 
     def embed_query(self, text: str):
         import numpy as np
@@ -178,10 +179,13 @@ class MiniLMInt8Embedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        if self._pool is None:
+        if self._pool is None or self._pool_pid != os.getpid():
             from concurrent.futures import ThreadPoolExecutor
 
+            # A forked child (a Celery prefork worker, a bench's branch) inherits the pool
+            # but not its threads: work handed to it would wait for ever. A pool of its own.
             self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="embed")
+            self._pool_pid = os.getpid()
         return np.array(list(self._pool.map(self.embed_query, texts)), dtype=np.float32)
 
 

@@ -113,6 +113,27 @@ def test_the_int8_model_gives_a_text_one_vector(semantic_ready):
     assert (together * full).sum(axis=1).min() > 0.95
 
 
+def test_the_int8_model_embeds_in_a_process_forked_after_it_embedded(semantic_ready):
+    """A process forked from one whose int8 model had embedded (a prefork worker, the
+    pipeline bench's branch beside the chain) embeds too: the inherited thread pool has no
+    threads in the child, and work handed to it waited for ever (found in the bench)."""
+    import multiprocessing
+
+    int8 = get_embedder("minilm-int8")
+    texts = [services.paper_text(title=t, abstract=a) for _, t, a in TINY]
+    expected = int8.embed_passages(texts)  # the pool and its threads start here
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=lambda: results.put(int8.embed_passages(texts).tobytes()))
+    child.start()
+    child.join(60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive and child.exitcode == 0
+    assert results.get(timeout=5) == expected.tobytes()
+
+
 def test_install_built_the_graph_from_the_packaged_weights(semantic_ready):
     out = subprocess.run(
         [sys.executable, "-m", "semantic.onnx_minilm"], capture_output=True, text=True, timeout=120
