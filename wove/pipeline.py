@@ -148,9 +148,9 @@ def pipeline_signature() -> Signature:
     main chain, in ``STAGES`` order, and beside it the ``beside`` stages followed by
     :data:`AFTER_BESIDE`. No stage reads another's result: each reads the database, under its
     own lock (when the other branch reaches a stage still running, the holder runs it once
-    more: :func:`wove.stages.stage_execute`). A stage whose task fails for good returns a failed result
-    (:class:`wove.stages.StageTask`), so the later stages still run; beat's next sweep sends
-    it again."""
+    more: :func:`wove.stages.stage_execute`). A stage whose task fails for good returns a
+    failed result (:class:`wove.stages.StageTask`), so the later stages still run; beat's
+    next sweep sends it again."""
 
     def branch(stages) -> Signature:
         return chain(*(celery_app.signature(stage.task, immutable=True) for stage in stages))
