@@ -113,6 +113,30 @@ def test_the_int8_model_gives_a_text_one_vector(semantic_ready):
     assert (together * full).sum(axis=1).min() > 0.95
 
 
+def test_the_int8_model_reads_the_first_64_word_pieces(semantic_ready):
+    """Issue 29: the model reads a paper's first 64 word pieces (BENCHMARKS.md, "64 word
+    pieces"): two abstracts that differ only after them get the same vector, and a change
+    within them changes it. The text: the title and the first two sentences of the abstract
+    of the real sample's first paper, 0704.0001 (250 word pieces with the whole abstract)."""
+    int8 = get_embedder("minilm-int8")
+    assert (int8.max_tokens, int8.min_similarity) == (64, 0.44)
+    title = "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"
+    abstract = (
+        "A fully differential calculation in perturbative quantum chromodynamics is presented "
+        "for the production of massive photon pairs at hadron colliders. All next-to-leading "
+        "order perturbative contributions from quark-antiquark, gluon-(anti)quark, and "
+        "gluon-gluon subprocesses are included, as well as all-orders resummation of "
+        "initial-state gluon radiation valid at next-to-next-to-leading logarithmic accuracy."
+    )
+    text = services.paper_text(title=title, abstract=abstract)
+    pieces = int8._tokenizer.encode(text).ids
+    assert len(pieces) == 64  # cut: the text is longer ([CLS] and [SEP] count)
+    tail_changed = services.paper_text(title=title, abstract=abstract.replace("logarithmic", "order"))
+    head_changed = services.paper_text(title=title.replace("diphoton", "dilepton"), abstract=abstract)
+    assert np.array_equal(int8.embed_query(text), int8.embed_query(tail_changed))
+    assert not np.array_equal(int8.embed_query(text), int8.embed_query(head_changed))
+
+
 def test_the_int8_model_embeds_in_a_process_forked_after_it_embedded(semantic_ready):
     """A process forked from one whose int8 model had embedded (a prefork worker, the
     pipeline bench's branch beside the chain) embeds too: the inherited thread pool has no
