@@ -36,6 +36,8 @@ MODEL_STEM = "all-MiniLM-L6-v2-int8-openvino"
 OPSET = 17
 BUILD_VERSION = 2
 CALIBRATION_PAPERS = 300
+# onnxruntime's int8 graph, the model until 2026-12-07: removed by the first build after it.
+LEGACY_FILES = ("all-MiniLM-L6-v2-int8.onnx", "all-MiniLM-L6-v2-int8.json")
 # The bundled sample's Kaggle-format file (JSON lines, as arXiv's metadata snapshot).
 CALIBRATION_FILE = (
     Path(__file__).resolve().parent.parent / "data/arxiv/kaggle/weaviate_metadata_1000.lines0001-0800.json"
@@ -154,12 +156,11 @@ def build_model(*, force: bool = False) -> Path:
         return current
     ov = openvino()
     import nncf
-    from tokenizers import Tokenizer
 
     key = _source_key()
     directory = Path(settings.SEMANTIC_MODEL_DIR)
     directory.mkdir(parents=True, exist_ok=True)
-    tokenizer = _tokenizer(MiniLMInt8Embedder.max_tokens, Tokenizer)
+    tokenizer = _tokenizer(MiniLMInt8Embedder.max_tokens)
 
     def calibration_input(text: str) -> dict:
         return _inputs([tokenizer.encode(text).ids])[0]
@@ -182,15 +183,17 @@ def build_model(*, force: bool = False) -> Path:
     staged_pointer = _pointer().with_suffix(".tmp")
     staged_pointer.write_text(json.dumps({"source": key, "xml": xml.name, "opset": OPSET}))
     os.replace(staged_pointer, _pointer())
-    for old in directory.glob(f"{MODEL_STEM}-*"):
+    for old in [*directory.glob(f"{MODEL_STEM}-*"), *(directory / n for n in LEGACY_FILES)]:
         if old.stem != xml.stem:
             old.unlink(missing_ok=True)
     logger.info("built %s (%.1f MB)", xml, xml.with_suffix(".bin").stat().st_size / 1e6)
     return xml
 
 
-def _tokenizer(max_tokens: int, tokenizer_class):
-    tokenizer = tokenizer_class.from_file(str(source_dir() / "tokenizer.json"))
+def _tokenizer(max_tokens: int):
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(source_dir() / "tokenizer.json"))
     tokenizer.enable_truncation(max_tokens)
     tokenizer.no_padding()  # the packaged tokenizer pads every text to 128
     return tokenizer
@@ -233,8 +236,6 @@ class MiniLMInt8Embedder:
     _compiled: object = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        from tokenizers import Tokenizer
-
         path = model_path()
         if path is None:
             logger.warning("the int8 OpenVINO model is missing or stale: building it (about 30 s)")
@@ -242,7 +243,7 @@ class MiniLMInt8Embedder:
         threads = settings.SEMANTIC_THREADS or os.cpu_count() or 1
         config = {"INFERENCE_NUM_THREADS": str(threads), "NUM_STREAMS": "1"}
         self._compiled = openvino().Core().compile_model(str(path), "CPU", config)
-        self._tokenizer = _tokenizer(self.max_tokens, Tokenizer)
+        self._tokenizer = _tokenizer(self.max_tokens)
         self._requests = threading.local()  # an infer request serves one thread at a time
 
     def _embed(self, token_ids: list[list[int]]):

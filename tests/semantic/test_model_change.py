@@ -169,6 +169,28 @@ def test_install_built_the_model_from_the_packaged_weights(semantic_ready):
     assert "all-MiniLM-L6-v2-int8-openvino-" in out and ".xml (23 MB" in out
 
 
+def test_a_build_makes_the_same_model_and_removes_onnxruntimes_graph(semantic_ready, tmp_path, settings):
+    """A build into an empty directory (``SEMANTIC_MODEL_DIR``) beside an older install's
+    onnxruntime graph: the same bytes as the installed model (the calibration is fixed), the
+    pointer naming them, and the old graph gone."""
+    from semantic import minilm_int8
+
+    (tmp_path / "all-MiniLM-L6-v2-int8.onnx").write_bytes(b"an old graph")
+    (tmp_path / "all-MiniLM-L6-v2-int8.json").write_text("{}")
+    env = {**os.environ, "SEMANTIC_MODEL_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-m", "semantic.minilm_int8"], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert " s)" in out.stdout and "built in" in out.stdout, out.stderr
+    installed = minilm_int8.model_path()
+    weights = installed.with_suffix(".bin")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [weights.name, installed.name, "all-MiniLM-L6-v2-int8-openvino.json"]
+    assert (tmp_path / weights.name).read_bytes() == weights.read_bytes()
+    settings.SEMANTIC_MODEL_DIR = str(tmp_path)
+    assert minilm_int8.model_path() == tmp_path / installed.name
+
+
 def test_openvino_sends_no_telemetry(tmp_path):
     """``import openvino`` sends a usage event to Google Analytics and keeps a client id under
     ``~/intel`` unless the user opted out; loaded through semantic.minilm_int8 it has no
