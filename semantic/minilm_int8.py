@@ -4,7 +4,7 @@ package ships.
 Issue 29: the PyTorch model embedded 18-24 papers/s on two cores, 31 hours for all of arXiv.
 The same weights exported to ONNX, read by OpenVINO and quantised to int8 by NNCF's
 post-training quantisation (activation scales calibrated once, on the bundled Kaggle sample's
-first 300 papers), the input cut to 64 word pieces, embed 13-15 times as many with the judged
+first 300 papers), the input cut to 64 word pieces, embed 10-13 times as many with the judged
 queries' nDCG@10 and recall@10 within 0.02 (BENCHMARKS.md "Embedding models"). It replaced
 onnxruntime's dynamic int8 (1.4-1.5 x its speed in the same runs, vectors closer to float32's:
 mean cosine 0.998 against 0.995): the activation scales are fixed, so texts run in batches and
