@@ -35,7 +35,6 @@ one-standard-error rule; ``--halves`` then scores h0 and the held-out h1.
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
@@ -330,7 +329,9 @@ class _Clusterer:
         return True
 
 
-def _idf(mentions: list[Mention]) -> dict[str, float]:
+def affiliation_idf(mentions: list[Mention]) -> dict[str, float]:
+    """Inverse document frequency of each affiliation word over ``mentions``:
+    ``log(1 + n / df)``, the weights of :func:`pair_score`'s affiliation cosine."""
     df: Counter[str] = Counter()
     for m in mentions:
         df.update(m.aff_tokens)
@@ -547,24 +548,37 @@ def _swapped(name: PersonName) -> PersonName | None:
     )
 
 
-def _reorder_names(mentions: list[Mention]) -> list[Mention]:
-    """Mentions whose name reads more often the other way round in this data, turned round.
+NameCounts = Counter[tuple[tuple[str, ...], str]]
+
+
+def name_counts(names: Iterable[PersonName]) -> NameCounts:
+    """How often each reading ``(given names, family key)`` is written in ``names``: what
+    :func:`name_turned` weighs."""
+    return Counter((name.given, name.key) for name in names)
+
+
+def name_turned(name: PersonName, counts: NameCounts) -> PersonName:
+    """``name``, or ``name`` read the other way round when that reading is written at least
+    ``SWAP_RATIO`` times as often in ``counts`` (:func:`name_counts` of the same data).
 
     East Asian names reach sources in both orders ("Wang Wei", "Wei Wang"); the order
-    written at least ``SWAP_RATIO`` times as often as the other is taken for both, so the
-    minority spelling lands in the majority's block. Two readings equally frequent are
-    left as written.
+    written more often is taken for both, so the minority spelling lands in the majority's
+    block. Two readings equally frequent are left as written.
     """
-    counts: Counter[tuple[tuple[str, ...], str]] = Counter((m.name.given, m.name.key) for m in mentions)
+    other = _swapped(name)
+    if other is not None and counts[(other.given, other.key)] >= SWAP_RATIO * counts[(name.given, name.key)]:
+        return other
+    return name
+
+
+def _reorder_names(mentions: list[Mention]) -> list[Mention]:
+    """Mentions whose name reads more often the other way round in this data, turned round
+    (:func:`name_turned`)."""
+    counts = name_counts(m.name for m in mentions)
     out = []
     for m in mentions:
-        other = _swapped(m.name)
-        if (
-            other is not None
-            and counts[(other.given, other.key)] >= SWAP_RATIO * counts[(m.name.given, m.name.key)]
-        ):
-            m = replace(m, name=other)
-        out.append(m)
+        turned = name_turned(m.name, counts)
+        out.append(m if turned is m.name else replace(m, name=turned))
     return out
 
 
@@ -596,7 +610,7 @@ def cluster_mentions(
         cannot[b].add(a)
     clusterer = _Clusterer(mentions, cannot)
     index = {m.id: i for i, m in enumerate(mentions)}
-    idf = _idf(mentions)
+    idf = affiliation_idf(mentions)
     institutions = _institutions(mentions)
 
     # Seeds: fixed groups and shared ORCID iDs are one person whatever the names say.
@@ -639,80 +653,3 @@ def cluster_mentions(
     for i, m in enumerate(mentions):
         out.setdefault(clusterer.find(i), []).append(m.id)
     return list(out.values())
-
-
-def _written(name: PersonName) -> str:
-    return unicodedata.normalize("NFC", name.raw).casefold()
-
-
-def _fixed_candidates(mention: Mention, fixed: list[Mention]) -> dict[Hashable, list[Mention]]:
-    """The fixed mentions of ``mention``'s block with a compatible name, by their group."""
-    found: dict[Hashable, list[Mention]] = defaultdict(list)
-    for other in fixed:
-        if given_compatible(mention.name.given, other.name.given):
-            found[other.group].append(other)
-    return found
-
-
-@dataclass(slots=True)
-class NameChoices:
-    """What :func:`name_choices` found: ``ambiguous`` maps a new mention's id to the groups
-    (researchers) it could be, sorted; ``exact`` maps a new mention's id to the id of a fixed
-    mention written exactly as it is (accents kept), to be joined with it."""
-
-    ambiguous: dict[Hashable, list[Hashable]] = field(default_factory=dict)
-    exact: dict[Hashable, Hashable] = field(default_factory=dict)
-
-
-def name_choices(mentions: list[Mention], *, threshold: float = THRESHOLD) -> NameChoices:
-    """New mentions whose name fits several existing persons: which the written form decides,
-    and which are left for an editor (BUGS.md DIS-03).
-
-    Looks at each new mention (``group`` is ``None``, no ORCID iD) whose name block holds
-    mentions of two or more fixed groups (existing researchers) with compatible names (at
-    most ``ALL_PAIRS_MAX`` fixed mentions: work stays linear in the run). The evidence
-    (:func:`pair_score`) picks a group when one reaches ``threshold`` above all others. A
-    written name with accents (NFC) that is exactly the written name of one group decides
-    for it, unless the evidence picks another (``Tomás Peña`` is R1's, not the ``Tomas
-    Pena`` of R2: an exact match outranks a folded one). Otherwise, with no pick, the mention
-    is ambiguous: ``Tomas Pena`` may be R1 folded or R2, so it is left for review rather
-    than given to R2 for its ASCII spelling. The caller leaves out mentions an editor
-    constrained. Pure.
-    """
-    fixed_by_block: dict[str, list[Mention]] = defaultdict(list)
-    for m in mentions:
-        if m.group is not None:
-            fixed_by_block[m.name.block].append(m)
-    # Blocks of two or more researchers, small enough to score each new mention against all
-    # their mentions; a larger block (a very common name) is left to the clusterer's index.
-    open_blocks = {
-        block
-        for block, fixed in fixed_by_block.items()
-        if len(fixed) <= ALL_PAIRS_MAX and len({f.group for f in fixed}) >= 2
-    }
-    out = NameChoices()
-    if not open_blocks:
-        return out
-    idf = _idf(mentions)
-    for m in mentions:
-        if m.group is not None or m.orcid or m.name.block not in open_blocks:
-            continue
-        candidates = _fixed_candidates(m, fixed_by_block[m.name.block])
-        if len(candidates) < 2:
-            continue
-        scores = {g: max(pair_score(m, o, idf) for o in ms) for g, ms in candidates.items()}
-        ranked = sorted(scores.values(), reverse=True)
-        picked = ranked[0] >= threshold and ranked[0] > ranked[1]
-        written = _written(m.name)
-        exact = (
-            []
-            if written.isascii()
-            else [o for ms in candidates.values() for o in ms if _written(o.name) == written]
-        )
-        if exact and len({o.group for o in exact}) == 1:
-            if not picked or scores[exact[0].group] == ranked[0]:
-                out.exact[m.id] = exact[0].id
-            continue
-        if not picked:
-            out.ambiguous[m.id] = sorted(candidates, key=str)
-    return out

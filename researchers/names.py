@@ -93,7 +93,9 @@ def _given_tokens(given: str) -> tuple[str, ...]:
     return tuple(tokens)
 
 
-@lru_cache(maxsize=65536)
+# Sized for the matcher's chunks, which parse the names of every co-author of their papers:
+# a 100,000-paper first load spells about 100,000 distinct names (about 0.5 kB each).
+@lru_cache(maxsize=1 << 18)
 def parse_name(name: str, family: str = "", given: str = "") -> PersonName:
     """Parse a person name, optionally with its parts already split.
 
@@ -134,6 +136,9 @@ def _token_compatible(a: str, b: str) -> bool:
     return len(short) >= 3 and long_.startswith(short)
 
 
+# Clustering asks about the same pairs of given names again and again (every pair of a name
+# block, every shared co-author): 5.3 million calls for a 100,000-paper first load.
+@lru_cache(maxsize=1 << 18)
 def given_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether two folded given-name tuples can belong to one person.
 

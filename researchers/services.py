@@ -24,7 +24,7 @@ from .evidence import (
     researcher_clusters,
 )
 from .matching_common import MATCH_LOCK, MATCHED_TABLES, MatchSummary
-from .matching_local import researchers_match_local
+from .matching_local import pending_by_block, researchers_match_local
 from .matching_sources import researchers_attach_from_source
 from .models import (
     Authorship,
@@ -135,27 +135,22 @@ def researchers_match_authors(
 def _match_local_in_chunks(
     summary: MatchSummary, *, limit: int | None, progress: Callable[[int], None] | None
 ) -> None:
-    """Local matching (:func:`researchers_match_local`) in chunks of the newest
-    ``settings.RESEARCHER_MATCH_CHUNK`` slots (50,000), at most ``limit`` slots in all, the
-    counts added to ``summary``: memory stays bounded on a large archive, and each chunk sees
-    the previous chunks' researchers as fixed groups to join."""
+    """Local matching (:func:`researchers_match_local`) of the pending slots (at most
+    ``limit``, the newest) in chunks of about ``settings.RESEARCHER_MATCH_CHUNK`` slots
+    (50,000) that never split a name block (:func:`pending_by_block`), the counts added to
+    ``summary``: memory stays bounded on a large archive, and a first load is clustered as
+    one run would cluster it."""
     chunk = max(1, int(getattr(settings, "RESEARCHER_MATCH_CHUNK", 50_000)))
-    remaining = limit
-    while remaining is None or remaining > 0:
-        size = chunk if remaining is None else min(chunk, remaining)
-        local = researchers_match_local(limit=size, progress=progress)
-        considered = local.slots + local.left_for_review
-        if not considered:
-            break
+    for number, slot_ids in enumerate(pending_by_block(chunk, limit=limit)):
+        # Statistics after the first chunk only (tables that were empty look empty to the
+        # planner); the planner scales them by the tables' size, and the stage refreshes them
+        # after the last chunk: an ANALYZE per chunk cost 7 of 73 s at 100 k papers.
+        local = researchers_match_local(slot_ids=slot_ids, settle=number == 0, progress=progress)
         summary.paper_ids |= local.paper_ids
         summary.slots += local.slots
         summary.matched_locally += local.matched_locally
         summary.researchers_created += local.researchers_created
         summary.left_for_review += local.left_for_review
-        if remaining is not None:
-            remaining -= considered
-        if considered < size:
-            break
 
 
 # Authorships per backfill transaction: each reads the whole of its researchers' slots.

@@ -419,7 +419,8 @@ OPENALEX_API_URL = os.environ.get("OPENALEX_API_URL", "https://api.openalex.org"
 OPENALEX_API_KEY = os.environ.get("OPENALEX_API_KEY", "")
 OPENALEX_MAILTO = os.environ.get("OPENALEX_MAILTO", "")
 RESEARCHER_SOURCE_TIMEOUT = float(os.environ.get("RESEARCHER_SOURCE_TIMEOUT", "30"))
-RESEARCHER_MATCH_CHUNK = int(os.environ.get("RESEARCHER_MATCH_CHUNK", "50000"))  # slots per pass
+# Slots per pass of local matching; a pass takes whole name blocks (about 0.5 GB at 50,000).
+RESEARCHER_MATCH_CHUNK = int(os.environ.get("RESEARCHER_MATCH_CHUNK", "50000"))
 
 # Public site (issue 7): the Wagtail CMS pages.
 WAGTAIL_SITE_NAME = "wovepaper"
