@@ -113,17 +113,36 @@ def signing_floor(signatures: int) -> float:
 
 def model_rate(backend: str | None, texts: list[str]) -> float | None:
     """Papers per second of ``backend``'s model alone (no database) on ``texts``, in batches
-    of 64 as the stage passes them; None when it cannot load."""
+    of 64 as the stage passes them; None when it cannot load.
+
+    Measured in a forked child, so that this process never holds a compiled model: OpenVINO's
+    CPU threads do not survive a fork, so the next size's embeddings' branch, forked from here,
+    ran the model on one core (193-199 papers/s against 364-368, a ``/tmp`` probe), and
+    compiling it again in the child waits for ever."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_model_rate_child, args=(backend, texts, results))
+    child.start()
+    rate = results.get()
+    child.join()
+    return rate
+
+
+def _model_rate_child(backend: str | None, texts: list[str], results) -> None:
+    """:func:`model_rate`'s measurement, in the child; the rate (or None) put on ``results``."""
     from semantic.embedders import get_embedder
 
     model = get_embedder(backend)
     if model is None:
-        return None
+        results.put(None)
+        return
     model.embed_passages(texts[:32])
     started = time.perf_counter()
     for start in range(0, len(texts), 64):
         model.embed_passages(texts[start : start + 64])
-    return len(texts) / (time.perf_counter() - started)
+    results.put(len(texts) / (time.perf_counter() - started))
 
 
 def time_stage(stage) -> dict:

