@@ -419,7 +419,8 @@ OPENALEX_API_URL = os.environ.get("OPENALEX_API_URL", "https://api.openalex.org"
 OPENALEX_API_KEY = os.environ.get("OPENALEX_API_KEY", "")
 OPENALEX_MAILTO = os.environ.get("OPENALEX_MAILTO", "")
 RESEARCHER_SOURCE_TIMEOUT = float(os.environ.get("RESEARCHER_SOURCE_TIMEOUT", "30"))
-# Slots per pass of local matching; a pass takes whole name blocks (about 0.5 GB at 50,000).
+# Slots per pass of local matching, whole name blocks a pass (at 100 k papers a pass of
+# 43,000 slots peaked about 0.75 GB above the process: 1.73 GB against 0.99).
 RESEARCHER_MATCH_CHUNK = int(os.environ.get("RESEARCHER_MATCH_CHUNK", "50000"))
 
 # Public site (issue 7): the Wagtail CMS pages.
