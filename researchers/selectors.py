@@ -370,11 +370,15 @@ def authored_paper_rows_many(ids: list[int]) -> dict[int, list[AuthoredPaper]]:
     """``{researcher id: [AuthoredPaper, ...]}``: :func:`authored_paper_rows` of each of
     ``ids`` (a researcher with no public paper is absent). One query."""
     sql = """
-        SELECT a.researcher_id, a.paper_id, s.position, c.n, c.unmatched = 0 AS complete,
+        SELECT a.researcher_id, a.paper_id,
+               (SELECT s.position FROM papers_paperauthor s WHERE s.id = a.slot_id),
+               c.n, c.unmatched = 0 AS complete,
                p.primary_category_id, p.cited_by_count, p.submitted_at
           FROM researchers_authorship a
-          JOIN papers_paperauthor s ON s.id = a.slot_id
-          JOIN papers_paper p ON p.id = a.paper_id
+         CROSS JOIN LATERAL (
+               SELECT primary_category_id, cited_by_count, submitted_at FROM papers_paper p
+                WHERE p.id = a.paper_id AND NOT p.deleted AND NOT p.hidden OFFSET 0
+         ) p
          CROSS JOIN LATERAL (
                SELECT count(*) AS n,
                       count(*) FILTER (WHERE NOT x.is_collaboration AND z.id IS NULL) AS unmatched
@@ -382,7 +386,7 @@ def authored_paper_rows_many(ids: list[int]) -> dict[int, list[AuthoredPaper]]:
                  LEFT JOIN researchers_authorship z ON z.slot_id = x.id
                 WHERE x.paper_id = a.paper_id
          ) c
-         WHERE a.researcher_id = ANY(%s) AND NOT p.deleted AND NOT p.hidden
+         WHERE a.researcher_id = ANY(%s)
     """
     # Per paper through the (paper, position) and slot indexes: as NOT EXISTS, PostgreSQL
     # hashed every author slot of the archive for a researcher with thousands of papers

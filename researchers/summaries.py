@@ -71,7 +71,7 @@ def summary_compute(researcher: Researcher) -> dict[str, Any]:
     (:func:`researchers.selectors.year_rows`); ``institutions`` (the rows of the block the
     institutions app supplies, :mod:`researchers.blocks`); ``identity_sources`` (display
     names) and ``local`` (bool). Counts, positions, fields, citations and years come from
-    one read of the researcher's authored papers; six queries in all: a batch of one of
+    one read of the researcher's authored papers; five queries in all: a batch of one of
     :func:`summaries_compute_many`.
     """
     return summaries_compute_many([researcher])[researcher.pk]
@@ -79,7 +79,7 @@ def summary_compute(researcher: Researcher) -> dict[str, Any]:
 
 def summaries_compute_many(researchers: list[Researcher]) -> dict[int, dict[str, Any]]:
     """``{researcher pk: summary}``: :func:`summary_compute` of each of ``researchers``, from
-    six queries for the whole list (:mod:`researchers.summary_reads`). Keep lists to about
+    five queries for the whole list (:mod:`researchers.summary_reads`). Keep lists to about
     :data:`researchers.summary_reads.BATCH`."""
     ids = [r.pk for r in researchers]
     rows = authored_paper_rows_many(ids)

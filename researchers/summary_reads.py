@@ -10,7 +10,9 @@ compares batches of 500 with batches of one over the sample).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
+from itertools import combinations
+from operator import itemgetter
 
 from django.db import connections
 
@@ -28,27 +30,38 @@ def _rows(sql: str, params: list) -> list[tuple]:
         return cursor.fetchall()
 
 
-# The links among each researcher's top co-authors on the researcher's own papers, for
-# parallel arrays of (researcher, co-author) ids and the batch's researcher ids: the top
-# co-authors' slots on the researcher's own papers (``sel``), paired per paper. Each step is
-# kept (MATERIALIZED) so that the plan starts from the researcher's papers: left to itself,
-# PostgreSQL read every paper of every top co-author (129,000 authorships for 500
-# single-paper researchers at a million papers), a cost that grows with the archive. At 1 M,
-# per batch of 500: 1,455 -> 888 ms for the busiest researchers, 40 -> 37 ms for
-# single-paper ones (the same rows).
-LINKS_SQL = """
-    WITH m AS MATERIALIZED (SELECT * FROM unnest(%s::bigint[], %s::bigint[]) AS t(ego, member)),
-         own AS MATERIALIZED (SELECT DISTINCT researcher_id AS ego, paper_id
-                                FROM researchers_authorship WHERE researcher_id = ANY(%s)),
-         sel AS MATERIALIZED (SELECT DISTINCT own.ego, own.paper_id, x.researcher_id AS member
-                                FROM own
-                                JOIN researchers_authorship x ON x.paper_id = own.paper_id
-                                JOIN m ON m.ego = own.ego AND m.member = x.researcher_id)
-    SELECT a.ego, a.member, b.member, count(*)
-      FROM sel a
-      JOIN sel b ON b.ego = a.ego AND b.paper_id = a.paper_id AND a.member < b.member
-     GROUP BY 1, 2, 3
-     ORDER BY 1, 2, 3
+# Each researcher's top co-authors, and the papers of the researcher's own each of them is on,
+# in one read for a batch. Every step starts from the batch's own papers: each paper's slots are
+# read through the paper index (a LATERAL kept whole, OFFSET 0), so a batch costs its own
+# papers' authors whatever the archive's size. Left to itself PostgreSQL hashed every
+# authorship of the archive once a batch (302,000 at 100 k papers), and paired the links'
+# rows with a nested loop estimated at one row (3.6 million comparisons for 1,900 rows):
+# 440 -> 12 ms a batch of 500 at 100 k papers, the same rows (BENCHMARKS.md, issue 29).
+COAUTHORS_SQL = """
+    WITH own AS MATERIALIZED (
+             SELECT DISTINCT researcher_id AS ego, paper_id
+               FROM researchers_authorship WHERE researcher_id = ANY(%s)),
+         pairs AS MATERIALIZED (
+             SELECT DISTINCT own.ego, own.paper_id, x.researcher_id AS member
+               FROM own
+              CROSS JOIN LATERAL (SELECT researcher_id FROM researchers_authorship b
+                                   WHERE b.paper_id = own.paper_id OFFSET 0) x
+              WHERE x.researcher_id <> own.ego),
+         top AS MATERIALIZED (
+             SELECT ego, member, display_name, slug, shared, rank FROM (
+                 SELECT p.ego, p.member, r.display_name, r.slug, p.shared,
+                        row_number() OVER (
+                            PARTITION BY p.ego ORDER BY p.shared DESC, r.display_name, p.member
+                        ) AS rank
+                   FROM (SELECT ego, member, count(*) AS shared FROM pairs GROUP BY 1, 2) p
+                  CROSS JOIN LATERAL (SELECT display_name, slug FROM researchers_researcher x
+                                       WHERE x.id = p.member OFFSET 0) r
+             ) ranked
+              WHERE rank <= %s)
+    SELECT ego, member, display_name, slug, shared, rank, NULL::bigint FROM top
+     UNION ALL
+    SELECT ego, member, NULL, NULL, NULL, NULL, paper_id FROM pairs
+     WHERE (ego, member) IN (SELECT ego, member FROM top)
 """
 
 
@@ -60,39 +73,26 @@ def coauthor_rows_many(ids: list[int]) -> dict[int, tuple[list[list], list[list]
     ``[[researcher_id_a, researcher_id_b, shared_papers], ...]`` (``a < b``, sorted) for pairs
     of those co-authors who wrote one of the researcher's own papers together: the ego network
     of the researcher's papers, so the links cost the researcher's papers, not all of the
-    busiest co-authors'. Two queries: the top co-authors by a window over the batch's
-    pairs, then the links."""
-    top = _rows(
-        """
-        SELECT ego, coauthor, display_name, slug, shared FROM (
-            SELECT a.researcher_id AS ego, b.researcher_id AS coauthor, r.display_name, r.slug,
-                   count(DISTINCT b.paper_id) AS shared,
-                   row_number() OVER (
-                       PARTITION BY a.researcher_id
-                       ORDER BY count(DISTINCT b.paper_id) DESC, r.display_name, b.researcher_id
-                   ) AS rank
-              FROM researchers_authorship a
-              JOIN researchers_authorship b ON b.paper_id = a.paper_id AND b.researcher_id <> a.researcher_id
-              JOIN researchers_researcher r ON r.id = b.researcher_id
-             WHERE a.researcher_id = ANY(%s)
-             GROUP BY a.researcher_id, b.researcher_id, r.display_name, r.slug
-        ) ranked
-         WHERE rank <= %s
-         ORDER BY ego, rank
-        """,
-        [ids, COAUTHORS_SHOWN],
-    )
-    coauthors: dict[int, list[list]] = defaultdict(list)
-    for ego, *row in top:
-        coauthors[ego].append(list(row))
-    if not coauthors:
-        return {}
-    egos = [ego for ego, rows in coauthors.items() for _ in rows]
-    members = [row[0] for rows in coauthors.values() for row in rows]
+    busiest co-authors'. One query (:data:`COAUTHORS_SQL`): the top co-authors, and which of
+    the researcher's papers each is on, paired here."""
+    top: dict[int, list[tuple]] = defaultdict(list)
+    on_paper: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for ego, member, name, slug, shared, rank, paper_id in _rows(COAUTHORS_SQL, [ids, COAUTHORS_SHOWN]):
+        if paper_id is None:
+            top[ego].append((rank, [member, name, slug, shared]))
+        else:
+            on_paper[ego, paper_id].append(member)
+    pairs: Counter = Counter()
+    for (ego, _), members in on_paper.items():
+        members.sort()
+        pairs.update((ego, a, b) for a, b in combinations(members, 2))
     links: dict[int, list[list]] = defaultdict(list)
-    for ego, a, b, shared in _rows(LINKS_SQL, [egos, members, list(coauthors)]):
-        links[ego].append([a, b, shared])
-    return {ego: (rows, links.get(ego, [])) for ego, rows in coauthors.items()}
+    for ego, a, b in sorted(pairs):
+        links[ego].append([a, b, pairs[ego, a, b]])
+    return {
+        ego: ([row for _, row in sorted(rows, key=itemgetter(0))], links.get(ego, []))
+        for ego, rows in top.items()
+    }
 
 
 def identity_sources_many(ids: list[int]) -> dict[int, list[str]]:

@@ -1,0 +1,57 @@
+"""The researcher summaries' batch reads start from the batch's own rows (issue 29): a first
+load computes hundreds of thousands of summaries, so a read that takes a whole big table once
+a batch costs the archive's size per 500 researchers. At 100,000 papers PostgreSQL hashed
+every authorship of the archive for the co-authors and every author slot for the positions,
+once a batch (BENCHMARKS.md, issue 29). Each read of a batch is planned again here, on the
+matched sample, and no plan may read a big table without an index condition: neither a
+sequential scan (turned off, so the planner takes one only where no index can serve) nor a
+whole index."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from researchers import summaries
+from researchers.models import Researcher
+
+pytestmark = pytest.mark.django_db
+
+BIG = ("papers_paper", "papers_paperauthor", "researchers_authorship", "researchers_researcher")
+
+
+def _whole_reads(plan: dict) -> list[str]:
+    """Big tables a plan node reads with no index condition (a sequential scan, or every entry
+    of an index), under ``plan`` (EXPLAIN's JSON form)."""
+    found = []
+    scan = plan.get("Node Type") in {"Seq Scan", "Index Scan", "Index Only Scan"}
+    if scan and plan.get("Relation Name", "").startswith(BIG) and "Index Cond" not in plan:
+        found.append(f"{plan['Node Type']} on {plan['Relation Name']}")
+    for child in plan.get("Plans", []):
+        found += _whole_reads(child)
+    return found
+
+
+def test_a_batch_reads_no_big_table_whole(matched_sample):
+    batch = list(Researcher.objects.filter(merged_into__isnull=True, paper_count__gte=1).order_by("pk")[:500])
+    assert len(batch) == 500
+    with CaptureQueriesContext(connection) as ctx:
+        computed = summaries.summaries_compute_many(batch)
+    assert len(computed) == 500
+    reads = ("SELECT", "WITH")
+    selects = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith(reads)]
+    assert len(selects) >= 5  # papers, co-authors (one read or two), identity sources, institutions, local
+    found = {}
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        for sql in selects:
+            cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
+            plan = cursor.fetchone()[0]
+            plan = json.loads(plan) if isinstance(plan, str) else plan
+            if reads := _whole_reads(plan[0]["Plan"]):
+                found[" ".join(sql.split()[:8])] = reads
+        cursor.execute("SET LOCAL enable_seqscan = on")
+    assert found == {}
