@@ -10,6 +10,7 @@ from django.db import connection
 from researchers.models import NameToken, NameWord, Researcher
 from researchers.name_index import listed_named, listed_named_count, listed_named_sql
 from researchers.querysets import name_words
+from tests.plans import plan_nodes, plan_of
 
 pytestmark = pytest.mark.django_db
 
@@ -126,23 +127,10 @@ def test_a_name_search_reads_the_word_index_alone():
     # paper_count), never from the researchers' table (its heap reads were the cost).
     Researcher.objects.create(display_name="Yu-Ming Wang", paper_count=2)  # arXiv 0704.0016
     sql, params = listed_named_sql(name_words("wang yu"), 5001)
-    with connection.cursor() as cursor:
-        # Whether the index covers the read: without VACUUM inside a test's transaction the
-        # visibility map is unset, and the planner may weigh a bitmap scan cheaper.
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_bitmapscan = off")
-        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
-        plan = cursor.fetchone()[0]
-        cursor.execute("SET LOCAL enable_seqscan = on")
-        cursor.execute("SET LOCAL enable_bitmapscan = on")
-    plan = json.loads(plan) if isinstance(plan, str) else plan
-
-    def nodes(node):
-        yield node
-        for child in node.get("Plans", []):
-            yield from nodes(child)
-
-    read = [(n["Relation Name"], n["Node Type"]) for n in nodes(plan[0]["Plan"]) if "Relation Name" in n]
+    # Whether the index covers the read: without VACUUM inside a test's transaction the
+    # visibility map is unset, and the planner may weigh a bitmap scan cheaper.
+    plan = plan_of(sql, params, off=("seqscan", "bitmapscan"))
+    read = [(n["Relation Name"], n["Node Type"]) for n in plan_nodes(plan) if "Relation Name" in n]
     assert "researchers_researcher" not in json.dumps(plan)
     # Each query word's matches: its distinct words, then their rows of the word index.
     assert (

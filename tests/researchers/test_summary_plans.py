@@ -9,14 +9,13 @@ whole index."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from researchers import summaries
 from researchers.models import Researcher
+from tests.plans import plan_nodes, plan_of
 
 pytestmark = pytest.mark.django_db
 
@@ -24,15 +23,15 @@ BIG = ("papers_paper", "papers_paperauthor", "researchers_authorship", "research
 
 
 def _whole_reads(plan: dict) -> list[str]:
-    """Big tables a plan node reads with no index condition (a sequential scan, or every entry
-    of an index), under ``plan`` (EXPLAIN's JSON form)."""
-    found = []
-    scan = plan.get("Node Type") in {"Seq Scan", "Index Scan", "Index Only Scan"}
-    if scan and plan.get("Relation Name", "").startswith(BIG) and "Index Cond" not in plan:
-        found.append(f"{plan['Node Type']} on {plan['Relation Name']}")
-    for child in plan.get("Plans", []):
-        found += _whole_reads(child)
-    return found
+    """Big tables a node under ``plan`` (a plan's root node) reads with no index condition: a
+    sequential scan, or every entry of an index."""
+    return [
+        f"{node['Node Type']} on {node['Relation Name']}"
+        for node in plan_nodes(plan)
+        if node.get("Node Type") in {"Seq Scan", "Index Scan", "Index Only Scan"}
+        and node.get("Relation Name", "").startswith(BIG)
+        and "Index Cond" not in node
+    ]
 
 
 def test_a_batch_reads_no_big_table_whole(matched_sample):
@@ -41,17 +40,8 @@ def test_a_batch_reads_no_big_table_whole(matched_sample):
     with CaptureQueriesContext(connection) as ctx:
         computed = summaries.summaries_compute_many(batch)
     assert len(computed) == 500
-    reads = ("SELECT", "WITH")
-    selects = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith(reads)]
+    statements = ("SELECT", "WITH")
+    selects = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith(statements)]
     assert len(selects) >= 5  # papers, co-authors (one read or two), identity sources, institutions, local
-    found = {}
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        for sql in selects:
-            cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
-            plan = cursor.fetchone()[0]
-            plan = json.loads(plan) if isinstance(plan, str) else plan
-            if reads := _whole_reads(plan[0]["Plan"]):
-                found[" ".join(sql.split()[:8])] = reads
-        cursor.execute("SET LOCAL enable_seqscan = on")
+    found = {" ".join(sql.split()[:8]): reads for sql in selects if (reads := _whole_reads(plan_of(sql)))}
     assert found == {}

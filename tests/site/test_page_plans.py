@@ -8,8 +8,6 @@ are kept rows now (pages.facts)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
@@ -20,6 +18,7 @@ from institutions.models import Institution
 from pages.tasks import archive_facts_stage
 from papers.models import Collaboration, Paper
 from researchers.models import Researcher
+from tests.plans import plan_nodes, plan_of
 
 pytestmark = pytest.mark.django_db
 
@@ -53,19 +52,19 @@ def _seq_scans(plan: dict, rows: dict[str, float]) -> list[str]:
     """Big tables the plan reads whole: a sequential scan, or an index scan with a filter, no
     index condition and few rows expected of many (every entry of the index read to find a
     few: what the planner does without a usable index when sequential scans are off; a
-    filter most rows pass, under a LIMIT, stops early). ``rows``: the tables' row estimates."""
+    filter most rows pass, under a LIMIT, stops early). ``plan``: a plan's root node;
+    ``rows``: the tables' row estimates."""
     found = []
-    table = plan.get("Relation Name", "")
-    whole_index = (
-        plan.get("Node Type") in {"Index Scan", "Index Only Scan"}
-        and "Filter" in plan
-        and "Index Cond" not in plan
-        and plan.get("Plan Rows", 0) < 0.05 * rows.get(table, 0)
-    )
-    if (plan.get("Node Type") == "Seq Scan" or whole_index) and table.startswith(BIG):
-        found.append(table)
-    for child in plan.get("Plans", []):
-        found += _seq_scans(child, rows)
+    for node in plan_nodes(plan):
+        table = node.get("Relation Name", "")
+        whole_index = (
+            node.get("Node Type") in {"Index Scan", "Index Only Scan"}
+            and "Filter" in node
+            and "Index Cond" not in node
+            and node.get("Plan Rows", 0) < 0.05 * rows.get(table, 0)
+        )
+        if (node.get("Node Type") == "Seq Scan" or whole_index) and table.startswith(BIG):
+            found.append(table)
     return found
 
 
@@ -95,19 +94,10 @@ def _scans(client, url: str) -> list[tuple[list[str], str]]:
     assert response.status_code == 200, url
     selects = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
     assert selects, url
-    found = []
     with connection.cursor() as cursor:
         cursor.execute("SELECT relname, reltuples FROM pg_class WHERE relkind = 'r'")
         rows = dict(cursor.fetchall())
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        for sql in selects:
-            cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
-            plan = cursor.fetchone()[0]
-            plan = json.loads(plan) if isinstance(plan, str) else plan
-            if scans := _seq_scans(plan[0]["Plan"], rows):
-                found.append((scans, sql[:200]))
-        cursor.execute("SET LOCAL enable_seqscan = on")
-    return found
+    return [(scans, sql[:200]) for sql in selects if (scans := _seq_scans(plan_of(sql), rows))]
 
 
 def test_no_page_kind_scans_a_big_table(client, matched_sample):
