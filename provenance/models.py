@@ -60,6 +60,8 @@ class Record(models.Model):
     whose ``record_created`` event supersedes the old one.
     """
 
+    # The varchar_pattern_ops copies Django makes for this key and pith_number are dropped
+    # (migration 0005): nothing compares them with LIKE, and signing writes every index.
     canonical_sha256 = models.CharField(max_length=64, primary_key=True)
     pith_number = models.CharField(max_length=40, unique=True)
     # unique=True gives both the unique index and, on PostgreSQL, a varchar_pattern_ops copy
@@ -114,6 +116,7 @@ class Event(models.Model):
     DELETE; only :func:`provenance.services` inserts.
     """
 
+    # Its varchar_pattern_ops copy is dropped (migration 0005): ids are looked up whole.
     content_sha256 = models.CharField(max_length=64, primary_key=True)
     # No index of its own: event_record_idx (record, created_at) and event_chain_unique
     # (record, target, prev_event) both lead with it.
