@@ -94,7 +94,7 @@ class MachineCpu:
 def empty_database(connection) -> None:
     """Drop and recreate the bench database, migrated, as a new operator starts."""
     connection.close()
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False, keepdb=False)
 
 
 def signing_floor(signatures: int) -> float:
