@@ -125,3 +125,28 @@ def test_stored_vectors_are_the_models_float32_values_exactly(semantic_ready, ti
         stored = np.array(cursor.fetchone()[0].strip("[]").split(","), dtype=np.float32)
     assert stored.shape == (384,)
     assert np.array_equal(stored, wanted)
+
+
+class ShortVectorEmbedder(CountingEmbedder):
+    """The real model, except that one paper's vector comes back a number short (a broken
+    model or backend): 383 values where pgvector's column holds 384."""
+
+    def __init__(self, inner, short_text: str):
+        super().__init__(inner)
+        self.short_text = short_text
+
+    def embed_passages(self, texts):
+        vectors = [list(v) for v in super().embed_passages(texts)]
+        return [v[:-1] if t == self.short_text else v for t, v in zip(texts, vectors, strict=True)]
+
+
+def test_a_vector_of_the_wrong_length_skips_its_paper_not_the_batch(semantic_ready, tiny_papers):
+    # The literal is formatted for exactly 384 values, so the short vector fails in the
+    # stage's own retry (paper by paper) and only its paper is skipped; before, pgvector
+    # refused the whole batch's INSERT and the stage failed.
+    bad = tiny_papers["0000.00001"]
+    model = ShortVectorEmbedder(semantic_ready, paper_text(title=bad.title, abstract=bad.abstract))
+    result = services.embeddings_update(embedder=model, batch_size=4)
+    assert (result.embedded, result.skipped) == (5, 1)
+    stored = set(PaperEmbedding.objects.values_list("paper_id", flat=True))
+    assert stored == {p.pk for p in tiny_papers.values()} - {bad.pk}
