@@ -18,7 +18,7 @@ from .fast_builders import BuiltEvent, SigningTemplates
 from .keys import Signer
 from .models import AuthorshipSigning, Event, PublicKey
 from .rows import EVENT_COLUMNS, CopyLines, chain_tips, insert_copy_lines, lock_papers
-from .selectors import AUTHORSHIPS_UNSIGNED_FROM
+from .selectors import AUTHORSHIP_UNRECORDED_SQL, AUTHORSHIPS_UNSIGNED_FROM
 from .services import SIGNING_CONNECTIONS, signer_current
 
 log = logging.getLogger(__name__)
@@ -33,11 +33,17 @@ _PENDING_PAPERS_SQL = (
     + " AND a.paper_id > %(after)s AND p.id > %(after)s AND ps.paper_id > %(after)s {only}"
     " ORDER BY 1 LIMIT %(size)s"
 )
+# The rows of papers that query chose: it checked each paper (signed, not deleted) already,
+# so the papers are not joined again. The papers stated on the slots too: with them on the
+# authorships only, the planner estimated 940 rows for 628 and hash-joined a parallel scan
+# of every author slot (33 ms a batch at 100 k papers, growing with the archive; 3 ms now).
 _PENDING_ROWS_SQL = (
-    "SELECT a.slot_id, a.paper_id, s.position, s.name, a.researcher_id, a.method, a.source,"
+    "SELECT a.slot_id, a.paper_id, s.position, s.name, a.researcher_id, a.method, a.source,"  # noqa: S608 (constants)
     " a.confidence, a.evidence, a.unconfirmed, m.event_id, m.record_id"
-    + AUTHORSHIPS_UNSIGNED_FROM
-    + " AND a.paper_id = ANY(%s::bigint[]) ORDER BY a.paper_id, s.position"
+    " FROM researchers_authorship a JOIN papers_paperauthor s ON s.id = a.slot_id"
+    " LEFT JOIN provenance_authorshipsigning m ON m.slot_id = a.slot_id"
+    " WHERE a.paper_id = ANY(%(papers)s::bigint[]) AND s.paper_id = ANY(%(papers)s::bigint[])"
+    " AND " + AUTHORSHIP_UNRECORDED_SQL + " ORDER BY a.paper_id, s.position"
 )
 
 
@@ -83,7 +89,7 @@ def _pending(after: int, paper_ids: list[int] | None, batch_size: int) -> list[_
         papers = [row[0] for row in cursor.fetchall()]
         if not papers:
             return []
-        cursor.execute(_PENDING_ROWS_SQL, [int_array(papers)])
+        cursor.execute(_PENDING_ROWS_SQL, {"papers": int_array(papers)})
         return [_Pending._make(row) for row in cursor.fetchall()]
 
 

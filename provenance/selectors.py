@@ -124,18 +124,22 @@ def record_superseded_by(record: Record) -> Record | None:
     return later.order_by("source_version", "created_at").first()
 
 
-# Authorships whose current state no signed ``authorship_matched`` event records yet (never
-# recorded, or recorded with another researcher, method, confidence, evidence or mark), on
+# An authorship ``a`` whose current state its signing row ``m`` (left-joined) does not hold:
+# never recorded, or recorded with another researcher, method, confidence, evidence or mark.
+AUTHORSHIP_UNRECORDED_SQL = """(m.slot_id IS NULL OR m.researcher_id <> a.researcher_id
+    OR m.method <> a.method OR m.confidence <> a.confidence OR m.evidence <> a.evidence
+    OR m.unconfirmed <> a.unconfirmed)"""
+# Authorships whose current state no signed ``authorship_matched`` event records yet, on
 # papers already signed: :func:`provenance.authorships.authorships_sign`'s work list.
-AUTHORSHIPS_UNSIGNED_FROM = """
+AUTHORSHIPS_UNSIGNED_FROM = (
+    """
       FROM researchers_authorship a
-      JOIN papers_paperauthor s ON s.id = a.slot_id
       JOIN papers_paper p ON p.id = a.paper_id AND NOT p.deleted
       JOIN provenance_papersigning ps ON ps.paper_id = a.paper_id
       LEFT JOIN provenance_authorshipsigning m ON m.slot_id = a.slot_id
-     WHERE (m.slot_id IS NULL OR m.researcher_id <> a.researcher_id OR m.method <> a.method
-            OR m.confidence <> a.confidence OR m.evidence <> a.evidence OR m.unconfirmed <> a.unconfirmed)
-"""
+     WHERE """
+    + AUTHORSHIP_UNRECORDED_SQL
+)
 # A paper whose content waits to be signed is counted by the signing backlog already.
 _UNSIGNED_BACKLOG_SQL = (
     "SELECT count(DISTINCT a.paper_id), min(a.modified_at)"
