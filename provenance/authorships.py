@@ -178,6 +178,8 @@ def _record_batch(rows: list[_Pending], signer: Signer, key_row: PublicKey) -> i
             rows=marks,
             conflict_fields=["slot"],
             update_fields=SIGNED_FIELDS,
+            # Slots never recorded (a first load's every one) are inserted straight.
+            new=all(row.signed_event_id is None for row in rows),
         )
     return len(marks)
 

@@ -241,6 +241,9 @@ def sign_batch(
             rows=rows.signed,
             conflict_fields=["paper"],
             update_fields=["content_hash", "signed_at"],
+            # No paper of the batch has a record yet: signed for the first time (a first load's
+            # every batch), so their rows are inserted straight.
+            new=not history.records_by_paper,
         )
     return result
 
