@@ -219,7 +219,8 @@ def _authorship_event(
             "provenance: cannot sign the authorship of slot %s (paper %s)", row.slot_id, row.paper_id
         )
         return None
-    return built, json.dumps(evidence)
+    # The evidence's own jsonb text goes back to the signing row (parsed once, not re-encoded).
+    return built, row.evidence if isinstance(row.evidence, str) else json.dumps(evidence)
 
 
 def authorships_sign(
