@@ -76,7 +76,9 @@ class Record(models.Model):
     source_version = models.PositiveSmallIntegerField()
     canonical_record = models.JSONField()
     receipt = models.JSONField()
-    key = models.ForeignKey(PublicKey, on_delete=models.PROTECT, related_name="records")
+    # No index (migration 0006): one key signs nearly every row, so no read goes by key, and a
+    # key is never deleted (PROTECT's one scan); every signed row would write the index.
+    key = models.ForeignKey(PublicKey, on_delete=models.PROTECT, related_name="records", db_index=False)
     created_at = models.DateTimeField(help_text="When signed (UTC); aliases show it in whole seconds")
 
     objects = RecordQuerySet.as_manager()
@@ -125,7 +127,8 @@ class Event(models.Model):
     target = models.CharField(max_length=100)
     prev_event = models.CharField(max_length=71, null=True, blank=True)
     created_at = models.DateTimeField()
-    key = models.ForeignKey(PublicKey, on_delete=models.PROTECT, related_name="events")
+    # No index, as Record.key (migration 0006).
+    key = models.ForeignKey(PublicKey, on_delete=models.PROTECT, related_name="events", db_index=False)
     content = models.JSONField()
     signature = models.JSONField()
 

@@ -25,7 +25,6 @@ def test_events_and_records_keep_only_the_indexes_their_reads_use():
         "event_chain_unique",
         "event_record_idx",
         "event_type_idx",
-        "provenance_event_key_id_3e2e23e7",
     }
     assert _indexes("provenance_record") == {
         "provenance_record_pkey",
@@ -34,7 +33,6 @@ def test_events_and_records_keep_only_the_indexes_their_reads_use():
         "provenance_record_pith_body_17dfefb1_like",  # the short forms' LIKE 'L5Y4YBEW%'
         "record_paper_idx",
         "record_source_idx",
-        "provenance_record_key_id_8e9b3e72",
     }
 
 
