@@ -41,3 +41,19 @@ def test_new_rows_go_straight_in_and_an_existing_key_is_updated_instead():
             "x-test.CC": "Third",
         }
         assert Category.objects.get(code="x-test.CC").group == "x-test"
+
+
+def test_rows_given_once_are_all_written_after_a_conflict_and_other_errors_are_djangos():
+    from django.db import IntegrityError
+
+    with transaction.atomic():
+        _upsert([_row("x-test.DD", "Fourth")], new=True)
+        # A generator, read once: kept for the upsert after the conflict on x-test.DD.
+        _upsert((row for row in [_row("x-test.EE", "Fifth"), _row("x-test.DD", "Renamed")]), new=True)
+        assert dict(Category.objects.filter(code__startswith="x-test.").values_list("code", "name")) == {
+            "x-test.DD": "Renamed",
+            "x-test.EE": "Fifth",
+        }
+        # Not a key conflict (a name left out): raised, as Django's own error, not swallowed.
+        with pytest.raises(IntegrityError, match="name"):
+            _upsert([("x-test.FF", None, "x-test", "Test group", "x-test", "", True)], new=True)

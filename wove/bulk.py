@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
 
-from django.db import connection, connections, models, transaction
+from django.db import IntegrityError, connection, connections, models, transaction
 from django.db.models.expressions import RawSQL
 from psycopg.errors import UniqueViolation
 
@@ -101,14 +101,22 @@ def copy_upsert(
     columns = [meta.get_field(name).column for name in fields]
     quoted = ", ".join(connection.ops.quote_name(c) for c in columns)
     if new and not returning:
+        rows = rows if isinstance(rows, Sequence) else list(rows)  # read twice on a conflict
         try:
             statement = f"COPY {table} ({quoted}) FROM STDIN"
-            with transaction.atomic(), connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+            # Django's errors, as its own statements raise (the COPY is the driver's).
+            with (
+                transaction.atomic(),
+                connection.wrap_database_errors,
+                connection.cursor() as cursor,
+                cursor.cursor.copy(statement) as copy,
+            ):
                 for row in rows:
                     copy.write_row(row)
             return []
-        except UniqueViolation:  # a key exists: the savepoint is gone, the upsert below runs
-            pass
+        except IntegrityError as exc:  # a key exists: the savepoint is gone, the upsert runs
+            if not isinstance(exc.__cause__, UniqueViolation):
+                raise
     stage = connection.ops.quote_name(f"_stage_{meta.db_table}_{next(_counter)}")
     conflict = ", ".join(connection.ops.quote_name(meta.get_field(f).column) for f in conflict_fields)
     updates = ", ".join(
