@@ -36,13 +36,7 @@ from .builders import (
     signature_document,
     signer_block,
 )
-from .canonical import (
-    canonical_json,
-    canonical_json_trusted,
-    is_plain,
-    pith_body_of_digest,
-    text_canon_sha256,
-)
+from .canonical import canonical_json, canonical_json_trusted, pith_body_of_digest, text_canon_sha256
 from .keys import Signer
 
 _json_str = json.encoder.encode_basestring  # the string literal json.dumps(ensure_ascii=False) writes
@@ -346,9 +340,6 @@ class SigningTemplates:
             supersedes=_id_list(supersedes),
             prev_event="null" if prev_event is None else _json_str(prev_event),
             target=_json_str(target),
-            # canonical_json's bytes: the trusted encoder once the walk found the plain subset.
-            payload=(canonical_json_trusted if is_plain(payload) else canonical_json)(payload).decode(
-                "utf-8"
-            ),
+            payload=canonical_json(payload).decode("utf-8"),
         )
         return self._event(content, prev_event)
