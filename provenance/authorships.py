@@ -11,7 +11,8 @@ from typing import NamedTuple
 from django.conf import settings
 from django.db import connection, transaction
 
-from wove.bulk import batches_in_threads, copy_upsert, gc_paused, int_array
+from wove.bulk import copy_upsert, gc_paused, int_array
+from wove.forked import batches_in_processes
 
 from .builders import authorship_matched_payload
 from .fast_builders import BuiltEvent, SigningTemplates
@@ -79,17 +80,20 @@ class _Pending(NamedTuple):
     signed_record_id: str | None
 
 
-def _pending(after: int, paper_ids: list[int] | None, batch_size: int) -> list[_Pending]:
-    """Pending authorships of the first ``batch_size`` papers with ids above ``after`` (all of
-    each paper's, in position order). Two queries."""
+def _pending_papers(after: int, paper_ids: list[int] | None, batch_size: int) -> list[int]:
+    """The first ``batch_size`` papers with ids above ``after`` (only ``paper_ids`` when
+    given) with a pending authorship, in id order. One query."""
     only = "AND a.paper_id = ANY(%(ids)s::bigint[])" if paper_ids is not None else ""
     params = {"after": after, "size": batch_size, "ids": int_array(paper_ids or [])}
     with connection.cursor() as cursor:
         cursor.execute(_PENDING_PAPERS_SQL.format(only=only), params)
-        papers = [row[0] for row in cursor.fetchall()]
-        if not papers:
-            return []
-        cursor.execute(_PENDING_ROWS_SQL, {"papers": int_array(papers)})
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _pending_rows(paper_ids: list[int]) -> list[_Pending]:
+    """The pending authorships of ``paper_ids`` (all of each paper's, in position order)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_PENDING_ROWS_SQL, {"papers": int_array(paper_ids)})
         return [_Pending._make(row) for row in cursor.fetchall()]
 
 
@@ -133,18 +137,20 @@ def _current_and_tips(paper_ids: list[int], targets: set[str]) -> tuple[dict[int
     return current, tips
 
 
-def _record_batch(rows: list[_Pending], signer: Signer, key_row: PublicKey) -> int:
-    """Append the ``authorship_matched`` events of ``rows`` and remember what they recorded,
-    in one transaction under the papers' signing locks: each event built from the signing
-    templates (:func:`_authorship_event`) and written with the others by one ``COPY``.
-    Returns the number of events appended."""
-    paper_ids = sorted({row.paper_id for row in rows})
+def _record_batch(paper_ids: list[int], signer: Signer, key_row: PublicKey) -> int:
+    """Append the ``authorship_matched`` events of the pending authorships of ``paper_ids``
+    (ascending) and remember what they recorded, in one transaction under the papers'
+    signing locks: each event built from the signing templates (:func:`_authorship_event`)
+    and written with the others by one ``COPY``. Returns the number of events appended."""
     now = datetime.now(UTC)
     templates = SigningTemplates(signer, signer_id=settings.PROVENANCE_SIGNER_ID, now=now)
     lines = CopyLines(key_row, now)
     marks = []
     with gc_paused(), transaction.atomic():
         lock_papers(paper_ids, wait=True)
+        rows = _pending_rows(paper_ids)  # under the locks: what another signer did is seen
+        if not rows:
+            return 0
         current, tips = _current_and_tips(paper_ids, {f"authorship:{row.position}" for row in rows})
         for row in rows:
             record = current.get(row.paper_id)
@@ -235,25 +241,28 @@ def authorships_sign(
     Papers not signed yet are left for the signing stage, which runs this after signing
     (:func:`provenance.tasks.signing_stage`). ``batch_size`` papers per transaction;
     idempotent (what was recorded is kept in :class:`AuthorshipSigning`). ``workers``
-    batches at once, each on its own connection, as :func:`provenance.services.records_sign`
+    batches at once, each in a forked process, as :func:`provenance.services.records_sign`
     does. Returns the number of events appended.
     """
     wanted = sorted(set(paper_ids)) if paper_ids is not None else None
     signer, key_row = signer_current()
-    return batches_in_threads(
-        lambda rows: _record_batch(rows, signer, key_row),
+    appended = []
+    batches_in_processes(
+        lambda papers: _record_batch(papers, signer, key_row),
         _pending_batches(wanted, batch_size),
         workers=workers,
+        collect=appended.append,
     )
+    return sum(appended)
 
 
-def _pending_batches(paper_ids: list[int] | None, batch_size: int) -> Iterator[list[_Pending]]:
-    """:func:`_pending` batch after batch, each read after the last was taken (by paper id:
-    none is read twice while the last is being recorded)."""
+def _pending_batches(paper_ids: list[int] | None, batch_size: int) -> Iterator[list[int]]:
+    """:func:`_pending_papers` batch after batch, each read after the last was taken (by
+    paper id: none is read twice while the last is being recorded)."""
     after = 0
-    while rows := _pending(after, paper_ids, batch_size):
-        after = max(row.paper_id for row in rows)
-        yield rows
+    while papers := _pending_papers(after, paper_ids, batch_size):
+        after = papers[-1]
+        yield papers
 
 
 __all__ = ["authorships_sign"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,7 +14,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from papers.models import Paper
-from wove.bulk import batches_in_threads
+from wove.forked import batches_in_processes
 
 from .builders import EVENT_TARGETS, EVENT_TYPES, event_build
 from .keys import Signer, fingerprint_b32, fingerprint_hex, load_private_key, public_raw
@@ -100,9 +99,10 @@ def records_sign(
     ``(record, target, prev_event)``) with ``ON CONFLICT DO NOTHING`` back this up. A paper
     that cannot be signed is logged and skipped (``papers_skipped``), never the batch.
 
-    ``workers`` batches are signed at once, each on its own connection
-    (:func:`wove.bulk.batches_in_threads`; one inside a caller's transaction): PostgreSQL
-    stores one batch's rows while this process builds and signs the next.
+    ``workers`` batches are signed at once, each in a forked process with its own
+    connection (:func:`wove.forked.batches_in_processes`; here when there is one batch, or
+    inside a caller's transaction): building and signing the documents is Python, and one
+    process's Python runs on one core at a time.
 
     Then each deleted paper with a signed record gets its one ``deleted`` event
     (:func:`deletions_sign`; ``deletions_recorded``, counted in ``events_created`` too).
@@ -114,17 +114,16 @@ def records_sign(
     if paper_ids is not None:
         base = base.filter(id__in=paper_ids)
     result = SignResult()
-    counted = threading.Lock()
 
-    def sign(ids: list[int]) -> int:
-        batch = sign_batch(ids, signer, key_row, signer_id, _now())
-        with counted:
-            result.add(batch)
-            if progress:
-                progress(len(ids))
-        return batch.papers_checked
+    def sign(ids: list[int]) -> tuple[int, SignResult]:
+        return len(ids), sign_batch(ids, signer, key_row, signer_id, _now())
 
-    batches_in_threads(sign, _id_batches(base, batch_size), workers=workers)
+    def collect(signed: tuple[int, SignResult]) -> None:
+        result.add(signed[1])
+        if progress:
+            progress(signed[0])
+
+    batches_in_processes(sign, _id_batches(base, batch_size), workers=workers, collect=collect)
     result.deletions_recorded = deletions_sign(paper_ids=paper_ids, batch_size=batch_size)
     result.events_created += result.deletions_recorded
     return result
