@@ -11,7 +11,8 @@ search index when ``SEARCH_INDEX_DIR`` is set, signing, embeddings, summaries, a
 digests); with ``--overlap``, as the workers run them: the embeddings and the archive facts
 after them in a forked process beside the rest (``wove.pipeline.pipeline_signature``). Per
 stage it prints the work done (the stage's own counts), wall seconds, the rate,
-the peak resident memory of this process during the stage (PostgreSQL's own is not counted),
+the peak memory of this process and its children during the stage (PostgreSQL's own is not
+counted),
 the machine's busy cores during it (this process, PostgreSQL and anything else; 2.0 is both
 cores), and, where one is measured in the same run, the ratio to the stage's floor:
 
@@ -31,6 +32,8 @@ stage's rate at the largest N over its rate at the smallest
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import os
 import tempfile
 import threading
@@ -43,10 +46,15 @@ ARXIV = {"papers": 2_500_000, "versions": 3_700_000, "slots": 7_500_000}
 
 
 class PeakRss:
-    """Peak resident set size (MB) of this process while the ``with`` block runs, sampled
-    every 50 ms from /proc/self/status."""
+    """Peak memory (MB) of this process and the children it starts (signing's forked
+    processes) while the ``with`` block runs: the resident set from /proc/self/status every
+    50 ms alone, or with children the sum of each one's proportional set (``Pss`` in
+    /proc/<pid>/smaps_rollup: forked pages shared with this process counted once) every
+    second (the kernel walks every page table for it: every 50 ms took a tenth of the
+    machine). Children already running (``--overlap``'s other branch) are not counted."""
 
     def __enter__(self):
+        self._before = set(self._children())
         self.peak = self._rss()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
@@ -59,15 +67,34 @@ class PeakRss:
         self.peak = max(self.peak, self._rss())
 
     def _watch(self):
-        while not self._stop.wait(0.05):
-            self.peak = max(self.peak, self._rss())
+        for tick in itertools.count(1):
+            if self._stop.wait(0.05):
+                return
+            self.peak = max(self.peak, self._rss(children=tick % 20 == 0))
+
+    def _rss(self, *, children: bool = True) -> float:
+        children = children and [pid for pid in self._children() if pid not in self._before]
+        if not children:
+            return self._field("/proc/self/status", "VmRSS:")
+        return sum(self._field(f"/proc/{pid}/smaps_rollup", "Pss:") for pid in ["self", *children])
 
     @staticmethod
-    def _rss() -> float:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
+    def _children() -> list[str]:
+        pids = []
+        for task in Path("/proc/self/task").iterdir():
+            with contextlib.suppress(OSError):  # the thread ended meanwhile
+                pids += (task / "children").read_text().split()
+        return pids
+
+    @staticmethod
+    def _field(path: str, name: str) -> float:
+        try:
+            with open(path) as status:
+                for line in status:
+                    if line.startswith(name):
+                        return int(line.split()[1]) / 1024
+        except OSError:  # a child that ended meanwhile
+            pass
         return 0.0
 
 
