@@ -5,7 +5,7 @@ every authorship of the archive for the co-authors and every author slot for the
 once a batch (BENCHMARKS.md, issue 29). Each read of a batch is planned again here, on the
 matched sample, and no plan may read a big table without an index condition: neither a
 sequential scan (turned off, so the planner takes one only where no index can serve) nor a
-whole index."""
+whole index (merge joins, which read one in order, turned off as well)."""
 
 from __future__ import annotations
 
@@ -43,5 +43,14 @@ def test_a_batch_reads_no_big_table_whole(matched_sample):
     statements = ("SELECT", "WITH")
     selects = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith(statements)]
     assert len(selects) >= 5  # papers, co-authors (one read or two), identity sources, institutions, local
-    found = {" ".join(sql.split()[:8]): reads for sql in selects if (reads := _whole_reads(plan_of(sql)))}
+    # Statistics as autovacuum leaves them, whenever it ran: CI once (2026-12-07) planned the
+    # institutions' read along the whole authorship index. Merge joins, which read an index
+    # whole in order, off as well: at scale the batch's ids win.
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE institutions_authoraffiliation, " + ", ".join(BIG))
+    found = {
+        " ".join(sql.split()[:8]): reads
+        for sql in selects
+        if (reads := _whole_reads(plan_of(sql, off=("seqscan", "mergejoin"))))
+    }
     assert found == {}
