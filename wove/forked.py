@@ -11,6 +11,7 @@ here and spoken to over ``multiprocessing.Pipe`` (pickled messages on a socket p
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import pickle
@@ -65,7 +66,7 @@ def batches_in_processes(
     batch in hand (its pipe closes).
     """
     iterator = iter(batches)
-    first = list(_take(iterator, 2))
+    first = list(itertools.islice(iterator, 2))
     if (
         workers <= 1
         or len(first) < 2
@@ -107,18 +108,10 @@ def batches_in_processes(
         raise failure
 
 
-def _take(iterator: Iterator[T], count: int) -> Iterator[T]:
-    for _ in range(count):
-        try:
-            yield next(iterator)
-        except StopIteration:
-            return
-
-
 def _send(pipe, pending: Iterator, count: int) -> int:
     """Send up to ``count`` batches from ``pending``; returns how many were sent."""
     sent = 0
-    for batch in _take(pending, count):
+    for batch in itertools.islice(pending, count):
         pipe.send(batch)
         sent += 1
     return sent
