@@ -33,7 +33,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
 	$(if $(filter 1,$(SEMANTIC)),$(PY) -m pip install --quiet --no-deps -c constraints.txt nncf,)
-	$(if $(filter 1,$(SEMANTIC)),$(PY) -m semantic.minilm_int8,)
+	$(if $(filter 1,$(SEMANTIC)),$(PY) -m semantic.minilm_openvino,)
 	touch $@
 
 # The Nu Html Checker (npm vnu-jar, pinned in package-lock.json) for the suite's HTML check; it

