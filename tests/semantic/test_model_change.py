@@ -177,10 +177,10 @@ def test_the_int8_model_embeds_in_a_process_forked_after_it_embedded(semantic_re
 
 def test_install_built_this_machines_model_from_the_packaged_weights(semantic_ready):
     """``make install`` builds the model this CPU runs by default (wove.cpu): int8 (23 MB)
-    with an 8-bit dot product, float32 (90 MB) without."""
+    with an 8-bit dot product, float32 (90 MB) without; or the one SEMANTIC_MODEL names."""
     from semantic import minilm_openvino
 
-    precision = minilm_openvino.machine_precision()
+    precision = minilm_openvino.install_precision()
     out = subprocess.run(
         [sys.executable, "-m", "semantic.minilm_openvino"], capture_output=True, text=True, timeout=120
     ).stdout
@@ -195,11 +195,10 @@ def test_a_build_makes_the_same_model_and_removes_onnxruntimes_graph(semantic_re
     pointer naming them, and the old graph gone."""
     from semantic import minilm_openvino
 
-    precision = minilm_openvino.machine_precision()
+    precision = minilm_openvino.install_precision()
     (tmp_path / "all-MiniLM-L6-v2-int8.onnx").write_bytes(b"an old graph")
     (tmp_path / "all-MiniLM-L6-v2-int8.json").write_text("{}")
     env = {**os.environ, "SEMANTIC_MODEL_DIR": str(tmp_path)}
-    env.pop("SEMANTIC_MODEL", None)
     out = subprocess.run(
         [sys.executable, "-m", "semantic.minilm_openvino"],
         capture_output=True,
