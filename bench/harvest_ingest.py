@@ -1,7 +1,9 @@
 """Harvest ingest speed: records per second from recorded OAI-PMH XML into PostgreSQL.
 
 Prints figures measured in the same run on the same records, and their ratios: parsing
-alone (lxml + TeX decoding), the full ingest (merge, COPY-upsert papers, author slots and
+alone (lxml + TeX decoding), per metadata format against issue 29's parse floor (the ``sickle``
+OAI-PMH harvester's own record parsing, ``sickle.models.Record`` with its ``metadata`` dict, on
+the same page bytes: target at least 1.0), the full ingest (merge, COPY-upsert papers, author slots and
 versions), and two floors: a plain ``COPY`` of the same rows into unindexed TEMP tables
 (unlogged: no WAL, which no real table gets) and into ordinary, logged unindexed tables
 (with the commit's WAL flush). Then end to end through ``harvest_files`` on the same
@@ -122,9 +124,42 @@ class Figures:
     tsvector: float = 1e9
     files: float = 1e9
     bulk: float = 1e9
+    # {metadataPrefix: (records, our seconds, sickle's seconds)} for one page of each format.
+    formats: dict = dataclasses.field(default_factory=dict)
     # writer, parser, PostgreSQL CPU seconds per path (normal: False, bulk: True).
     cpu: dict = dataclasses.field(default_factory=lambda: {False: (1e9,) * 3, True: (1e9,) * 3})
     table_rows: int = 0
+
+
+def sickle_records(data: bytes) -> list:
+    """The parse floor of issue 29: ``sickle`` (0.7) parsing an OAI-PMH page as its
+    ``ListRecords`` iterator does (the whole document with its lxml parser, then a
+    ``Record`` per ``record`` element, whose ``metadata`` dict is built on creation)."""
+    from lxml import etree
+    from sickle.models import Record
+    from sickle.response import XMLParser
+
+    xml = etree.XML(data, parser=XMLParser)
+    return [Record(element) for element in xml.iterfind(".//{http://www.openarchives.org/OAI/2.0/}record")]
+
+
+def parse_floor(runs: int, figures: Figures) -> None:
+    """Each sample page parsed by :func:`papers.oai.parse_oai_response` and by
+    :func:`sickle_records`, best of ``runs`` x 3 each, alternating."""
+    from papers.oai import parse_oai_response
+
+    for path in SAMPLES:
+        data = path.read_bytes()
+        prefix = "arXivRaw" if b"<arXivRaw " in data[:5000] else "arXiv"
+        ours = theirs = 1e9
+        for _ in range(runs * 3):
+            start = time.perf_counter()
+            records = len(parse_oai_response(data).records)
+            ours = min(ours, time.perf_counter() - start)
+            start = time.perf_counter()
+            assert len(sickle_records(data)) == records
+            theirs = min(theirs, time.perf_counter() - start)
+        figures.formats[prefix] = (records, ours, theirs)
 
 
 def parse_pages(repeat: int, runs: int, figures: Figures) -> list:
@@ -284,6 +319,11 @@ def report_rates(f: Figures, repeat: int, runs: int) -> None:
     print(f"records: {n} new papers ({f.slots} author slots), 2 recorded OAI-PMH pages x {repeat} copies")
     print(f"best of {runs} runs each; papers_paper holds {f.table_rows} rows after the runs")
     print(f"parse only : {n / f.parse:10.0f} records/s")
+    for prefix, (records, ours, theirs) in f.formats.items():
+        print(
+            f"  {prefix:8} page: {records / ours:6.0f} records/s; sickle's Record.metadata "
+            f"{records / theirs:6.0f}/s; ratio {theirs / ours:.2f} (issue 29: at least 1.0)"
+        )
     print(f"full ingest: {n / f.ingest:10.0f} records/s  (papers_upsert; includes no parsing)")
     print(f"COPY floor, TEMP tables (unlogged)  : {n / f.floor:10.0f} records/s")
     print(f"COPY floor, ordinary (logged) tables: {n / f.logged:10.0f} records/s  (incl. commit)")
@@ -333,6 +373,7 @@ def main() -> None:
 
     figures = Figures()
     renamed = parse_pages(args.repeat, args.runs, figures)
+    parse_floor(args.runs, figures)
     if args.profile:
         import cProfile
         import pstats
