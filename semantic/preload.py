@@ -34,7 +34,7 @@ def semantic_preload() -> PreloadResult:
     """Load this process's embedder and pay every first-use cost a semantic query would.
 
     Runs, in order: :func:`~semantic.search_model.search_embedder` (the model searches read:
-    the configured one, or the previous one while the archive is re-embedded; the int8 OpenVINO
+    the configured one, or the previous one while the archive is re-embedded; an OpenVINO
     model loads in about a second, the PyTorch model in 10-17 s on two busy cores), one
     ``embed_query`` (the runtime's thread pool, tokenizer and kernels start on the first call),
     then one nearest-neighbour search through

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 # x86 flags of an 8-bit integer dot product in one instruction: AVX-512 VNNI (Cascade Lake,
-# Zen 4), AVX-VNNI (Alder Lake, Zen 5's 256-bit form) and AMX's int8 tiles (Sapphire Rapids).
+# Zen 4), AVX-VNNI (Alder Lake and later) and AMX's int8 tiles (Sapphire Rapids).
 INT8_DOT_PRODUCT_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
 
 
