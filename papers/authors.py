@@ -180,25 +180,27 @@ def _split_top_level(text: str) -> list[str]:
     return [p.strip() for p in result if p.strip()]
 
 
+# " and " in any case, or " & ", matched on the string itself: indices into ``piece.lower()``
+# drifted after a letter whose lower case is longer ("İ" is two code points lowered), and the
+# next name lost its first letter ("Ali İnce and Bob Smith" gave "ob Smith").
+_AND_SEPARATOR = re.compile(r" and | & ", re.IGNORECASE)
+
+
 def _split_and_outside_parens(piece: str) -> list[str]:
     out: list[str] = []
     depth = 0
     last = 0
     i = 0
-    lowered = piece.lower()
     while i < len(piece):
         char = piece[i]
         if char in "({[":
             depth += 1
         elif char in ")}]":
             depth = max(0, depth - 1)
-        elif depth == 0:
-            for sep in (" and ", " & "):
-                if lowered.startswith(sep, i):
-                    out.append(piece[last:i])
-                    last = i + len(sep)
-                    i = last - 1
-                    break
+        elif depth == 0 and char == " " and (separator := _AND_SEPARATOR.match(piece, i)):
+            out.append(piece[last:i])
+            last = separator.end()
+            i = last - 1
         i += 1
     out.append(piece[last:])
     return out

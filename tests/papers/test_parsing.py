@@ -204,6 +204,21 @@ def test_author_strings(raw, names):
     assert [(a.name, a.affiliations) for a in parse_author_string(raw)] == names
 
 
+def test_and_after_a_letter_whose_lower_case_is_longer_keeps_the_next_name_whole():
+    """ "İ" lowers to two code points: the split on " and " used indices into the lowered
+    string, and the name after it lost its first letters. Edited from 0704.0792's real
+    Kaggle authors string (``Mark R. Krumholz and Todd A. Thompson (Princeton University)``):
+    an affiliation of the real ROR test set put after the first name, and a first name with
+    "İ" in the second."""
+    raw = "Mark R. Krumholz (GAZİ ÜNİVERSİTESİ) and Todd A. Thompson (Princeton University)"
+    assert [(a.name, a.affiliations) for a in parse_author_string(raw)] == [
+        ("Mark R. Krumholz", ["GAZİ ÜNİVERSİTESİ"]),
+        ("Todd A. Thompson", ["Princeton University"]),
+    ]
+    raw = "İsmail R. Krumholz and Todd A. Thompson (Princeton University)"
+    assert [a.name for a in parse_author_string(raw)] == ["İsmail R. Krumholz", "Todd A. Thompson"]
+
+
 def test_split_name_particles_and_suffixes():
     assert split_name("Ludwig van Beethoven") == ("van Beethoven", "Ludwig", "")
     assert split_name("Martin Luther King Jr.") == ("King", "Martin Luther", "Jr.")
