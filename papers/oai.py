@@ -370,7 +370,9 @@ def _fields(element: etree._Element, ns: str) -> dict[str, etree._Element]:
     return fields
 
 
-def _common(body: etree._Element, ns: str, arxiv_id: str, source: str, fields: dict) -> ArxivRecord:
+def _common(fields: dict[str, etree._Element], arxiv_id: str, source: str) -> ArxivRecord:
+    """The fields both formats carry, from the metadata's children (:func:`_fields`)."""
+
     def get(tag: str) -> str:
         return _text(fields.get(tag))
 
@@ -406,7 +408,7 @@ def _common(body: etree._Element, ns: str, arxiv_id: str, source: str, fields: d
 
 def _parse_arxiv(body: etree._Element, arxiv_id: str, ns: str = ARXIV_NS) -> ArxivRecord:
     fields = _fields(body, ns)
-    record = _common(body, ns, arxiv_id, "arXiv", fields)
+    record = _common(fields, arxiv_id, "arXiv")
     try:
         record.created = parse_day(_text(fields.get("created")))
         record.updated = parse_day(_text(fields.get("updated")))
@@ -433,7 +435,7 @@ def _parse_arxiv(body: etree._Element, arxiv_id: str, ns: str = ARXIV_NS) -> Arx
 
 def _parse_arxiv_raw(body: etree._Element, arxiv_id: str, ns: str = ARXIV_RAW_NS) -> ArxivRecord:
     fields = _fields(body, ns)
-    record = _common(body, ns, arxiv_id, "arXivRaw", fields)
+    record = _common(fields, arxiv_id, "arXivRaw")
     record.submitter = text_field(_text(fields.get("submitter")), 200, "submitter")
     raw_authors = clean_text(_text(fields.get("authors")))
     record.authors = parse_author_string(raw_authors)
