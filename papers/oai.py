@@ -377,7 +377,9 @@ def _common(fields: dict[str, etree._Element], arxiv_id: str, source: str) -> Ar
         return _text(fields.get(tag))
 
     inner_id = get("id").strip()
-    if inner_id:
+    # Nearly always the header's identifier as written (a normalised id parses to itself):
+    # parsed only when it differs (two parses a record were a tenth of an arXivRaw page).
+    if inner_id and inner_id != arxiv_id:
         try:
             if parse_arxiv_id(inner_id).id != arxiv_id:
                 raise RecordError(arxiv_id, f"metadata id {inner_id!r} differs from header")
