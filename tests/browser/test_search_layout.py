@@ -84,6 +84,9 @@ def test_search_tabs_fit_a_390_px_screen(site, at_width):
     page = at_width("phone")
     # "university": papers by full text, no researcher, and the ROR records' universities.
     page.goto(url + "/search?q=university")
+    # The Researchers and Institutions counts arrive after the page, from /search/counts: read
+    # before they land, a tab read "Researchers0" against a count of "" (seen once in CI).
+    page.wait_for_function("!document.querySelector('nav.tabs [data-tab-count][hidden]')")
     tabs = page.locator("nav.tabs a")
     assert tabs.count() == 3
     counts = [text.strip() for text in page.locator("nav.tabs a .n").all_inner_texts()]
