@@ -37,7 +37,7 @@ from typing import ClassVar
 
 from django.conf import settings
 
-from wove.cpu import has_int8_dot_product
+from wove.cpu import default_semantic_model
 
 from .texts import paper_text
 
@@ -106,20 +106,15 @@ def _source_key(precision: str) -> str:
     return digest.hexdigest()
 
 
-def machine_precision() -> str:
-    """The precision this machine's default model runs in: ``"int8"`` where the CPU has an
-    8-bit dot product (:func:`wove.cpu.has_int8_dot_product`), else ``"fp32"``."""
-    return "int8" if has_int8_dot_product() else "fp32"
-
-
 def install_precision() -> str:
     """The precision ``make install`` builds: the one ``$SEMANTIC_MODEL`` names
-    (``minilm-int8``, ``minilm-fp32``), else this machine's (:func:`machine_precision`)."""
+    (``minilm-int8``, ``minilm-fp32``), else that of this machine's default model
+    (:func:`wove.cpu.default_semantic_model`, as ``wove.settings`` chooses it)."""
     configured = os.environ.get("SEMANTIC_MODEL", "").lower()
-    return BACKEND_PRECISIONS.get(configured) or machine_precision()
+    return BACKEND_PRECISIONS.get(configured) or BACKEND_PRECISIONS[default_semantic_model()]
 
 
-def model_path(precision: str = "int8") -> Path | None:
+def model_path(precision: str) -> Path | None:
     """The current ``precision`` model's ``.xml`` (its weights in the ``.bin`` beside it), or
     None when it is missing or was made from other weights or settings. Raises ``KeyError``
     for a precision not in ``MODEL_STEMS``."""
@@ -187,7 +182,7 @@ def _export_onnx(path: Path) -> None:
         )
 
 
-def build_model(precision: str = "int8", *, force: bool = False) -> Path:
+def build_model(precision: str, *, force: bool = False) -> Path:
     """Export the packaged weights to OpenVINO, quantised to static int8 (``precision``
     ``"int8"``) or kept in float32 (``"fp32"``), and save the model; returns the ``.xml`` path.
 

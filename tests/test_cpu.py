@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from wove.cpu import cpu_flags, has_int8_dot_product
+from wove.cpu import cpu_flags, default_semantic_model, has_int8_dot_product
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cpuinfo"
 
@@ -18,12 +18,14 @@ def test_a_xeon_with_amx_has_an_int8_dot_product():
     assert {"avx2", "avx512_vnni", "avx_vnni", "amx_int8"} <= flags and "fpu" in flags
     assert len(flags) == 108
     assert has_int8_dot_product(flags)
+    assert default_semantic_model(flags) == "minilm-int8"
 
 
 def test_a_cpu_without_vnni_or_amx_has_none():
     flags = cpu_flags((FIXTURES / "edited_xeon_amx_processor0_no_int8_dot_product.txt").read_text())
     assert "avx512f" in flags and "avx512_bf16" in flags and len(flags) == 105
     assert not has_int8_dot_product(flags)
+    assert default_semantic_model(flags) == "minilm-fp32"
 
 
 def test_no_flags_line_is_no_flags():

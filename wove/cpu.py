@@ -5,7 +5,8 @@ has an 8-bit dot-product instruction (VNNI or AMX). Without one, OpenVINO runs i
 AVX2's ``vpmaddubsw``, whose 16-bit sums saturate: on a Zen 3 machine the int8 model was slower
 than the same weights in float32 (64-69 against 84-102 texts/s) and its recall@10 on the judged
 queries fell outside the bound (BENCHMARKS.md, "Eleventh run"). ``wove.settings`` picks the
-default ``SEMANTIC_MODEL`` with :func:`has_int8_dot_product`.
+default ``SEMANTIC_MODEL`` with :func:`default_semantic_model`, and ``make install`` builds
+that model's files.
 """
 
 from __future__ import annotations
@@ -39,3 +40,10 @@ def has_int8_dot_product(flags: frozenset[str] | None = None) -> bool:
     it was calibrated for. Arm's ``asimddp`` is not counted: OpenVINO's int8 on Arm is untried
     here, and float32 is right everywhere."""
     return bool((cpu_flags() if flags is None else flags) & INT8_DOT_PRODUCT_FLAGS)
+
+
+def default_semantic_model(flags: frozenset[str] | None = None) -> str:
+    """The ``SEMANTIC_MODEL`` backend (``semantic.embedders.BACKENDS``) used when none is
+    set: ``"minilm-int8"`` where the CPU has an 8-bit dot product
+    (:func:`has_int8_dot_product`), else ``"minilm-fp32"``."""
+    return "minilm-int8" if has_int8_dot_product(flags) else "minilm-fp32"

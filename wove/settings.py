@@ -10,7 +10,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from wove.cpu import has_int8_dot_product
+from wove.cpu import default_semantic_model
 from wove.replicas import replica_databases, seconds_setting
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -544,9 +544,7 @@ if ORCID_CLIENT_ID and "CONTENT_SECURITY_POLICY" not in os.environ:
 # search runs in keyword mode.
 # SEMANTIC_THREADS: the model's threads (0 = its runtime's default, every core).
 # SEMANTIC_MODEL_DIR: where the OpenVINO models made from the packaged weights are kept.
-SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL") or (
-    "minilm-int8" if has_int8_dot_product() else "minilm-fp32"
-)
+SEMANTIC_MODEL = os.environ.get("SEMANTIC_MODEL") or default_semantic_model()
 SEMANTIC_THREADS = int(os.environ.get("SEMANTIC_THREADS", "0"))
 SEMANTIC_MODEL_DIR = os.environ.get("SEMANTIC_MODEL_DIR", str(BASE_DIR / "var" / "models"))
 SEMANTIC_EF_SEARCH = int(os.environ.get("SEMANTIC_EF_SEARCH", "100"))
