@@ -354,19 +354,14 @@ def _fields(element: etree._Element, ns: str) -> dict[str, etree._Element]:
     """``{local name: first child element of that name in namespace ns}`` of ``element``: what
     ``element.find(_q(ns, name))`` gives for every name, from one pass over the children
     (issue 29: a ``find`` per field was a fifth of the parse)."""
+    prefix = _q(ns, "")  # "{ns}", or "" for a format written without its namespace
+    cut = len(prefix)
     fields: dict[str, etree._Element] = {}
-    if ns:
-        prefix = f"{{{ns}}}"
-        cut = len(prefix)
-        for child in element:
-            tag = child.tag
-            if isinstance(tag, str) and tag.startswith(prefix):
-                fields.setdefault(tag[cut:], child)
-    else:
-        for child in element:
-            tag = child.tag
-            if isinstance(tag, str) and not tag.startswith("{"):
-                fields.setdefault(tag, child)
+    for child in element:
+        tag = child.tag
+        # Without a namespace, a namespaced child ("{...}name") is not a field (as find has it).
+        if isinstance(tag, str) and tag.startswith(prefix) and (ns or not tag.startswith("{")):
+            fields.setdefault(tag[cut:], child)
     return fields
 
 
