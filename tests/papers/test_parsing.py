@@ -161,6 +161,28 @@ def test_malformed_records_are_skipped_with_their_identifier():
     assert sorted(e.identifier for e in page.errors) == ["0801.3673", "oai:arXiv.org:0813.3674"]
 
 
+@pytest.mark.parametrize(
+    ("inner_id", "kept", "reason"),
+    [
+        ("0801.3673", True, None),  # as recorded
+        ("arXiv:0801.3673v1", True, None),  # another form of the same identifier: parsed, kept
+        ("0801.3674", False, "metadata id '0801.3674' differs from header"),
+        ("0801.367x", False, "bad metadata id: '0801.367x' is not an arXiv identifier"),
+    ],
+)
+def test_the_metadata_id_must_name_the_header_identifier(inner_id, kept, reason):
+    """The sample's first arXivRaw record (0801.3673), its metadata ``<id>`` edited here: the
+    header's own identifier is taken without a second parse (issue 29), any other text is
+    parsed and must name the same paper, else the record is skipped and its error says why."""
+    data = SAMPLE_OAI_RAW.read_bytes()
+    first = data[: data.index(b"</record>") + len(b"</record>")]
+    edited = first.replace(b"<id>0801.3673</id>", f"<id>{inner_id}</id>".encode(), 1)
+    assert edited != first or inner_id == "0801.3673"
+    page = parse_oai_response(edited + b"</ListRecords></OAI-PMH>")
+    assert [r.arxiv_id for r in page.records] == (["0801.3673"] if kept else [])
+    assert [(e.identifier, e.reason) for e in page.errors] == ([] if kept else [("0801.3673", reason)])
+
+
 def test_deleted_header():
     page = parse_oai_response(str(OAI / "edited_arXivRaw_deleted_header.xml"))
     assert [(r.arxiv_id, r.deleted) for r in page.records] == [("0801.3674", True), ("0801.3675", False)]
