@@ -45,7 +45,7 @@ from papers.models import Paper, PaperAuthor, PaperVersion
 from papers.oai import parse_oai_response
 from papers.records import ArxivRecord
 from papers.text import make_slug
-from papers.upsert import SOURCE_FIELDS, CategoryMap
+from papers.upsert import SLOT_FIELDS, SOURCE_FIELDS, CategoryMap
 from researchers.matching_common import CONFIDENCE_LOCAL_LINKED, slot_block
 from researchers.models import Authorship, MatchMethod, Researcher
 from wove.bulk import copy_upsert, secondary_indexes_create, secondary_indexes_drop
@@ -624,16 +624,7 @@ class _CorpusWriter:
             (paper, position): pk
             for pk, paper, position in copy_upsert(
                 model=PaperAuthor,
-                fields=[
-                    "paper",
-                    "position",
-                    "name",
-                    "keyname",
-                    "forenames",
-                    "suffix",
-                    "affiliations",
-                    "is_collaboration",
-                ],
+                fields=SLOT_FIELDS,
                 rows=slot_rows,
                 conflict_fields=["paper", "position"],
                 update_fields=[],

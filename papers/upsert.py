@@ -39,7 +39,7 @@ from datetime import UTC, date, datetime, time
 from django.db import connection, transaction
 from django.utils import timezone
 
-from wove.bulk import copy_upsert, db_values, gc_paused
+from wove.bulk import copy_insert, copy_upsert, db_values, gc_paused
 from wove.locks import advisory_xact_locks, lock_key
 
 from .authors import AuthorSlot
@@ -86,6 +86,17 @@ SOURCE_FIELDS = [
 # When each kind of content was last set (see the module docstring): written with the
 # source fields, but outside the content hash, so only a real change of content re-signs.
 ORDER_FIELDS = ["content_asof", "authors_asof"]
+# A PaperAuthor row as the writers copy it: the paper and its author position, then the slot.
+SLOT_FIELDS = [
+    "paper",
+    "position",
+    "name",
+    "keyname",
+    "forenames",
+    "suffix",
+    "affiliations",
+    "is_collaboration",
+]
 # The advisory lock (wove.locks) an upsert holds on an arXiv id it is about to insert.
 NEW_PAPER_LOCK = "papers.new_paper"
 
@@ -226,6 +237,7 @@ class _Merged:
     authors: list[AuthorSlot] | None  # None: keep the stored slots
     versions: list[VersionInfo] | None  # None: keep the stored versions
     changed: bool
+    created: bool = False  # inserted by this batch: no stored slots or versions to update
 
 
 def _stored_authors(paper: Paper) -> list[AuthorSlot]:
@@ -427,24 +439,42 @@ def _papers_upsert(
             "hidden",
             "editor_note",
         ]
-        ids = dict(
-            (arxiv_id, pk)
-            for pk, arxiv_id in copy_upsert(
+        stored = [m for m in changed if m.paper.pk is not None]
+        if stored:
+            copy_upsert(
                 model=Paper,
                 fields=fields,
-                rows=(db_values(m.paper, fields) for m in changed),
+                rows=(db_values(m.paper, fields) for m in stored),
                 conflict_fields=["arxiv_id"],
                 update_fields=[*SOURCE_FIELDS, *ORDER_FIELDS, "modified_at"],
-                returning=["id", "arxiv_id"],
             )
-        )
-        for item in changed:
-            item.paper.pk = ids[item.paper.arxiv_id]
+        _papers_insert([m for m in changed if m.paper.pk is None], fields)
         _write_authors([m for m in changed if m.authors is not None])
         _write_versions([m for m in changed if m.versions is not None])
     result.written = len(changed)
     result.written_ids = [m.paper.arxiv_id for m in changed]
     return result
+
+
+def _papers_insert(items: list[_Merged], fields: list[str]) -> None:
+    """Insert the batch's new papers: ids taken from the table's sequence in record order
+    (the ids the staged ``INSERT`` gave them before), then one ``COPY`` straight into the
+    table. No other writer can insert these arXiv ids meanwhile: :func:`_papers_locked`
+    holds an advisory lock on each, so a key that exists after all is a bug, raised as
+    ``IntegrityError`` and failing the batch, never merged into the wrong row."""
+    if not items:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [Paper._meta.db_table, len(items)],
+        )
+        ids = sorted(row[0] for row in cursor.fetchall())
+    for item, pk in zip(items, ids, strict=True):
+        item.paper.pk = pk
+        item.created = True
+    fields = ["id", *fields]
+    copy_insert(model=Paper, fields=fields, rows=(db_values(m.paper, fields) for m in items))
 
 
 def _papers_locked(ids: set[str]) -> dict[str, Paper]:
@@ -513,40 +543,28 @@ def _write_authors(items: list[_Merged]) -> None:
     renamed = _slots_renamed(items)
     if renamed:
         PaperAuthor.objects.filter(pk__in=renamed).delete()
-    # Plain tuples in ``fields`` order: a model instance per slot cost more than its COPY.
-    rows = [
-        (
-            m.paper.pk,
-            index,
-            slot.name[:500],
-            slot.keyname[:300],
-            slot.forenames[:300],
-            slot.suffix[:50],
-            slot.affiliations,
-            slot.is_collaboration,
-        )
-        for m in items
-        for index, slot in enumerate(m.authors or [], start=1)
-    ]
-    if rows:
-        fields = [
-            "paper",
-            "position",
-            "name",
-            "keyname",
-            "forenames",
-            "suffix",
-            "affiliations",
-            "is_collaboration",
-        ]
-        copy_upsert(
-            model=PaperAuthor,
-            fields=fields,
-            rows=rows,
-            conflict_fields=["paper", "position"],
-            update_fields=fields[2:],
-        )
-    _delete_beyond(PaperAuthor, "position", [(m.paper.pk, len(m.authors or [])) for m in items])
+    _children_write(
+        PaperAuthor,
+        SLOT_FIELDS,
+        items,
+        # Plain tuples in ``fields`` order: a model instance per slot cost more than its COPY.
+        lambda m: [
+            (
+                m.paper.pk,
+                index,
+                slot.name[:500],
+                slot.keyname[:300],
+                slot.forenames[:300],
+                slot.suffix[:50],
+                slot.affiliations,
+                slot.is_collaboration,
+            )
+            for index, slot in enumerate(m.authors or [], start=1)
+        ],
+    )
+    _delete_beyond(
+        PaperAuthor, "position", [(m.paper.pk, len(m.authors or [])) for m in items if not m.created]
+    )
     collaborations_write(paper_slots=[(m.paper.pk, m.authors or []) for m in items])
 
 
@@ -573,22 +591,30 @@ def _delete_beyond(model, column: str, limits: list[tuple[int, int]]) -> None:
 def _write_versions(items: list[_Merged]) -> None:
     if not items:
         return
-    rows = [
-        (m.paper.pk, v.version, v.submitted_at, v.size_kb, v.source_type)
-        for m in items
-        for v in m.versions or []
-    ]
-    if rows:
-        fields = ["paper", "version", "submitted_at", "size_kb", "source_type"]
-        copy_upsert(
-            model=PaperVersion,
-            fields=fields,
-            rows=rows,
-            conflict_fields=["paper", "version"],
-            update_fields=fields[2:],
-        )
+    _children_write(
+        PaperVersion,
+        ["paper", "version", "submitted_at", "size_kb", "source_type"],
+        items,
+        lambda m: [
+            (m.paper.pk, v.version, v.submitted_at, v.size_kb, v.source_type) for v in m.versions or []
+        ],
+    )
     _delete_beyond(
         PaperVersion,
         "version",
-        [(m.paper.pk, max((v.version for v in m.versions or []), default=0)) for m in items],
+        [(m.paper.pk, max((v.version for v in m.versions or []), default=0)) for m in items if not m.created],
     )
+
+
+def _children_write(model, fields: list[str], items: list[_Merged], rows_of) -> None:
+    """Write the batch's child rows (``rows_of(item)``: tuples in ``fields`` order, the paper
+    and its natural key first): a new paper's straight in, as it has none stored; a stored
+    paper's upserted on ``(paper, key)``."""
+    for created in (True, False):
+        rows = [row for m in items if m.created is created for row in rows_of(m)]
+        if rows and created:
+            copy_insert(model=model, fields=fields, rows=rows)
+        elif rows:
+            copy_upsert(
+                model=model, fields=fields, rows=rows, conflict_fields=fields[:2], update_fields=fields[2:]
+            )

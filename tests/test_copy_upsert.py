@@ -57,3 +57,17 @@ def test_rows_given_once_are_all_written_after_a_conflict_and_other_errors_are_d
         # Not a key conflict (a name left out): raised, as Django's own error, not swallowed.
         with pytest.raises(IntegrityError, match="name"):
             _upsert([("x-test.FF", None, "x-test", "Test group", "x-test", "", True)], new=True)
+
+
+def test_copy_insert_raises_djangos_integrity_error_on_an_existing_key():
+    # copy_insert is for keys the caller holds a lock on: one that exists is a bug, raised.
+    from django.db import IntegrityError
+
+    from wove.bulk import copy_insert
+
+    with transaction.atomic():
+        copy_insert(model=Category, fields=FIELDS, rows=[_row("x-test.GG", "Seventh")])
+        assert Category.objects.get(code="x-test.GG").name == "Seventh"
+        with pytest.raises(IntegrityError, match="already exists"), transaction.atomic():
+            copy_insert(model=Category, fields=FIELDS, rows=[_row("x-test.GG", "Again")])
+        assert Category.objects.get(code="x-test.GG").name == "Seventh"

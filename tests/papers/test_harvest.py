@@ -293,3 +293,34 @@ def test_a_large_load_refreshes_planner_statistics():
     with connection.cursor() as cursor:
         cursor.execute("SELECT reltuples FROM pg_class WHERE relname = 'papers_paper'")
         assert cursor.fetchone()[0] == 1000
+
+
+@pytest.mark.django_db
+def test_a_batch_inserts_its_new_papers_straight_in_and_updates_the_stored_one():
+    # New papers take ids from the table's sequence in record order and go in by one COPY;
+    # a stored paper in the same batch keeps its id and its slots; each new paper gets its
+    # slots and versions (the sample's first three arXivRaw records, 0704.0001-0704.0003).
+    from tests.conftest import SAMPLE_OAI_RAW
+
+    first, second, third = parse_oai_response(str(SAMPLE_OAI_RAW)).records[:3]
+    upsert.papers_upsert(records=[second])
+    stored = Paper.objects.get(arxiv_id=second.arxiv_id)
+    slot_ids = list(
+        PaperAuthor.objects.filter(paper=stored).order_by("position").values_list("id", flat=True)
+    )
+    result = upsert.papers_upsert(records=[first, second, third])
+    assert (result.written, result.unchanged) == (2, 1)
+    ids = dict(Paper.objects.values_list("arxiv_id", "id"))
+    assert ids[second.arxiv_id] == stored.id
+    assert stored.id < ids[first.arxiv_id] < ids[third.arxiv_id]
+    assert (
+        list(PaperAuthor.objects.filter(paper=stored).order_by("position").values_list("id", flat=True))
+        == slot_ids
+    )
+    for record in (first, third):
+        paper = Paper.objects.get(arxiv_id=record.arxiv_id)
+        assert [a.name for a in paper.authors.order_by("position")] == [a.name for a in record.authors]
+        assert sorted(paper.versions.values_list("version", flat=True)) == [
+            v.version for v in record.versions
+        ]
+        assert paper.search_vector  # the generated column is filled by the COPY too

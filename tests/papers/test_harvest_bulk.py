@@ -12,7 +12,7 @@ import time
 import pytest
 from django.db import connection
 
-from papers import bulk, harvest
+from papers import bulk, harvest, upsert
 from papers.models import HarvestRun, Paper, PaperAuthor, PaperVersion
 from papers.oai import OaiResponseError
 from tests import celery_helpers
@@ -45,18 +45,7 @@ def everything() -> dict[str, list[tuple]]:
         papers = sorted(cursor.fetchall())
     return {
         "papers": papers,
-        "authors": sorted(
-            PaperAuthor.objects.values_list(
-                "paper__arxiv_id",
-                "position",
-                "name",
-                "keyname",
-                "forenames",
-                "suffix",
-                "affiliations",
-                "is_collaboration",
-            )
-        ),
+        "authors": sorted(PaperAuthor.objects.values_list("paper__arxiv_id", *upsert.SLOT_FIELDS[1:])),
         "versions": sorted(
             PaperVersion.objects.values_list(
                 "paper__arxiv_id", "version", "submitted_at", "size_kb", "source_type"
