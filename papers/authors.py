@@ -11,6 +11,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from wove.pickling import pickled_as_tuple
+
 from .text import collapse_whitespace, tex_to_unicode
 
 _COLLABORATION = re.compile(
@@ -62,6 +64,7 @@ _SPLIT_AND = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
 _FOOTNOTE = re.compile(r"^\(?\s*([0-9]+|[a-z]|[*†‡§]+)\s*\)\s*")
 
 
+@pickled_as_tuple
 @dataclass(slots=True)
 class AuthorSlot:
     """One author slot as harvested.

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
 
+from wove.pickling import pickled_as_tuple
+
 from .authors import AuthorSlot
 from .identifiers import split_dois
 from .text import clean_text
@@ -62,6 +64,7 @@ SET_SPEC_MAX_LENGTH = 64  # Paper.set_specs items
 DOI_MAX_LENGTH = 200  # Paper.dois items
 
 
+@pickled_as_tuple
 @dataclass(slots=True)
 class VersionInfo:
     """One version: number (1-based), UTC timestamp, size in kilobytes, arXiv source type."""
@@ -72,6 +75,7 @@ class VersionInfo:
     source_type: str = ""
 
 
+@pickled_as_tuple
 @dataclass(slots=True)
 class ArxivRecord:
     """A harvested paper record in one source's shape (see :class:`papers.models.Paper`).

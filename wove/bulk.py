@@ -9,8 +9,10 @@ with one ``INSERT ... SELECT ... ON CONFLICT`` is several times faster (see
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
+import operator
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -169,8 +171,16 @@ def db_values(instance: models.Model, fields: Sequence[str]) -> tuple:
     right for text, numbers, booleans, dates, datetimes and arrays of those, which psycopg
     adapts itself. Not for fields whose Python value needs converting (JSONField).
     """
-    meta = instance._meta
-    return tuple(getattr(instance, meta.get_field(name).attname) for name in fields)
+    return _attributes(type(instance), tuple(fields))(instance)
+
+
+@functools.lru_cache(maxsize=256)
+def _attributes(model: type[models.Model], fields: tuple[str, ...]) -> Callable[[models.Model], tuple]:
+    """A getter of ``fields``' attributes as a tuple, made once per model and field list: a
+    harvest page looked each field up in the model's options for every row (0.5 s a 10,000
+    papers, a fifth of the bulk writer's time)."""
+    get = operator.attrgetter(*(model._meta.get_field(name).attname for name in fields))
+    return get if len(fields) > 1 else lambda instance: (get(instance),)
 
 
 @contextmanager
