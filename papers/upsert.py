@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 
@@ -86,6 +86,18 @@ SOURCE_FIELDS = [
 # When each kind of content was last set (see the module docstring): written with the
 # source fields, but outside the content hash, so only a real change of content re-signs.
 ORDER_FIELDS = ["content_asof", "authors_asof"]
+# A Paper row as the writers copy it, and with its id (a new paper's, from the sequence).
+PAPER_FIELDS = [
+    "arxiv_id",
+    *SOURCE_FIELDS,
+    *ORDER_FIELDS,
+    "created_at",
+    "modified_at",
+    "cited_by_count",
+    "hidden",
+    "editor_note",
+]
+_INSERT_FIELDS = ["id", *PAPER_FIELDS]
 # A PaperAuthor row as the writers copy it: the paper and its author position, then the slot.
 SLOT_FIELDS = [
     "paper",
@@ -395,6 +407,8 @@ def _papers_upsert(
 ) -> UpsertResult:
     ids = {r.arxiv_id for r in records}
     existing = _papers_locked(ids)
+    if not existing and len(ids) == len(records) and not any(r.deleted for r in records):
+        return _new_papers_upsert(records, categories, result)
     _prefetch_children(existing)
 
     merged: dict[str, _Merged] = {}
@@ -425,56 +439,75 @@ def _papers_upsert(
         return result
     with transaction.atomic(savepoint=False):  # inside papers_upsert's transaction
         now = timezone.now()
-        for item in changed:
-            item.paper.modified_at = now
-            if item.paper.pk is None:
-                item.paper.created_at = now
-        fields = [
-            "arxiv_id",
-            *SOURCE_FIELDS,
-            *ORDER_FIELDS,
-            "created_at",
-            "modified_at",
-            "cited_by_count",
-            "hidden",
-            "editor_note",
-        ]
         stored = [m for m in changed if m.paper.pk is not None]
+        for item in stored:
+            item.paper.modified_at = now
         if stored:
             copy_upsert(
                 model=Paper,
-                fields=fields,
-                rows=(db_values(m.paper, fields) for m in stored),
+                fields=PAPER_FIELDS,
+                rows=(db_values(m.paper, PAPER_FIELDS) for m in stored),
                 conflict_fields=["arxiv_id"],
                 update_fields=[*SOURCE_FIELDS, *ORDER_FIELDS, "modified_at"],
             )
-        _papers_insert([m for m in changed if m.paper.pk is None], fields)
-        _write_authors([m for m in changed if m.authors is not None])
-        _write_versions([m for m in changed if m.versions is not None])
+        new = [m for m in changed if m.paper.pk is None]
+        _papers_insert(new, len(new), now)
+        _children_of_changed(changed)
     result.written = len(changed)
     result.written_ids = [m.paper.arxiv_id for m in changed]
     return result
 
 
-def _papers_insert(items: list[_Merged], fields: list[str]) -> None:
-    """Insert the batch's new papers: ids taken from the table's sequence in record order
-    (the ids the staged ``INSERT`` gave them before), then one ``COPY`` straight into the
-    table. No other writer can insert these arXiv ids meanwhile: :func:`_papers_locked`
-    holds an advisory lock on each, so a key that exists after all is a bug, raised as
-    ``IntegrityError`` and failing the batch, never merged into the wrong row."""
-    if not items:
-        return
+def _new_papers_upsert(
+    records: Sequence[ArxivRecord], categories: CategoryMap, result: UpsertResult
+) -> UpsertResult:
+    """A batch of papers none of which is stored, each once and none a deletion (a first
+    load's page): each record is merged while the ``COPY`` streams the ones before it, so
+    PostgreSQL computes their search vectors while Python merges the next."""
+    with transaction.atomic(savepoint=False):  # inside papers_upsert's transaction
+        merged = (_merge(None, record, categories) for record in records)
+        items = _papers_insert(merged, len(records), timezone.now())
+        _children_of_changed(items)
+    result.written = len(items)
+    result.written_ids = [m.paper.arxiv_id for m in items]
+    return result
+
+
+def _children_of_changed(changed: list[_Merged]) -> None:
+    _write_authors([m for m in changed if m.authors is not None])
+    _write_versions([m for m in changed if m.versions is not None])
+
+
+def _papers_insert(items: Iterable[_Merged], count: int, now: datetime) -> list[_Merged]:
+    """Insert ``count`` new papers (``items``, a list or a generator that merges them as
+    they are read): ids taken from the table's sequence in record order (the ids the staged
+    ``INSERT`` gave them before), then one ``COPY`` straight into the table. Returns the
+    items, each with its ``pk``. No other writer can insert these arXiv ids meanwhile:
+    :func:`_papers_locked` holds an advisory lock on each, so a key that exists after all is
+    a bug, raised as ``IntegrityError`` and failing the batch, never merged into the wrong
+    row."""
+    if not count:
+        return []
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-            [Paper._meta.db_table, len(items)],
+            [Paper._meta.db_table, count],
         )
-        ids = sorted(row[0] for row in cursor.fetchall())
-    for item, pk in zip(items, ids, strict=True):
-        item.paper.pk = pk
-        item.created = True
-    fields = ["id", *fields]
-    copy_insert(model=Paper, fields=fields, rows=(db_values(m.paper, fields) for m in items))
+        ids = iter(sorted(row[0] for row in cursor.fetchall()))
+    inserted: list[_Merged] = []
+
+    def rows() -> Iterator[tuple]:
+        for item in items:
+            item.paper.pk = next(ids)
+            item.paper.created_at = item.paper.modified_at = now
+            item.created = True
+            inserted.append(item)
+            yield db_values(item.paper, _INSERT_FIELDS)
+
+    copy_insert(model=Paper, fields=_INSERT_FIELDS, rows=rows())
+    if len(inserted) != count:
+        raise ValueError(f"{len(inserted)} new papers merged, {count} ids taken")
+    return inserted
 
 
 def _papers_locked(ids: set[str]) -> dict[str, Paper]:

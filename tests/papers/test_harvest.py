@@ -324,3 +324,26 @@ def test_a_batch_inserts_its_new_papers_straight_in_and_updates_the_stored_one()
             v.version for v in record.versions
         ]
         assert paper.search_vector  # the generated column is filled by the COPY too
+
+
+@pytest.mark.django_db
+def test_a_merge_failing_halfway_through_a_streamed_page_writes_none_of_it(monkeypatch):
+    # A page of new papers is merged while the COPY streams it: an error on its third record
+    # (forced here) must abort the COPY and leave no paper, slot or version of the page.
+    from tests.conftest import SAMPLE_OAI_RAW
+
+    records = parse_oai_response(str(SAMPLE_OAI_RAW)).records[:5]
+    merge = upsert._merge
+
+    def failing(existing, record, categories):
+        if record is records[2]:
+            raise ValueError("merge failed on purpose")
+        return merge(existing, record, categories)
+
+    monkeypatch.setattr(upsert, "_merge", failing)
+    with pytest.raises(ValueError, match="on purpose"):
+        upsert.papers_upsert(records=records)
+    assert (Paper.objects.count(), PaperAuthor.objects.count(), PaperVersion.objects.count()) == (0, 0, 0)
+    monkeypatch.setattr(upsert, "_merge", merge)
+    assert upsert.papers_upsert(records=records).written == 5
+    assert Paper.objects.count() == 5
