@@ -74,9 +74,18 @@ def cpu_seconds(backend_pid: int) -> tuple[float, float, float]:
 
 
 def delete_papers(ids: list[str]) -> None:
-    from papers.models import Paper
+    """Delete the bench's papers, then VACUUM their tables: each run loads into tables as
+    a first load finds them, not into the dead rows of the runs before (after a dozen runs
+    without it, the bulk path ran 15-20 % slower on the same records)."""
+    from django.db import connection
+
+    from papers.models import Paper, PaperAuthor, PaperVersion
 
     Paper.objects.filter(arxiv_id__in=ids).delete()
+    if not connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            tables = ", ".join(m._meta.db_table for m in (Paper, PaperAuthor, PaperVersion))
+            cursor.execute(f"VACUUM {tables}")
 
 
 def memory_check(pages: int, bulk: bool = False) -> list[float]:
