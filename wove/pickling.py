@@ -23,9 +23,9 @@ def pickled_as_tuple(cls: type[T]) -> type[T]:
     pickle is smaller and a page of records pickles 2-4 times and unpickles 1.3 times as
     fast. Raises ``TypeError`` unless ``cls`` is a ``@dataclass(slots=True)`` whose fields
     all go to ``__init__`` in slot order, with no ``__post_init__`` (it would run again)."""
-    names = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else ()
-    init = all(f.init for f in dataclasses.fields(cls)) if names else False
-    if not names or len(names) < 2 or getattr(cls, "__slots__", None) != names or not init:
+    fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
+    names = tuple(f.name for f in fields)
+    if len(names) < 2 or getattr(cls, "__slots__", None) != names or not all(f.init for f in fields):
         raise TypeError(f"{cls.__name__} is not a slots dataclass of two or more init fields")
     if hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__} has a __post_init__, which unpickling would run again")
